@@ -1,0 +1,27 @@
+# The two set-up commands of the README. Each creates the virtual environment it needs (.venv)
+# and installs tablecert into it from this checkout; nothing is installed by hand.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench clean
+
+$(BIN)/.tablecert-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+	touch $@
+
+## demo: the main job on built-in defaults
+demo: $(BIN)/.tablecert-installed
+	$(BIN)/tablecert demo
+
+## test: the whole test suite (what CI runs)
+test: $(BIN)/.tablecert-installed
+	$(BIN)/python -m pytest
+
+## bench: the benchmarks under benchmarks/
+bench: $(BIN)/.tablecert-installed
+	$(BIN)/python benchmarks/bench_labels.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

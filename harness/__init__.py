@@ -1,0 +1,1 @@
+"""tablecert.harness (to come)."""

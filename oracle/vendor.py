@@ -1,0 +1,104 @@
+"""The reference vendor: the oracle behind the vendor protocol (``tablecert-vendor/1``).
+
+:class:`ReferenceVendor` answers protocol messages (``hello``, op batches, ``bye``) exactly as a
+correct vendor must; :func:`serve` runs it over newline-delimited JSON streams, which is what
+``tablecert reference-vendor`` does on stdin/stdout. Request-level faults the protocol leaves
+open are answered as the project's copy of the contract (``harness/vendor-protocol.md``) says:
+``{"id": ID, "error": {"code": "invalid_request" | "unknown_op" | "unsupported_protocol", ...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import IO, Any
+
+from tablecert import __version__
+from tablecert.oracle import craps, paigow
+from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.table_config import parse_table_config
+
+PROTOCOL = "tablecert-vendor/1"
+
+# op -> (config parser, case handler). The parser raises ConfigError for a malformed config.
+OPS: dict[str, tuple[Callable[[object], Any], Callable[[Any, object], dict[str, Any]]]] = {
+    "craps.odds_limits": (parse_table_config, craps.odds_limits),
+    "craps.place_odds": (parse_table_config, craps.place_odds),
+    "craps.settle": (parse_table_config, craps.settle),
+    "paigow.player_bonus": (paigow.parse_paigow_config, paigow.player_bonus),
+    "paigow.banker_bonus": (paigow.parse_paigow_config, paigow.banker_bonus),
+    "paigow.settle": (paigow.parse_paigow_config, paigow.settle),
+}
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+def run_op(op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
+    """Answer every case of one batch: ``results[i]`` answers ``cases[i]``."""
+    parse_config, handle = OPS[op]
+    try:
+        parsed = parse_config(config)
+    except ConfigError as err:
+        return [error("invalid_config", f"{err.field}: {err.message}") for _ in cases]
+    results: list[dict[str, Any]] = []
+    for case in cases:
+        try:
+            results.append(handle(parsed, case))
+        except CaseError as err:
+            results.append(error(err.code, err.message))
+    return results
+
+
+class ReferenceVendor:
+    """A complete, correct vendor built on the oracle. Also the model for Python plugins."""
+
+    name = "tablecert reference oracle"
+
+    def hello(self) -> dict[str, Any]:
+        return {
+            "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
+            "ops": list(OPS),
+        }
+
+    def handle(self, request: object) -> dict[str, Any]:
+        """One response object for one request object (never raises for bad input)."""
+        if not isinstance(request, dict):
+            return {"id": None, **error("invalid_request", "a request must be a JSON object")}
+        rid = request.get("id")
+        if not isinstance(rid, int) or isinstance(rid, bool):
+            return {"id": None, **error("invalid_request", "'id' must be an integer")}
+        op = request.get("op")
+        if op == "hello":
+            if request.get("protocol") != PROTOCOL:
+                return {"id": rid, **error("unsupported_protocol", f"this vendor speaks {PROTOCOL}, not {request.get('protocol')!r}")}
+            return {"id": rid, **self.hello()}
+        if op == "bye":
+            return {"id": rid}
+        if op not in OPS:
+            return {"id": rid, **error("unknown_op", f"unknown op {op!r}")}
+        cases = request.get("cases")
+        if not isinstance(cases, list):
+            return {"id": rid, **error("invalid_request", "'cases' must be a list")}
+        return {"id": rid, "results": run_op(op, request.get("config"), cases)}
+
+
+def serve(stdin: IO[str], stdout: IO[str], vendor: ReferenceVendor | None = None) -> int:
+    """Answer requests line by line until ``bye`` or end of input; returns the exit status (0)."""
+    vendor = vendor or ReferenceVendor()
+    for line in stdin:
+        if not line.strip():
+            continue
+        request: object = None
+        try:
+            request = json.loads(line)
+        except ValueError as err:
+            response: dict[str, Any] = {"id": None, **error("invalid_request", f"not JSON: {err}")}
+        else:
+            response = vendor.handle(request)
+        stdout.write(json.dumps(response, separators=(",", ":")) + "\n")
+        stdout.flush()
+        if isinstance(request, dict) and request.get("op") == "bye" and "error" not in response:
+            break
+    return 0

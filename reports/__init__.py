@@ -1,0 +1,1 @@
+"""tablecert.reports (to come)."""

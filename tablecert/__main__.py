@@ -1,0 +1,5 @@
+"""``python -m tablecert`` runs the command line."""
+
+from tablecert.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,255 @@
+"""The ``tablecert`` command line: one console command, one subcommand per job.
+
+Every subcommand reports bad input as one line on stderr (what and where) and exits 2, never with
+a traceback; exit 0 means the job was done (for ``certify``: the verdict was pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tablecert import __version__
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def _json_out(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def cmd_census(args: argparse.Namespace) -> int:
+    from tablecert.oracle.census import census_as_dict, format_census, run_census
+
+    result = run_census(progress=_progress_bar("labelling hands", args.quiet))
+    if args.json:
+        _json_out(census_as_dict(result))
+    else:
+        print(format_census(result))
+    return 0
+
+
+def cmd_math(args: argparse.Namespace) -> int:
+    from tablecert.oracle.game_math import game_math, format_game_math
+
+    figures = game_math(args.profile, progress=_progress_bar("labelling hands", args.quiet))
+    if args.json:
+        _json_out(figures)
+    else:
+        print(format_game_math(figures))
+    return 0
+
+
+def cmd_reference_vendor(args: argparse.Namespace) -> int:
+    from tablecert.oracle.vendor import serve
+
+    return serve(sys.stdin, sys.stdout)
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
+
+    rows = []
+    for pid in list_profiles():
+        profile = load_profile(pid)
+        rows.append({"id": pid, "title": profile.title, "sha256": profile.sha256,
+                     "default": pid == DEFAULT_PROFILE, "findings": [f.message for f in profile.findings()]})
+    if args.json:
+        _json_out(rows)
+    else:
+        for row in rows:
+            mark = "*" if row["default"] else " "
+            status = "compliant" if not row["findings"] else f"{len(row['findings'])} finding(s)"
+            print(f"{mark} {row['id']:<24} {row['title']}  [{status}]")
+        print("(* default)")
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    """Validate a table configuration or profile file: malformed -> exit 2; findings listed."""
+    from tablecert.oracle.profiles import load_profile_file
+
+    profile = load_profile_file(Path(args.file))
+    findings = [f"{f.id} ({f.clause}): {f.message}" for f in profile.findings()]
+    print(f"{args.file}: well-formed")
+    if findings:
+        print(f"regulatory findings ({len(findings)}):")
+        for line in findings:
+            print(f"  - {line}")
+        return 1
+    print("regulatory findings: none")
+    return 0
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    from tablecert.oracle.register import clauses, interpretations
+
+    data = {
+        "clauses": {c.id: {"source": c.source, "summary": c.summary} for c in clauses().values()},
+        "interpretations": {
+            i.id: {"clauses": list(i.clauses), "reading": i.reading, "reason": i.reason}
+            for i in interpretations().values()
+        },
+    }
+    if args.json:
+        _json_out(data)
+        return 0
+    print("Clauses")
+    for cid, c in data["clauses"].items():
+        print(f"  {cid:<15} {c['source']}")
+    print("Interpretations")
+    for iid, i in data["interpretations"].items():
+        print(f"  {iid:<24} {i['reading']}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on built-in defaults. Until the harness lands: the census and the exact math."""
+    print(f"tablecert {__version__}: census of all 154,143,080 seven-card hands (53-card deck)\n")
+    cmd_census(argparse.Namespace(json=False, quiet=args.quiet))
+    print()
+    cmd_math(argparse.Namespace(json=False, quiet=args.quiet, profile=None))
+    return 0
+
+
+def cmd_vectors_generate(args: argparse.Namespace) -> int:
+    from tablecert.vectors.suites import generate
+
+    out = Path(args.out)
+    step = None if args.quiet else (lambda what: print(f"generating {what}", file=sys.stderr, flush=True))
+    manifest = generate(args.suite, out, args.profile, args.view, progress=step)
+    print(f"{args.suite}: {manifest['numberOfTests']:,} tests in {len(manifest['files'])} files -> {out}")
+    return 0
+
+
+def _report_problems(kind: str, folder: str, problems: list[str]) -> int:
+    if not problems:
+        print(f"{folder}: {kind} ok")
+        return 0
+    for line in problems[:200]:
+        print(f"{folder}/{line}")
+    if len(problems) > 200:
+        print(f"... and {len(problems) - 200} more")
+    print(f"{folder}: {kind} FAILED ({len(problems)} problem(s))")
+    return 1
+
+
+def cmd_vectors_lint(args: argparse.Namespace) -> int:
+    from tablecert.vectors.checks import lint
+
+    return _report_problems("lint", args.dir, lint(_suite_dir(args.dir)))
+
+
+def cmd_vectors_verify(args: argparse.Namespace) -> int:
+    from tablecert.vectors.checks import verify
+
+    return _report_problems("verify", args.dir, verify(_suite_dir(args.dir)))
+
+
+def cmd_vectors_list(args: argparse.Namespace) -> int:
+    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles
+    from tablecert.vectors.suites import SUITES
+
+    for info in SUITES.values():
+        print(f"{info.name:<11} {info.size:<30} {info.description}")
+        print(f"{'':<11} ops: {', '.join(info.ops)}")
+    print(f"profiles: {', '.join(list_profiles())} (default {DEFAULT_PROFILE})")
+    return 0
+
+
+def _suite_dir(text: str) -> Path:
+    path = Path(text)
+    if not path.is_dir():
+        raise UsageError(f"{text}: not a folder")
+    return path
+
+
+def _progress_bar(label: str, quiet: bool) -> Callable[[int, int], None] | None:
+    if quiet:
+        return None
+    from tablecert.harness.progress import progress_callback
+
+    return progress_callback(label)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablecert",
+        description="Reference oracle, test vectors and certification harness for craps free-odds "
+        "wagers and the New Jersey Imperial pai gow bonus.",
+    )
+    parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("demo", cmd_demo, "The main job on built-in defaults (census and exact game math for now).")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add("census", cmd_census, "Label all 154,143,080 seven-card hands and count them per label, "
+            "checked against the published counts.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add("math", cmd_math, "Exact returns of the craps line bets with each profile's odds, and of "
+            "the Imperial pai gow bonus.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--profile", help="only this rule profile (default: every shipped profile)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add("reference-vendor", cmd_reference_vendor, "Serve the oracle over the vendor protocol "
+        "(tablecert-vendor/1) on stdin/stdout: a complete model vendor.")
+    p = add("profiles", cmd_profiles, "List the shipped rule profiles (table configurations) and "
+            "whether each is compliant.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p = add("check-config", cmd_check_config, "Validate a rule profile file (TOML): malformed -> "
+            "exit 2 naming the field; regulatory findings -> exit 1.")
+    p.add_argument("file", help="profile TOML file")
+    vec = sub.add_parser("vectors", help="Generate, list, lint and verify test-vector suites.",
+                         description="Generate, list, lint and verify test-vector suites.")
+    vsub = vec.add_subparsers(dest="vectors_command", metavar="ACTION", required=True)
+    g = vsub.add_parser("generate", help="Generate a suite into a folder (prompt and/or expected view, manifest).",
+                        description="Generate a suite into a folder (prompt and/or expected view, manifest).")
+    g.add_argument("--suite", required=True, help="edge | standard | joker | exhaustive")
+    g.add_argument("--out", required=True, help="output folder")
+    g.add_argument("--profile", help="rule profile id (default: the default profile)")
+    g.add_argument("--view", default="both", choices=["prompt", "expected", "both"], help="which view(s) to write")
+    g.add_argument("--quiet", action="store_true", help="no progress lines")
+    g.set_defaults(func=cmd_vectors_generate)
+    for name, func, text in (("lint", cmd_vectors_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids."),
+                             ("verify", cmd_vectors_verify, "Check every file of a suite folder against its manifest's digests.")):
+        v = vsub.add_parser(name, help=text, description=text)
+        v.add_argument("dir", help="suite folder")
+        v.set_defaults(func=func)
+    v = vsub.add_parser("list", help="The suites, their sizes and ops, and the profiles.",
+                        description="The suites, their sizes and ops, and the profiles.")
+    v.set_defaults(func=cmd_vectors_list)
+    p = add("register", cmd_register, "Print the clause ids and the interpretation register.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from tablecert.oracle.errors import ConfigError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except UsageError as err:
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    except RecursionError:
+        print("tablecert: error: input nested too deeply", file=sys.stderr)
+    except ConfigError as err:
+        print(f"tablecert: error: invalid table config: {err.field}: {err.message}", file=sys.stderr)
+    except (OSError, ValueError) as err:  # unreadable files, unknown profiles, bad TOML
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("tablecert: interrupted", file=sys.stderr)
+        return 130
+    return 2

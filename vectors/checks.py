@@ -1,0 +1,192 @@
+"""Checking a suite folder: ``lint`` (is it well made?) and ``verify`` (is it what the manifest
+says, byte for byte?).
+
+``lint`` validates the manifest and every line of every vector file against the JSON Schemas in
+``schemas/``, and checks what a schema cannot: tcIds unique and in order, group ids unique, the
+footer's counts, one op per file matching the manifest, every flag defined in the file's notes,
+every clause id known to the oracle's registers, prompt and expected views agreeing on tcIds.
+``verify`` recomputes every file's sha256 and size and names each file that differs, is missing,
+or is not listed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from tablecert.oracle.register import clauses, interpretations
+from tablecert.vectors.writer import file_digest
+
+
+class SuiteCheckError(ValueError):
+    """A suite folder that cannot be read at all (no manifest, not JSON)."""
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    text = resources.files("tablecert.vectors").joinpath("schemas", name).read_text(encoding="utf-8")
+    schema = json.loads(text)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def load_manifest(folder: Path) -> dict[str, Any]:
+    path = folder / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SuiteCheckError(f"{path}: no manifest (is this a suite folder?)") from None
+    except (OSError, ValueError) as err:
+        raise SuiteCheckError(f"{path}: unreadable manifest: {err}") from None
+    return manifest
+
+
+def _first_error(v: Draft202012Validator, obj: Any) -> str | None:
+    err = next(iter(v.iter_errors(obj)), None)
+    if err is None:
+        return None
+    where = "/".join(str(p) for p in err.absolute_path) or "(top)"
+    return f"{where}: {err.message[:200]}"
+
+
+def _iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            yield n, json.loads(line)
+
+
+def lint_file(path: Path, view: str, op: str, problems: list[str], known_clauses: set[str]) -> list[int]:
+    """Lint one vector file; returns its tcIds (for the cross-view check)."""
+    v = validator(f"vector-line.{view}.schema.json")
+    tc_ids: list[int] = []
+    tg_ids: set[int] = set()
+    header: dict[str, Any] | None = None
+    footer: dict[str, Any] | None = None
+    name = path.name
+    try:
+        for n, obj in _iter_json_lines(path):
+            where = f"{name}:{n}"
+            if footer is not None:
+                problems.append(f"{where}: line after the footer")
+                break
+            bad = _first_error(v, obj)
+            if bad:
+                problems.append(f"{where}: schema: {bad}")
+                continue
+            kind = obj["type"]
+            if n == 1 and kind != "header":
+                problems.append(f"{where}: the first line must be the header")
+            if kind == "header":
+                if n != 1:
+                    problems.append(f"{where}: a second header")
+                header = obj
+                if obj["op"] != op:
+                    problems.append(f"{where}: op {obj['op']} but the manifest says {op} (one op per file)")
+            elif kind == "group":
+                if obj["tgId"] in tg_ids:
+                    problems.append(f"{where}: duplicate tgId {obj['tgId']}")
+                tg_ids.add(obj["tgId"])
+            elif kind == "test":
+                if not tg_ids:
+                    problems.append(f"{where}: test before any group")
+                tc = obj["tcId"]
+                if tc_ids and tc <= tc_ids[-1]:
+                    problems.append(f"{where}: tcId {tc} not above the previous {tc_ids[-1]} (duplicate or out of order)")
+                tc_ids.append(tc)
+                if view == "expected" and header is not None:
+                    for flag in obj["flags"]:
+                        if flag not in header["notes"]:
+                            problems.append(f"{where}: flag {flag!r} not defined in the header's notes")
+                    for cid in obj["clauses"]:
+                        if cid not in known_clauses:
+                            problems.append(f"{where}: unknown clause id {cid!r}")
+            else:
+                footer = obj
+    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as err:
+        problems.append(f"{name}: not a readable gzip file: {err}")
+        return tc_ids
+    except ValueError as err:
+        problems.append(f"{name}: a line is not JSON: {err}")
+        return tc_ids
+    if footer is None:
+        problems.append(f"{name}: no footer (file cut short?)")
+    else:
+        if footer["numberOfTests"] != len(tc_ids):
+            problems.append(f"{name}: footer says {footer['numberOfTests']} tests, file holds {len(tc_ids)}")
+        if footer["numberOfGroups"] != len(tg_ids):
+            problems.append(f"{name}: footer says {footer['numberOfGroups']} groups, file holds {len(tg_ids)}")
+    return tc_ids
+
+
+def lint(folder: Path, progress: Callable[[str], None] | None = None) -> list[str]:
+    """Every problem found in a suite folder, one line each (empty: the suite is well made)."""
+    manifest = load_manifest(folder)
+    problems: list[str] = []
+    bad = _first_error(validator("manifest.schema.json"), manifest)
+    if bad:
+        return [f"manifest.json: schema: {bad}"]
+    known = set(clauses()) | set(interpretations())
+    ids: dict[tuple[str, str], list[int]] = {}
+    total_by_view: dict[str, int] = {}
+    for entry in manifest["files"]:
+        path = folder / entry["path"]
+        if progress:
+            progress(entry["path"])
+        if not path.is_file():
+            problems.append(f"{entry['path']}: listed in the manifest but missing")
+            continue
+        if entry["path"].endswith(".jsonl.gz"):
+            tc = lint_file(path, entry["view"], entry["op"], problems, known)
+            if len(tc) != entry["numberOfTests"]:
+                problems.append(f"{entry['path']}: manifest says {entry['numberOfTests']} tests, file holds {len(tc)}")
+            ids[(entry["view"], entry["path"].split("/", 1)[1])] = tc
+        else:
+            from tablecert.vectors.hand_stream import lint_hand_file
+
+            problems += lint_hand_file(path, entry)
+        total_by_view[entry["view"]] = total_by_view.get(entry["view"], 0) + entry["numberOfTests"]
+    for (view, name), tc in ids.items():
+        if view == "prompt" and ("expected", name) in ids and ids[("expected", name)] != tc:
+            problems.append(f"{name}: prompt and expected views hold different tcIds")
+    for view, total in total_by_view.items():
+        if total != manifest["numberOfTests"]:
+            problems.append(f"manifest.json: numberOfTests {manifest['numberOfTests']} but the {view} files hold {total}")
+    return problems
+
+
+def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[str]:
+    """Files whose bytes differ from the manifest, are missing, or are not listed (one line each)."""
+    manifest = load_manifest(folder)
+    bad = _first_error(validator("manifest.schema.json"), manifest)
+    if bad:
+        return [f"manifest.json: schema: {bad}"]
+    problems = []
+    listed = set()
+    for entry in manifest["files"]:
+        listed.add(entry["path"])
+        path = folder / entry["path"]
+        if progress:
+            progress(entry["path"])
+        if not path.is_file():
+            problems.append(f"{entry['path']}: missing")
+            continue
+        sha, size = file_digest(path)
+        if size != entry["size"]:
+            problems.append(f"{entry['path']}: size {size}, manifest says {entry['size']}")
+        elif sha != entry["sha256"]:
+            problems.append(f"{entry['path']}: sha256 {sha} differs from the manifest's {entry['sha256']} (file altered)")
+    for view in ("prompt", "expected"):
+        if (folder / view).is_dir():
+            for path in sorted((folder / view).iterdir()):
+                rel = f"{view}/{path.name}"
+                if rel not in listed:
+                    problems.append(f"{rel}: not listed in the manifest")
+    return problems

@@ -1,0 +1,134 @@
+"""The shipped suites and how a suite folder is generated, listed and described.
+
+| suite | what it holds |
+|---|---|
+| ``edge`` | curated boundaries, each with its reason (craps and pai gow) |
+| ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile and a seeded pai gow sample |
+| ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
+| ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
+
+A suite folder holds ``prompt/`` and/or ``expected/`` vector files and ``manifest.json``, which
+lists every file with its sha256 and size; the manifest's own digest identifies the suite in run
+databases and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablecert import __version__
+from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
+from tablecert.vectors import craps_cases, paigow_cases
+from tablecert.vectors.model import VectorGroup
+from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
+
+MANIFEST = "manifest.json"
+MANIFEST_SCHEMA = "tablecert-suite-manifest"
+CRAPS_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle")
+PAIGOW_OPS = ("paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
+HAND_SUITES = ("joker", "exhaustive")
+
+
+class SuiteError(ValueError):
+    """An unknown suite or view, or an output folder that cannot be used."""
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    name: str
+    description: str
+    ops: tuple[str, ...]
+    size: str
+
+
+SUITES: dict[str, SuiteInfo] = {
+    "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "about 6,000 vectors"),
+    "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
+                          "+ a seeded pai gow sample", CRAPS_OPS + PAIGOW_OPS, "about 1.2 million vectors"),
+    "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
+                       ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
+    "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
+                            ("paigow.player_bonus", "paigow.banker_bonus"), "154,143,080 hands x 2 labels"),
+}
+
+
+def _by_op(groups: Iterator[VectorGroup]) -> dict[str, list[VectorGroup]]:
+    out: dict[str, list[VectorGroup]] = {}
+    for group in groups:
+        out.setdefault(group.op, []).append(group)
+    return out
+
+
+def _edge_sets(profile_id: str) -> Iterator[tuple[str, str, list[VectorGroup]]]:
+    profile = load_profile(profile_id)
+    craps = _by_op(craps_cases.edge_groups(profile.craps))
+    paigow = _by_op(paigow_cases.edge_groups(profile.paigow_cap))
+    for op in CRAPS_OPS:
+        yield op, profile_id, craps.get(op, [])
+    for op in PAIGOW_OPS:
+        yield op, profile_id, paigow.get(op, [])
+
+
+def _standard_sets(profile_id: str) -> Iterator[tuple[str, str, list[VectorGroup]]]:
+    profile = load_profile(profile_id)
+    sample = _by_op(paigow_cases.sample_groups(profile.paigow_cap))
+    for op, pid, groups in _edge_sets(profile_id):
+        yield op, pid, groups + (sample.get(op, []) if op in PAIGOW_OPS else [])
+    for pid in list_profiles():
+        domain = _by_op(craps_cases.domain_groups(load_profile(pid).craps, pid))
+        for op in CRAPS_OPS:
+            yield op, f"{pid}.domain" if pid == profile_id else pid, domain[op]
+
+
+def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
+             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Generate a suite into ``out_dir`` and write its manifest; returns the manifest."""
+    if suite not in SUITES:
+        raise SuiteError(f"unknown suite {suite!r} (suites: {', '.join(SUITES)})")
+    views = VIEWS if view == "both" else (view,)
+    if any(v not in VIEWS for v in views):
+        raise SuiteError(f"unknown view {view!r} (views: prompt, expected, both)")
+    profile_id = profile_id or DEFAULT_PROFILE
+    profile = load_profile(profile_id)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for v in VIEWS:
+        if (out_dir / v).exists():
+            shutil.rmtree(out_dir / v)
+    written: list[WrittenFile] = []
+    if suite in HAND_SUITES:
+        from tablecert.vectors.hand_stream import write_hand_suite
+
+        written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, views, progress)
+    else:
+        sets = _edge_sets(profile_id) if suite == "edge" else _standard_sets(profile_id)
+        for op, set_name, groups in sets:
+            pid = set_name.split(".")[0]
+            if progress:
+                progress(f"{op} ({set_name})")
+            prof = load_profile(pid)
+            written += write_vector_set(out_dir, suite, op, set_name, prof.sha256, groups, views)
+    manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written)
+    (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def build_manifest(suite: str, profile_id: str, profile_sha256: str, views: tuple[str, ...], out_dir: Path,
+                   written: list[WrittenFile]) -> dict[str, Any]:
+    files = []
+    for w in sorted(written, key=lambda w: w.path):
+        sha, size = file_digest(out_dir / w.path)
+        files.append({"path": w.path, "view": w.view, "op": w.op, "profile": w.profile,
+                      "numberOfTests": w.tests, "sha256": sha, "size": size})
+    return {
+        "schema": MANIFEST_SCHEMA, "schemaVersion": 1, "suite": suite,
+        "profile": {"id": profile_id, "sha256": profile_sha256},
+        "generator": {"name": "tablecert", "version": __version__},
+        "views": list(views),
+        "numberOfTests": sum(f["numberOfTests"] for f in files if f["view"] == views[0]),
+        "files": files,
+    }

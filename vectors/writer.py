@@ -1,0 +1,186 @@
+"""Write vector sets: stream groups from a generator, ask the oracle for each expected answer,
+and write the prompt view (inputs only) and the expected view (answers and metadata) as
+deterministic gzip JSON Lines, one file per (op, profile) and view.
+
+Every file is a sequence of lines with a ``type``:
+
+* ``header``: schema name and version, view, suite, op, profile (id and sha256), generator;
+  in the expected view also ``notes`` (every flag and the bug class it catches);
+* ``group``: ``tgId`` and, in the prompt view, the ``config`` sent with its cases; in the
+  expected view the group's ``comment``;
+* ``test``: ``tcId`` and, in the prompt view, the ``case``; in the expected view ``comment``,
+  ``flags``, ``clauses`` and ``expected`` (``{"result": {...}}`` or ``{"error": CODE}``);
+* ``footer``: ``numberOfGroups`` and ``numberOfTests``.
+
+The prompt view is built only from the generator's inputs, never from an answer, so nothing the
+lab keeps can reach a vendor. Files are byte-identical for the same inputs: keys in a fixed
+order, no timestamps (gzip ``mtime`` 0, no file name).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+from tablecert import __version__
+from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.vendor import OPS
+from tablecert.vectors.model import VectorGroup
+
+SCHEMA = "tablecert-vectors"
+SCHEMA_VERSION = 1
+VIEWS = ("prompt", "expected")
+
+
+@cache
+def notes() -> dict[str, dict[str, str]]:
+    """Every flag and its bug class, from ``notes.toml``."""
+    text = resources.files("tablecert.vectors").joinpath("notes.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def dumps(obj: Any) -> str:
+    """The one JSON encoding of every line: compact, keys in insertion order, UTF-8 as is."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def open_gzip_text(path: Path) -> IO[str]:
+    """A deterministic gzip text stream: no file name and mtime 0 in the gzip header."""
+    raw = open(path, "wb")
+    gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6)
+    stream = _ClosingText(gz, raw)
+    return stream
+
+
+class _ClosingText:
+    """Buffered text writer over a GzipFile that closes the underlying file too."""
+
+    FLUSH_AT = 1 << 16
+
+    def __init__(self, gz: gzip.GzipFile, raw: IO[bytes]) -> None:
+        self._gz, self._raw = gz, raw
+        self._buffer: list[str] = []
+        self._buffered = 0
+
+    def write(self, text: str) -> int:
+        self._buffer.append(text)
+        self._buffered += len(text)
+        if self._buffered >= self.FLUSH_AT:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._gz.write("".join(self._buffer).encode("utf-8"))
+            self._buffer.clear()
+            self._buffered = 0
+
+    def close(self) -> None:
+        self.flush()
+        self._gz.close()
+        self._raw.close()
+
+    def __enter__(self) -> _ClosingText:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def expected_answer(handle: Any, parsed_config: Any, case: Any) -> dict[str, Any]:
+    """The oracle's answer to one case, as stored in the expected view."""
+    try:
+        return {"result": handle(parsed_config, case)}
+    except CaseError as err:
+        return {"error": err.code}
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    path: str            # relative to the suite folder, '/'-separated
+    view: str
+    op: str
+    profile: str
+    tests: int
+    groups: int
+
+
+def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profile_sha256: str,
+                     groups: Iterable[VectorGroup], views: tuple[str, ...] = VIEWS) -> list[WrittenFile]:
+    """Stream one vector set (one op, one profile) into one file per view."""
+    name = f"{op}.{profile_id}.jsonl.gz"
+    header = {
+        "type": "header", "schema": SCHEMA, "schemaVersion": SCHEMA_VERSION, "view": None,
+        "suite": suite, "op": op, "profile": {"id": profile_id, "sha256": profile_sha256},
+        "generator": {"name": "tablecert", "version": __version__},
+    }
+    streams: dict[str, _ClosingText] = {}
+    for view in views:
+        (out_dir / view).mkdir(parents=True, exist_ok=True)
+        streams[view] = open_gzip_text(out_dir / view / name)
+        line = dict(header, view=view)
+        if view == "expected":
+            line["notes"] = notes()
+        streams[view].write(dumps(line) + "\n")
+    parse_config, handle = OPS[op]
+    tc_id = 0
+    tg_id = 0
+    try:
+        for group in groups:
+            if group.op != op:
+                raise ValueError(f"group for {group.op} in the vector set of {op}")
+            tg_id += 1
+            try:
+                parsed: Any = parse_config(group.config)
+                config_error = None
+            except ConfigError as err:
+                parsed, config_error = None, err
+            if "prompt" in streams:
+                streams["prompt"].write(dumps({"type": "group", "tgId": tg_id, "config": group.config}) + "\n")
+            if "expected" in streams:
+                streams["expected"].write(dumps({"type": "group", "tgId": tg_id, "comment": group.comment}) + "\n")
+            for vector in group.vectors:
+                tc_id += 1
+                for flag in vector.flags:
+                    if flag not in notes():
+                        raise ValueError(f"vector {tc_id} of {op}: flag {flag!r} is not defined in notes.toml")
+                if "prompt" in streams:
+                    streams["prompt"].write(dumps({"type": "test", "tcId": tc_id, "case": vector.case}) + "\n")
+                if "expected" in streams:
+                    answer = {"error": "invalid_config"} if config_error else expected_answer(handle, parsed, vector.case)
+                    streams["expected"].write(dumps({
+                        "type": "test", "tcId": tc_id, "comment": vector.comment, "flags": list(vector.flags),
+                        "clauses": list(vector.clauses), "expected": answer}) + "\n")
+        footer = dumps({"type": "footer", "numberOfGroups": tg_id, "numberOfTests": tc_id}) + "\n"
+        for stream in streams.values():
+            stream.write(footer)
+    finally:
+        for stream in streams.values():
+            stream.close()
+    return [WrittenFile(f"{view}/{name}", view, op, profile_id, tc_id, tg_id) for view in streams]
+
+
+def file_digest(path: Path) -> tuple[str, int]:
+    """(sha256 hex, size in bytes) of a file, read in chunks."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+            size += len(chunk)
+    return h.hexdigest(), size
+
+
+def read_lines(path: Path) -> Iterable[dict[str, Any]]:
+    """The JSON objects of one vector file, streamed."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            yield json.loads(line)
