@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tablecert.oracle import craps
 from tablecert.oracle.errors import CaseError
 from tablecert.oracle.table_config import parse_table_config
+from tables import raw_config
 
 POINTS = (4, 5, 6, 8, 9, 10)
 BETS = ("pass", "dont_pass", "come", "dont_come")
@@ -26,20 +27,6 @@ PASS_RATIO = {4: Fraction(2, 1), 10: Fraction(2, 1), 5: Fraction(3, 2), 9: Fract
 DONT_RATIO = {4: Fraction(1, 2), 10: Fraction(1, 2), 5: Fraction(2, 3), 9: Fraction(2, 3), 6: Fraction(5, 6), 8: Fraction(5, 6)}
 
 
-def raw_config(**over):
-    """3-4-5x free odds, up to 10x with a 5% commission rounded down to the cent, $1 unit."""
-    base = {
-        "unit": 100,
-        "free_odds": {"4": "3", "5": "4", "6": "5", "8": "5", "9": "4", "10": "3"},
-        "max_odds": {"4": "10", "5": "10", "6": "10", "8": "10", "9": "10", "10": "10"},
-        "commission_rate": "0.05",
-        "commission_rounding": "down",
-        "commission_unit": 1,
-        "payout_rounding": "exact",
-        "bar": 12,
-    }
-    base.update(over)
-    return base
 
 
 def cfg(**over):

@@ -6,16 +6,9 @@ import json
 import subprocess
 import sys
 
-PROFILE_CONFIG = {
-    "unit": 100,
-    "free_odds": {"4": "3", "5": "4", "6": "5", "8": "5", "9": "4", "10": "3"},
-    "max_odds": {"4": "10", "5": "10", "6": "10", "8": "10", "9": "10", "10": "10"},
-    "commission_rate": "0.05",
-    "commission_rounding": "down",
-    "commission_unit": 1,
-    "payout_rounding": "exact",
-    "bar": 12,
-}
+from tables import raw_config
+
+PROFILE_CONFIG = raw_config()
 
 
 def converse(lines: list[str]) -> tuple[list[dict], int]:

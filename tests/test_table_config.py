@@ -11,6 +11,7 @@ from importlib import resources
 from math import lcm
 
 import pytest
+from tables import raw_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,19 +38,6 @@ from tablecert.oracle.table_config import (
 POINTS = ("4", "5", "6", "8", "9", "10")
 
 
-def raw_config(**over):
-    base = {
-        "unit": 100,
-        "free_odds": {"4": "3", "5": "4", "6": "5", "8": "5", "9": "4", "10": "3"},
-        "max_odds": {"4": "10", "5": "10", "6": "10", "8": "10", "9": "10", "10": "10"},
-        "commission_rate": "0.05",
-        "commission_rounding": "down",
-        "commission_unit": 1,
-        "payout_rounding": "exact",
-        "bar": 12,
-    }
-    base.update(over)
-    return base
 
 
 def field_of(obj):
