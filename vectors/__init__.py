@@ -5,3 +5,8 @@ tcIds, flags, clause ids and comments), in two views: the *prompt* a vendor rece
 
 Public API: :func:`generate`, :func:`lint`, :func:`verify`, :data:`SUITES`.
 """
+
+from tablecert.vectors.checks import lint, verify
+from tablecert.vectors.suites import SUITES, SuiteError, generate
+
+__all__ = ["SUITES", "SuiteError", "generate", "lint", "verify"]

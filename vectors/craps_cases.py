@@ -227,6 +227,7 @@ def _invalid_settle_vectors(unit: int) -> Iterator[Vector]:
         (dict(ok, flat=-unit), "negative flat", ("InvalidInput",)),
         (dict(ok, odds=-unit), "negative odds", ("InvalidInput",)),
         (dict(ok, odds=0), "odds 0 are fine in settle", ("NoAction", "PayoutRatio")),
+        (dict(ok, odds=unit * 5 * 10**5), "odds far above the maximum", ("MaxOddsLimit",)),
         (dict(ok, flat=unit + 1) if unit > 1 else dict(ok, flat=unit), "flat off the unit", ("Increment",)),
         (dict(ok, odds=unit + 1) if unit > 1 else dict(ok, odds=unit), "odds off the unit", ("Increment",)),
         (dict(ok, bet="field", point=7), "unknown bet and bad point: invalid_bet first", ("ErrorOrder",)),

@@ -64,25 +64,29 @@ def _by_op(groups: Iterator[VectorGroup]) -> dict[str, list[VectorGroup]]:
     return out
 
 
-def _edge_sets(profile_id: str) -> Iterator[tuple[str, str, list[VectorGroup]]]:
+# A vector set to write: (op, profile id, part name, groups).
+VectorSetPlan = tuple[str, str, str, list[VectorGroup]]
+
+
+def _edge_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     profile = load_profile(profile_id)
     craps = _by_op(craps_cases.edge_groups(profile.craps))
     paigow = _by_op(paigow_cases.edge_groups(profile.paigow_cap))
     for op in CRAPS_OPS:
-        yield op, profile_id, craps.get(op, [])
+        yield op, profile_id, "", craps.get(op, [])
     for op in PAIGOW_OPS:
-        yield op, profile_id, paigow.get(op, [])
+        yield op, profile_id, "", paigow.get(op, [])
 
 
-def _standard_sets(profile_id: str) -> Iterator[tuple[str, str, list[VectorGroup]]]:
+def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     profile = load_profile(profile_id)
     sample = _by_op(paigow_cases.sample_groups(profile.paigow_cap))
-    for op, pid, groups in _edge_sets(profile_id):
-        yield op, pid, groups + (sample.get(op, []) if op in PAIGOW_OPS else [])
+    for op, pid, part, groups in _edge_sets(profile_id):
+        yield op, pid, part, groups + (sample.get(op, []) if op in PAIGOW_OPS else [])
     for pid in list_profiles():
         domain = _by_op(craps_cases.domain_groups(load_profile(pid).craps, pid))
         for op in CRAPS_OPS:
-            yield op, f"{pid}.domain" if pid == profile_id else pid, domain[op]
+            yield op, pid, "domain", domain[op]
 
 
 def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
@@ -101,17 +105,15 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
             shutil.rmtree(out_dir / v)
     written: list[WrittenFile] = []
     if suite in HAND_SUITES:
-        from tablecert.vectors.hand_stream import write_hand_suite
+        from tablecert.vectors.hand_suite import write_hand_suite
 
-        written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, views, progress)
+        written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, profile.paigow_cap, views, progress)
     else:
         sets = _edge_sets(profile_id) if suite == "edge" else _standard_sets(profile_id)
-        for op, set_name, groups in sets:
-            pid = set_name.split(".")[0]
+        for op, pid, part, groups in sets:
             if progress:
-                progress(f"{op} ({set_name})")
-            prof = load_profile(pid)
-            written += write_vector_set(out_dir, suite, op, set_name, prof.sha256, groups, views)
+                progress(f"{op} ({pid}{' ' + part if part else ''})")
+            written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part)
     manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written)
     (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

@@ -114,9 +114,10 @@ class WrittenFile:
 
 
 def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profile_sha256: str,
-                     groups: Iterable[VectorGroup], views: tuple[str, ...] = VIEWS) -> list[WrittenFile]:
-    """Stream one vector set (one op, one profile) into one file per view."""
-    name = f"{op}.{profile_id}.jsonl.gz"
+                     groups: Iterable[VectorGroup], views: tuple[str, ...] = VIEWS, part: str = "") -> list[WrittenFile]:
+    """Stream one vector set (one op, one profile, optionally one named part) into one file per view:
+    ``<view>/<op>.<profile>[.<part>].jsonl.gz``."""
+    name = f"{op}.{profile_id}{'.' + part if part else ''}.jsonl.gz"
     header = {
         "type": "header", "schema": SCHEMA, "schemaVersion": SCHEMA_VERSION, "view": None,
         "suite": suite, "op": op, "profile": {"id": profile_id, "sha256": profile_sha256},
