@@ -47,9 +47,9 @@ class SuiteInfo:
 
 
 SUITES: dict[str, SuiteInfo] = {
-    "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "about 6,000 vectors"),
+    "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "5,131 vectors"),
     "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
-                          "+ a seeded pai gow sample", CRAPS_OPS + PAIGOW_OPS, "about 1.2 million vectors"),
+                          "+ a seeded pai gow sample", CRAPS_OPS + PAIGOW_OPS, "385,813 vectors"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
