@@ -12,11 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tablecert import __version__
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
+from tablecert import __version__, cli_harness, cli_vectors
+from tablecert.cli_common import UsageError, progress_bar
 
 
 def _json_out(obj: object) -> None:
@@ -26,7 +23,7 @@ def _json_out(obj: object) -> None:
 def cmd_census(args: argparse.Namespace) -> int:
     from tablecert.oracle.census import census_as_dict, format_census, run_census
 
-    result = run_census(progress=_progress_bar("labelling hands", args.quiet))
+    result = run_census(progress=progress_bar("labelling hands", args.quiet))
     if args.json:
         _json_out(census_as_dict(result))
     else:
@@ -37,7 +34,7 @@ def cmd_census(args: argparse.Namespace) -> int:
 def cmd_math(args: argparse.Namespace) -> int:
     from tablecert.oracle.game_math import game_math, format_game_math
 
-    figures = game_math(args.profile, progress=_progress_bar("labelling hands", args.quiet))
+    figures = game_math(args.profile, progress=progress_bar("labelling hands", args.quiet))
     if args.json:
         _json_out(figures)
     else:
@@ -108,75 +105,6 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on built-in defaults. Until the harness lands: the census and the exact math."""
-    print(f"tablecert {__version__}: census of all 154,143,080 seven-card hands (53-card deck)\n")
-    cmd_census(argparse.Namespace(json=False, quiet=args.quiet))
-    print()
-    cmd_math(argparse.Namespace(json=False, quiet=args.quiet, profile=None))
-    return 0
-
-
-def cmd_vectors_generate(args: argparse.Namespace) -> int:
-    from tablecert.vectors.suites import generate
-
-    out = Path(args.out)
-    step = None if args.quiet else (lambda what: print(f"generating {what}", file=sys.stderr, flush=True))
-    manifest = generate(args.suite, out, args.profile, args.view, progress=step)
-    print(f"{args.suite}: {manifest['numberOfTests']:,} tests in {len(manifest['files'])} files -> {out}")
-    return 0
-
-
-def _report_problems(kind: str, folder: str, problems: list[str]) -> int:
-    if not problems:
-        print(f"{folder}: {kind} ok")
-        return 0
-    for line in problems[:200]:
-        print(f"{folder}/{line}")
-    if len(problems) > 200:
-        print(f"... and {len(problems) - 200} more")
-    print(f"{folder}: {kind} FAILED ({len(problems)} problem(s))")
-    return 1
-
-
-def cmd_vectors_lint(args: argparse.Namespace) -> int:
-    from tablecert.vectors.checks import lint
-
-    return _report_problems("lint", args.dir, lint(_suite_dir(args.dir)))
-
-
-def cmd_vectors_verify(args: argparse.Namespace) -> int:
-    from tablecert.vectors.checks import verify
-
-    return _report_problems("verify", args.dir, verify(_suite_dir(args.dir)))
-
-
-def cmd_vectors_list(args: argparse.Namespace) -> int:
-    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles
-    from tablecert.vectors.suites import SUITES
-
-    for info in SUITES.values():
-        print(f"{info.name:<11} {info.size:<30} {info.description}")
-        print(f"{'':<11} ops: {', '.join(info.ops)}")
-    print(f"profiles: {', '.join(list_profiles())} (default {DEFAULT_PROFILE})")
-    return 0
-
-
-def _suite_dir(text: str) -> Path:
-    path = Path(text)
-    if not path.is_dir():
-        raise UsageError(f"{text}: not a folder")
-    return path
-
-
-def _progress_bar(label: str, quiet: bool) -> Callable[[int, int], None] | None:
-    if quiet:
-        return None
-    from tablecert.harness.progress import progress_callback
-
-    return progress_callback(label)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablecert",
@@ -191,8 +119,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    p = add("demo", cmd_demo, "The main job on built-in defaults (census and exact game math for now).")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("census", cmd_census, "Label all 154,143,080 seven-card hands and count them per label, "
             "checked against the published counts.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -210,31 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("check-config", cmd_check_config, "Validate a rule profile file (TOML): malformed -> "
             "exit 2 naming the field; regulatory findings -> exit 1.")
     p.add_argument("file", help="profile TOML file")
-    vec = sub.add_parser("vectors", help="Generate, list, lint and verify test-vector suites.",
-                         description="Generate, list, lint and verify test-vector suites.")
-    vsub = vec.add_subparsers(dest="vectors_command", metavar="ACTION", required=True)
-    g = vsub.add_parser("generate", help="Generate a suite into a folder (prompt and/or expected view, manifest).",
-                        description="Generate a suite into a folder (prompt and/or expected view, manifest).")
-    g.add_argument("--suite", required=True, help="edge | standard | joker | exhaustive")
-    g.add_argument("--out", required=True, help="output folder")
-    g.add_argument("--profile", help="rule profile id (default: the default profile)")
-    g.add_argument("--view", default="both", choices=["prompt", "expected", "both"], help="which view(s) to write")
-    g.add_argument("--quiet", action="store_true", help="no progress lines")
-    g.set_defaults(func=cmd_vectors_generate)
-    for name, func, text in (("lint", cmd_vectors_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids."),
-                             ("verify", cmd_vectors_verify, "Check every file of a suite folder against its manifest's digests.")):
-        v = vsub.add_parser(name, help=text, description=text)
-        v.add_argument("dir", help="suite folder")
-        v.set_defaults(func=func)
-    v = vsub.add_parser("list", help="The suites, their sizes and ops, and the profiles.",
-                        description="The suites, their sizes and ops, and the profiles.")
-    v.set_defaults(func=cmd_vectors_list)
+    cli_vectors.add_parser(sub)
+    cli_harness.add_parsers(sub)
     p = add("register", cmd_register, "Print the clause ids and the interpretation register.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tablecert.harness.runner import RunError
     from tablecert.oracle.errors import ConfigError
 
     parser = build_parser()
@@ -242,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UsageError as err:
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    except RunError as err:
         print(f"tablecert: error: {err}", file=sys.stderr)
     except RecursionError:
         print("tablecert: error: input nested too deeply", file=sys.stderr)

@@ -1,0 +1,258 @@
+"""The HTTP adapter: a vendor serving ``tablecert-vendor/1`` as JSON over HTTP POST.
+
+``target`` is an ``http://`` or ``https://`` URL. Every request object (``hello``, the batches,
+``bye``) is POSTed as a JSON body (``Content-Type: application/json``) to that URL over one
+persistent connection (standard library :mod:`http.client`; HTTPS verifies the server's
+certificate with the default trust store); the response body is the answer object, judged by the
+same contract checks as every other transport.
+
+Faults:
+
+* ``START``: the URL is not an http(s) URL, or nothing accepts a connection when the session opens;
+* ``CRASH``: the connection is refused, reset or closed later on (one fresh reconnection is tried
+  first when a kept-alive connection turns out to be closed before any answer arrived);
+* ``TIMEOUT``: no complete answer within ``SessionOptions.timeout`` (one deadline for the whole
+  exchange: connect, send, headers and body);
+* ``MALFORMED``: a non-2xx status (named in the detail), an answer larger than
+  ``max_line_bytes``, a body that is not UTF-8 JSON, or a response that is not HTTP.
+
+After any fault the session is dead (``alive`` is false) and its connection is closed.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from tablecert.harness.contract import (
+    PROTOCOL,
+    FaultKind,
+    Hello,
+    SessionOptions,
+    VendorFault,
+    check_batch_answer,
+    parse_hello,
+)
+
+BYE_TIMEOUT = 1.0
+READ_CHUNK = 1 << 20
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Timeout(Exception):
+    """The deadline of one exchange has passed."""
+
+
+class HttpSession:
+    """A persistent HTTP connection to a vendor. Not thread-safe: one caller at a time."""
+
+    def __init__(self, url: str, options: SessionOptions) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise VendorFault(FaultKind.START, f"not an http(s) URL: {url!r}")
+        if parts.username is not None or parts.password is not None:
+            raise VendorFault(FaultKind.START, "credentials in the vendor URL are not supported")
+        try:
+            port = parts.port
+        except ValueError as err:
+            raise VendorFault(FaultKind.START, f"bad port in {url!r}: {err}") from None
+        self._url = url
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = port
+        self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._options = options
+        self._conn: http.client.HTTPConnection | None = None
+        self._next_id = 1
+        self._alive = True
+        try:
+            self._connect(options.timeout)
+        except (OSError, ssl.SSLError) as err:
+            raise VendorFault(FaultKind.START, f"cannot connect to {url}: {_reason(err)}") from None
+
+    # -- public -----------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """False once the session is closed or has faulted; a dead session accepts no request."""
+        return self._alive
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def stderr_tail(self) -> str:
+        """An HTTP vendor's logs are its own: always empty."""
+        return ""
+
+    def hello(self) -> Hello:
+        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
+        return self._checked(lambda: parse_hello(answer, 0))
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        rid = self._next_id
+        self._next_id += 1
+        if not isinstance(cases, (list, tuple)):
+            cases = list(cases)
+        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+
+    def close(self) -> None:
+        """Say bye (failures ignored) and close the connection. Safe to call more than once."""
+        if not self._alive:
+            return
+        try:
+            self._call({"id": self._next_id, "op": "bye"}, min(BYE_TIMEOUT, self._options.timeout))
+        except VendorFault:
+            pass
+        self._die()
+
+    def __enter__(self) -> HttpSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport --------------------------------------------------------------------------
+
+    def _connect(self, timeout: float) -> http.client.HTTPConnection:
+        conn: http.client.HTTPConnection
+        if self._https:
+            conn = http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
+                                               context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+        try:
+            conn.connect()
+            assert conn.sock is not None
+            conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    def _die(self) -> None:
+        self._alive = False
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        self._die()
+        return VendorFault(kind, detail)
+
+    def _checked(self, check: Callable[[], Any]) -> Any:
+        try:
+            return check()
+        except VendorFault as fault:
+            raise self._fault(fault.kind, fault.detail) from None
+
+    def _call(self, request: dict[str, Any], timeout: float) -> Any:
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        body = json.dumps(request, separators=(",", ":"), allow_nan=False).encode("ascii")
+        op = request["op"]
+        deadline = time.monotonic() + timeout
+        try:
+            status, reason, data = self._post(body, deadline)
+        except VendorFault:
+            raise
+        except BaseException:
+            self._die()
+            raise
+        if not 200 <= status < 300:
+            snippet = data[:200].decode("utf-8", errors="replace")
+            raise self._fault(FaultKind.MALFORMED, f"HTTP status {status} {reason} to {op!r}: {snippet}")
+        try:
+            return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as err:
+            raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}") from None
+
+    def _post(self, body: bytes, deadline: float) -> tuple[int, str, bytes]:
+        """(status, reason, body) of one POST, retried once on a fresh connection if a kept-alive
+        connection proves closed before any answer arrived."""
+        fresh = self._conn is None
+        while True:
+            try:
+                return self._post_once(body, deadline)
+            except _Timeout:
+                raise self._fault(FaultKind.TIMEOUT, f"no complete answer within {self._options.timeout:g} s") from None
+            except (TimeoutError, socket.timeout):
+                raise self._fault(FaultKind.TIMEOUT, f"no complete answer within {self._options.timeout:g} s") from None
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError,
+                    ConnectionAbortedError) as err:
+                if fresh:
+                    raise self._fault(FaultKind.CRASH, f"connection closed: {_reason(err)}") from None
+                fresh = True
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn = None
+            except http.client.IncompleteRead as err:
+                raise self._fault(FaultKind.CRASH, f"connection closed mid-answer after {len(err.partial)} bytes") from None
+            except (http.client.HTTPException, ssl.SSLError) as err:
+                raise self._fault(FaultKind.MALFORMED, f"not an HTTP answer: {type(err).__name__}: "
+                                                       f"{str(err)[:200]}") from None
+            except OSError as err:
+                raise self._fault(FaultKind.CRASH, f"connection failed: {_reason(err)}") from None
+
+    def _remaining(self, deadline: float) -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Timeout
+        return remaining
+
+    def _post_once(self, body: bytes, deadline: float) -> tuple[int, str, bytes]:
+        conn = self._conn if self._conn is not None else self._connect(self._remaining(deadline))
+        assert conn.sock is not None
+        conn.sock.settimeout(self._remaining(deadline))
+        conn.request("POST", self._path, body=body,
+                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+        conn.sock.settimeout(self._remaining(deadline))
+        resp = conn.getresponse()
+        limit = self._options.max_line_bytes
+        length = resp.getheader("Content-Length")
+        if length is not None and length.strip().isdigit() and int(length) > limit:
+            conn.close()
+            self._conn = None
+            raise self._fault(FaultKind.MALFORMED, f"answer of {int(length)} bytes is longer than {limit} bytes")
+        data = bytearray()
+        while True:
+            if conn.sock is not None:
+                conn.sock.settimeout(self._remaining(deadline))
+            chunk = resp.read(min(READ_CHUNK, limit + 1 - len(data)))
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > limit:
+                conn.close()
+                self._conn = None
+                raise self._fault(FaultKind.MALFORMED, f"answer longer than {limit} bytes")
+        if resp.will_close:
+            conn.close()
+            self._conn = None
+        return resp.status, resp.reason, bytes(data)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return str(err) or type(err).__name__
+
+
+class HttpAdapter:
+    """Talks to a vendor serving the protocol at an http(s) URL."""
+
+    name = "http"
+
+    def open(self, target: str, options: SessionOptions) -> HttpSession:
+        return HttpSession(target.strip(), options)

@@ -1,0 +1,187 @@
+"""The Python adapter: an in-process vendor plugin, judged exactly like a vendor on the wire.
+
+``target`` is a plugin name in the ``tablecert.vendors`` entry-point group (``reference``,
+``demo``...) or ``module:attr`` (see :func:`contract.find_python_vendor`). The session sends the
+vendor the same request objects as the wire protocol (``hello`` with the protocol, the batches,
+``bye``) through ``vendor.handle(request)`` and applies the same contract checks.
+
+Both directions go through a JSON round trip: the vendor gets its own copy of every request (it
+cannot alter the harness's cases) and the harness gets a JSON-shaped copy of every answer (an
+answer that could not be sent over the wire - a tuple key, NaN, an object - is ``MALFORMED``,
+and the vendor keeps no reference into the results the harness judges).
+
+``handle`` runs on one worker thread per session, so a vendor that hangs is reported as
+``TIMEOUT`` after ``SessionOptions.timeout`` instead of hanging the harness. Python cannot stop a
+thread: the hung call keeps running in the background, and the session is dead. An exception
+raised by the vendor's code is ``CRASH`` ("vendor raised ExcType: message"); its traceback is the
+fault's ``stderr_tail``. After any fault the session is dead (``alive`` is false).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tablecert.harness.contract import (
+    PROTOCOL,
+    FaultKind,
+    Hello,
+    PythonVendor,
+    SessionOptions,
+    VendorFault,
+    check_batch_answer,
+    find_python_vendor,
+    parse_hello,
+)
+
+BYE_TIMEOUT = 1.0
+TAIL_CHARS = 8 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Worker:
+    """One daemon thread running the vendor's calls in order."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], queue.SimpleQueue[tuple[bool, Any]]] | None] = \
+            queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            func, reply = job
+            try:
+                reply.put((True, func()))
+            except BaseException as err:  # noqa: BLE001 - a vendor's SystemExit is a crash like any other
+                reply.put((False, err))
+
+    def call(self, func: Callable[[], Any], timeout: float) -> tuple[bool, Any]:
+        """(True, value) or (False, exception); raises queue.Empty after ``timeout`` seconds."""
+        reply: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        self._jobs.put((func, reply))
+        return reply.get(timeout=timeout)
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+
+class PythonSession:
+    """A session with an in-process vendor. Not thread-safe: one caller at a time."""
+
+    def __init__(self, vendor: PythonVendor, target: str, options: SessionOptions) -> None:
+        self._vendor = vendor
+        self._target = target
+        self._options = options
+        self._next_id = 1
+        self._alive = True
+        self._tail = ""
+        self._worker = _Worker(f"vendor-{target}")
+
+    @property
+    def alive(self) -> bool:
+        """False once the session is closed or has faulted; a dead session accepts no request."""
+        return self._alive
+
+    @property
+    def vendor(self) -> PythonVendor:
+        return self._vendor
+
+    def stderr_tail(self) -> str:
+        """The traceback of the vendor's last exception, if any (there is no stderr in process)."""
+        return self._tail
+
+    def hello(self) -> Hello:
+        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
+        return self._checked(lambda: parse_hello(answer, 0))
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        rid = self._next_id
+        self._next_id += 1
+        if not isinstance(cases, (list, tuple)):
+            cases = list(cases)
+        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+
+    def close(self) -> None:
+        """Say bye (failures ignored) and stop the worker thread. Safe to call more than once."""
+        if not self._alive:
+            return
+        try:
+            self._call({"id": self._next_id, "op": "bye"}, min(BYE_TIMEOUT, self._options.timeout))
+        except VendorFault:
+            pass
+        self._die()
+
+    def __enter__(self) -> PythonSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _die(self) -> None:
+        if self._alive:
+            self._alive = False
+            self._worker.stop()
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        self._die()
+        return VendorFault(kind, detail, self._tail)
+
+    def _checked(self, check: Callable[[], Any]) -> Any:
+        try:
+            return check()
+        except VendorFault as fault:
+            raise self._fault(fault.kind, fault.detail) from None
+
+    def _call(self, request: dict[str, Any], timeout: float) -> Any:
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        # The vendor's own copy of the request, exactly what it would read from the wire.
+        text = json.dumps(request, separators=(",", ":"), allow_nan=False)
+        handle = self._vendor.handle
+
+        def run() -> Any:
+            return handle(json.loads(text))
+
+        try:
+            ok, value = self._worker.call(run, timeout)
+        except queue.Empty:
+            raise self._fault(FaultKind.TIMEOUT, f"no answer to {request['op']!r} within {timeout:g} s "
+                                                 "(the vendor's call keeps running in the background)") from None
+        if not ok:
+            self._tail = "".join(traceback.format_exception(value))[-TAIL_CHARS:]
+            raise self._fault(FaultKind.CRASH, f"vendor raised {type(value).__name__}: {str(value)[:300]}")
+        try:
+            encoded = json.dumps(value, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as err:
+            raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
+        if len(encoded) > self._options.max_line_bytes:
+            raise self._fault(FaultKind.MALFORMED, f"answer longer than {self._options.max_line_bytes} bytes")
+        return json.loads(encoded, parse_constant=_reject_constant)
+
+
+class PythonAdapter:
+    """Loads a Python vendor plugin (entry-point name or ``module:attr``) into this process."""
+
+    name = "python"
+
+    def open(self, target: str, options: SessionOptions) -> PythonSession:
+        try:
+            vendor = find_python_vendor(target)
+        except ValueError as err:
+            raise VendorFault(FaultKind.START, str(err)) from None
+        except Exception as err:  # noqa: BLE001 - a plugin's import or constructor may raise anything
+            raise VendorFault(FaultKind.START, f"cannot load vendor {target!r}: {type(err).__name__}: {err}",
+                              "".join(traceback.format_exception(err))[-TAIL_CHARS:]) from None
+        return PythonSession(vendor, target, options)

@@ -1,0 +1,462 @@
+"""The subprocess adapter: a vendor executable speaking ``tablecert-vendor/1`` on stdin/stdout.
+
+``target`` is a command line, split with :func:`shlex.split` and started directly (never through
+a shell), in its own session and process group, with a minimal environment (``PATH`` fixed to a
+safe default, ``LANG=C.UTF-8``, plus the variables named in ``SessionOptions.pass_env``) and
+resource limits set in the child before ``exec`` (address space, CPU time, no core files).
+Because ``PATH`` is the fixed default, a program is found there or named by its path.
+
+Every request is one JSON line written without blocking; every answer is one line read with a
+deadline from the raw stdout descriptor (large reads into a bounded buffer). While a request is
+being written the vendor's output is read as well, so a vendor that writes before it reads can
+never deadlock the harness. A drain thread keeps the last 8 KiB of the vendor's stderr.
+
+Faults, each a :class:`VendorFault` carrying the stderr tail:
+
+* ``TIMEOUT``: no complete line before the deadline (the whole process group is killed);
+* ``CRASH``: end of output or a broken pipe, naming the exit status or the signal;
+* ``MALFORMED``: a line longer than ``max_line_bytes`` (the vendor is killed at once, nothing
+  beyond the limit is buffered), or a line that is not UTF-8 JSON;
+* ``WRONG_ID`` / ``WRONG_COUNT`` / ``REQUEST_ERROR`` / ``BAD_HELLO``: from the contract checks;
+* ``START``: the command line is empty or unbalanced, or the program cannot be executed.
+
+Transport faults during ``hello`` keep their own kind (a vendor that never answers ``hello`` is a
+``TIMEOUT``); ``BAD_HELLO`` is for an answer that arrived but is unusable. After any fault the
+session is dead (``alive`` is false): the process group has been killed and reaped, and the
+runner opens a new session. A session is used by one thread at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tablecert.harness.contract import (
+    PROTOCOL,
+    FaultKind,
+    Hello,
+    SessionOptions,
+    VendorFault,
+    check_batch_answer,
+    parse_hello,
+)
+
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+STDERR_TAIL_BYTES = 8 * 1024
+READ_CHUNK = 1 << 20
+BYE_TIMEOUT = 1.0          # seconds allowed for the answer to bye
+EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after bye or end of output)
+POLL_SLICE = 0.25          # seconds between checks that the vendor is still running while waiting
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_line(line: bytes) -> Any:
+    """One answer line as a JSON value; ValueError (or RecursionError) if it is not strict JSON."""
+    return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+
+
+def minimal_env(pass_env: Sequence[str]) -> dict[str, str]:
+    """The vendor's whole environment: a fixed PATH, LANG=C.UTF-8 and the named variables."""
+    env = {"PATH": SAFE_PATH, "LANG": "C.UTF-8"}
+    for name in pass_env:
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+def _limit(kind: int, soft: int, hard: int | None = None) -> tuple[int, int, int]:
+    """(kind, soft, hard) for the child, never above the current hard limit (which cannot be raised)."""
+    hard = soft if hard is None else hard
+    _, current_hard = resource.getrlimit(kind)
+    if current_hard != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current_hard), min(hard, current_hard)
+    return kind, soft, hard
+
+
+def child_limits(options: SessionOptions) -> list[tuple[int, int, int]]:
+    """The resource limits set in the vendor process, computed in the parent."""
+    limits = [_limit(resource.RLIMIT_CORE, 0)]
+    if options.memory_limit_mb is not None:
+        limits.append(_limit(resource.RLIMIT_AS, options.memory_limit_mb << 20))
+    if options.cpu_limit_s is not None:
+        # SIGXCPU at the soft limit, SIGKILL a second later.
+        limits.append(_limit(resource.RLIMIT_CPU, options.cpu_limit_s, options.cpu_limit_s + 1))
+    return limits
+
+
+def _preexec(limits: list[tuple[int, int, int]]) -> Callable[[], None]:
+    setrlimit = resource.setrlimit
+
+    def apply() -> None:  # runs in the child between fork and exec: no imports, no allocation-heavy work
+        for kind, soft, hard in limits:
+            setrlimit(kind, (soft, hard))
+
+    return apply
+
+
+def describe_status(returncode: int) -> str:
+    """``exited with status N`` or ``killed by signal NAME`` from a Popen return code."""
+    if returncode >= 0:
+        return f"exited with status {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = str(-returncode)
+    return f"killed by signal {name}"
+
+
+class _StderrTail:
+    """Drains a pipe on a daemon thread, keeping only its last ``size`` bytes."""
+
+    def __init__(self, fd: int, size: int = STDERR_TAIL_BYTES) -> None:
+        self._fd = fd
+        self._size = size
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"vendor-stderr-{fd}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self._fd, selectors.EVENT_READ)
+            while not self._stop.is_set():
+                if not sel.select(0.1):
+                    continue
+                try:
+                    data = os.read(self._fd, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return
+                if not data:
+                    return
+                with self._lock:
+                    self._buf += data
+                    if len(self._buf) > self._size:
+                        del self._buf[: len(self._buf) - self._size]
+        finally:
+            sel.close()
+
+    def text(self) -> str:
+        with self._lock:
+            return self._buf.decode("utf-8", errors="replace")
+
+    def finish(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for end of file, then stop reading (the fd stays open: close it after)."""
+        self._thread.join(timeout)
+        self._stop.set()
+        self._thread.join()
+
+
+class SubprocessSession:
+    """One running vendor process. Not thread-safe: one caller at a time."""
+
+    def __init__(self, argv: list[str], options: SessionOptions) -> None:
+        self._options = options
+        self._argv = argv
+        try:
+            self._proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
+                preexec_fn=_preexec(child_limits(options)),
+            )
+        except (OSError, subprocess.SubprocessError, ValueError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: {reason}") from None
+        assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
+        self._in_fd = self._proc.stdin.fileno()
+        self._out_fd = self._proc.stdout.fileno()
+        os.set_blocking(self._in_fd, False)
+        os.set_blocking(self._out_fd, False)
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self._out_fd, selectors.EVENT_READ)
+        self._buf = bytearray()
+        self._scanned = 0           # bytes of _buf already known to hold no newline
+        self._eof = False
+        self._next_id = 1
+        self._alive = True
+        self._closed = False
+        self._status: str | None = None
+        self._stderr = _StderrTail(self._proc.stderr.fileno())
+
+    # -- public -----------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """False once the session is closed or has faulted; a dead session accepts no request."""
+        return self._alive
+
+    @property
+    def pid(self) -> int:
+        """The vendor's process id (also its process group id)."""
+        return self._proc.pid
+
+    @property
+    def exit_status(self) -> str | None:
+        """How the vendor process ended (``exited with status 0``...), once it has been reaped."""
+        return self._status
+
+    def stderr_tail(self) -> str:
+        """The last ~8 KiB the vendor wrote on stderr (complete once the session is closed)."""
+        return self._stderr.text()
+
+    def hello(self) -> Hello:
+        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
+        return self._checked(lambda: parse_hello(answer, 0))
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        rid = self._next_id
+        self._next_id += 1
+        if not isinstance(cases, (list, tuple)):
+            cases = list(cases)
+        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+
+    def close(self) -> None:
+        """Say bye (failures ignored), give the vendor a moment to exit, then kill its process
+        group and reap it. Safe to call more than once."""
+        if self._closed:
+            return
+        if self._alive:
+            self._alive = False
+            try:
+                self._exchange(self._encode({"id": self._next_id, "op": "bye"}), min(BYE_TIMEOUT, self._options.timeout))
+            except (VendorFault, OSError, ValueError):
+                pass
+            self._wait_exit(EXIT_GRACE)
+        self._teardown()
+
+    def __enter__(self) -> SubprocessSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_closed", True) is False:
+            try:
+                self._teardown()
+            except Exception:  # noqa: BLE001 - best effort at interpreter shutdown
+                pass
+
+    # -- protocol -------------------------------------------------------------------------
+
+    @staticmethod
+    def _encode(request: dict[str, Any]) -> bytes:
+        return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+
+    def _call(self, request: dict[str, Any], timeout: float) -> Any:
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        payload = self._encode(request)
+        try:
+            line = self._exchange(payload, timeout)
+            try:
+                return decode_line(line)
+            except (ValueError, RecursionError) as err:
+                raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
+        except VendorFault:
+            raise
+        except BaseException:
+            self._die()
+            raise
+
+    def _checked(self, check: Callable[[], Any]) -> Any:
+        try:
+            return check()
+        except VendorFault as fault:
+            raise self._fault(fault.kind, fault.detail) from None
+
+    def _exchange(self, payload: bytes, timeout: float) -> bytes:
+        """Write one request line and read one answer line, both within ``timeout`` seconds.
+        (A line the vendor wrote unasked is still in the buffer and is taken as the answer.)"""
+        deadline = time.monotonic() + timeout
+        self._send_all(payload, deadline)
+        while True:
+            line = self._take_line()
+            if line is not None:
+                return line
+            if self._eof:
+                raise self._crash("closed its output")
+            self._wait_readable(deadline)
+            self._read_some()
+
+    def _send_all(self, payload: bytes, deadline: float) -> None:
+        view = memoryview(payload)
+        try:
+            written = os.write(self._in_fd, view)
+        except BlockingIOError:
+            written = 0
+        except BrokenPipeError:
+            raise self._crash("stopped reading its input") from None
+        if written == len(view):
+            return
+        view = view[written:]
+        self._sel.register(self._in_fd, selectors.EVENT_WRITE)
+        try:
+            while view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self._timeout("the vendor did not read its request")
+                for key, _ in self._sel.select(min(remaining, POLL_SLICE)):
+                    if key.fd == self._out_fd:
+                        # Keep reading, so a vendor that writes before it reads cannot block us.
+                        self._read_some()
+                        if len(self._buf) > self._options.max_line_bytes:
+                            raise self._fault(FaultKind.MALFORMED, "vendor wrote more than "
+                                              f"{self._options.max_line_bytes} bytes before reading its request")
+                    elif key.fd == self._in_fd:
+                        try:
+                            view = view[os.write(self._in_fd, view):]
+                        except BlockingIOError:
+                            pass
+                        except BrokenPipeError:
+                            raise self._crash("stopped reading its input") from None
+                if view and (self._eof or self._leader_exited()):
+                    raise self._crash("stopped reading its input")
+        finally:
+            if not self._closed:
+                self._sel.unregister(self._in_fd)
+
+    def _wait_readable(self, deadline: float) -> None:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._timeout("no complete answer line")
+            if self._sel.select(min(remaining, POLL_SLICE)):
+                return
+            if self._leader_exited():
+                # The vendor has ended; something it started may still hold its output open.
+                self._read_some()
+                if self._eof or self._buf.find(b"\n", self._scanned) >= 0:
+                    return
+                raise self._crash("ended without answering")
+
+    def _read_some(self) -> None:
+        try:
+            data = os.read(self._out_fd, READ_CHUNK)
+        except BlockingIOError:
+            return
+        if data:
+            self._buf += data
+        else:
+            self._eof = True
+
+    def _take_line(self) -> bytes | None:
+        """The next complete line (without its newline), or None; MALFORMED beyond max_line_bytes."""
+        buf = self._buf
+        idx = buf.find(b"\n", self._scanned)
+        if idx < 0:
+            self._scanned = len(buf)          # no newline in there: never scan it again
+            idx = len(buf)
+            if idx <= self._options.max_line_bytes:
+                return None
+        if idx > self._options.max_line_bytes:
+            raise self._fault(FaultKind.MALFORMED, f"answer line longer than {self._options.max_line_bytes} bytes; "
+                              "vendor killed")
+        line = bytes(buf[:idx])
+        del buf[: idx + 1]
+        self._scanned = 0
+        return line
+
+    # -- process handling --------------------------------------------------------------------
+
+    def _leader_exited(self) -> bool:
+        """True if the vendor process has ended; it is not reaped (its pid stays reserved)."""
+        if self._proc.returncode is not None:
+            return True
+        try:
+            info = os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return info is not None and info.si_pid != 0
+
+    def _wait_exit(self, grace: float) -> bool:
+        deadline = time.monotonic() + grace
+        delay = 0.001
+        while not self._leader_exited():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        return True
+
+    def _kill_group(self) -> None:
+        # The vendor is not reaped yet, so its pid (= process group id) cannot have been reused.
+        if self._proc.returncode is not None:
+            return
+        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), lambda: os.kill(self._proc.pid, signal.SIGKILL)):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _teardown(self) -> None:
+        """Kill the process group, reap the vendor, finish the stderr tail, close every fd."""
+        if self._closed:
+            return
+        self._closed = True
+        self._alive = False
+        self._kill_group()
+        returncode = self._proc.wait()
+        if self._status is None:
+            self._status = describe_status(returncode)
+        self._stderr.finish(0.5)
+        self._sel.close()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def _die(self) -> None:
+        self._alive = False
+        self._teardown()
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        """Kill and reap the vendor, then the fault with its final stderr tail."""
+        self._die()
+        return VendorFault(kind, detail, self.stderr_tail())
+
+    def _timeout(self, what: str) -> VendorFault:
+        return self._fault(FaultKind.TIMEOUT, f"{what} within {self._options.timeout:g} s; process group killed")
+
+    def _crash(self, what: str) -> VendorFault:
+        """End of output or a broken pipe: the exit status if the vendor ends within the grace period."""
+        exited = self._wait_exit(EXIT_GRACE)
+        self._die()   # kills what is left of the group (the vendor is not reaped before this), then reaps
+        if exited:
+            detail = f"vendor {what}: {self._status}"
+        else:
+            detail = f"vendor {what} but kept running; process group killed"
+        return VendorFault(FaultKind.CRASH, detail, self.stderr_tail())
+
+
+class SubprocessAdapter:
+    """Starts a vendor executable from a command line (``shlex.split``, no shell)."""
+
+    name = "subprocess"
+
+    def open(self, target: str, options: SessionOptions) -> SubprocessSession:
+        try:
+            argv = shlex.split(target)
+        except ValueError as err:
+            raise VendorFault(FaultKind.START, f"bad command line {target!r}: {err}") from None
+        if not argv:
+            raise VendorFault(FaultKind.START, "empty command line")
+        return SubprocessSession(argv, options)

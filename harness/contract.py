@@ -1,0 +1,173 @@
+"""The adapter contract: the one typed statement of how the harness talks to a vendor.
+
+Every transport (subprocess, Python plugin, HTTP) is an :class:`Adapter` that opens a
+:class:`VendorSession`; the runner only ever sees sessions. Built-in and outside adapters are
+found the same way, through the entry-point group ``tablecert.adapters``; Python vendors through
+``tablecert.vendors`` (the reference vendor is registered there like any outside plugin).
+
+A session speaks the vendor protocol (``harness/vendor-protocol.md``): ``hello`` once, then
+batches of one op. Anything a vendor does outside the contract (crash, hang, a non-JSON line, the
+wrong id, the wrong number of results, a request-level error) raises :class:`VendorFault` with a
+:class:`FaultKind`, never a generic exception, so the runner can record it and go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from importlib import metadata
+from typing import Any, Protocol, runtime_checkable
+
+PROTOCOL = "tablecert-vendor/1"
+KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle",
+             "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
+ADAPTER_GROUP = "tablecert.adapters"
+VENDOR_GROUP = "tablecert.vendors"
+
+
+class FaultKind(str, Enum):
+    """What went wrong with a vendor, outside the answers themselves."""
+
+    CRASH = "crash"                  # the vendor process exited or the connection closed
+    TIMEOUT = "timeout"              # no complete answer within the timeout
+    MALFORMED = "malformed"          # not JSON, not an object, results not a list, output too large
+    WRONG_ID = "wrong_id"            # the answer's id is not the request's
+    WRONG_COUNT = "wrong_count"      # len(results) != len(cases)
+    REQUEST_ERROR = "request_error"  # the vendor answered the whole request with an error
+    BAD_HELLO = "bad_hello"          # no usable hello: missing fields, unknown protocol, no answer
+    START = "start"                  # the vendor could not be started at all
+
+
+class VendorFault(Exception):
+    """A fault of the vendor (not of one answer): the batch it happened in gets no results."""
+
+    def __init__(self, kind: FaultKind, detail: str, stderr_tail: str = "") -> None:
+        super().__init__(f"{kind.value}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.stderr_tail = stderr_tail
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What the vendor said of itself; ``ops`` decides which vectors run (others: unsupported)."""
+
+    name: str
+    version: str
+    build: str
+    ops: tuple[str, ...]
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """Settings every adapter honours where they apply."""
+
+    timeout: float = 60.0                 # seconds for one answer (hello or batch)
+    pass_env: tuple[str, ...] = ()        # environment variables handed to a vendor process
+    max_line_bytes: int = 64 << 20        # longest answer line accepted
+    memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
+    cpu_limit_s: int | None = None        # CPU-time limit of a vendor process
+
+
+@runtime_checkable
+class VendorSession(Protocol):
+    """One live connection to a vendor."""
+
+    def hello(self) -> Hello:
+        """Send ``hello``; raises VendorFault(BAD_HELLO, ...) if the answer is unusable."""
+        ...
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        """Send one batch; the vendor's ``results`` list, one entry per case (each any JSON value:
+        the runner judges it). Raises VendorFault on anything outside the contract."""
+        ...
+
+    def close(self) -> None:
+        """Say ``bye`` if possible and release everything (kill the process, close sockets)."""
+        ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """A transport: opens sessions to a vendor named by ``target`` (a command line, a plugin
+    name or ``module:attr``, a URL)."""
+
+    name: str
+
+    def open(self, target: str, options: SessionOptions) -> VendorSession:
+        ...
+
+
+@runtime_checkable
+class PythonVendor(Protocol):
+    """An in-process vendor: the same JSON-shaped messages as the wire protocol."""
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        ...
+
+
+def parse_hello(answer: Any, request_id: int) -> Hello:
+    """Check a hello answer against the contract."""
+    if not isinstance(answer, dict):
+        raise VendorFault(FaultKind.BAD_HELLO, "hello answer is not a JSON object")
+    if answer.get("id") != request_id:
+        raise VendorFault(FaultKind.BAD_HELLO, f"hello answered with id {answer.get('id')!r}, not {request_id}")
+    if "error" in answer:
+        raise VendorFault(FaultKind.BAD_HELLO, f"hello refused: {str(answer['error'])[:300]}")
+    impl, ops = answer.get("implementation"), answer.get("ops")
+    if not isinstance(impl, dict) or not all(isinstance(impl.get(k), str) for k in ("name", "version", "build")):
+        raise VendorFault(FaultKind.BAD_HELLO, "hello lacks implementation.name/version/build strings")
+    if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
+        raise VendorFault(FaultKind.BAD_HELLO, "hello lacks an 'ops' list of strings")
+    return Hello(impl["name"], impl["version"], impl["build"], tuple(o for o in ops if o in KNOWN_OPS), answer)
+
+
+def check_batch_answer(answer: Any, request_id: int, n_cases: int) -> list[Any]:
+    """The results list of a batch answer, or VendorFault saying what is wrong with it."""
+    if not isinstance(answer, dict):
+        raise VendorFault(FaultKind.MALFORMED, f"answer is a JSON {type(answer).__name__}, not an object")
+    if answer.get("id") != request_id:
+        raise VendorFault(FaultKind.WRONG_ID, f"answer id {answer.get('id')!r}, request id {request_id}")
+    if "error" in answer and "results" not in answer:
+        raise VendorFault(FaultKind.REQUEST_ERROR, f"request refused: {str(answer['error'])[:300]}")
+    results = answer.get("results")
+    if not isinstance(results, list):
+        raise VendorFault(FaultKind.MALFORMED, "answer has no 'results' list")
+    if len(results) != n_cases:
+        raise VendorFault(FaultKind.WRONG_COUNT, f"{len(results)} results for {n_cases} cases")
+    return results
+
+
+def find_adapter(name: str) -> Adapter:
+    """The adapter registered under ``name`` in the ``tablecert.adapters`` entry-point group."""
+    found = {ep.name: ep for ep in metadata.entry_points(group=ADAPTER_GROUP)}
+    if name not in found:
+        raise ValueError(f"unknown adapter {name!r}; installed adapters: {', '.join(sorted(found)) or 'none'}")
+    adapter = found[name].load()
+    return adapter() if isinstance(adapter, type) else adapter
+
+
+def find_python_vendor(spec: str) -> PythonVendor:
+    """A Python vendor by entry-point name (group ``tablecert.vendors``) or by ``module:attr``;
+    a class is instantiated without arguments."""
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        import importlib
+
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"cannot load vendor {spec!r}: {err}") from None
+    else:
+        found = {ep.name: ep for ep in metadata.entry_points(group=VENDOR_GROUP)}
+        if spec not in found:
+            raise ValueError(f"unknown vendor plugin {spec!r}; installed: {', '.join(sorted(found)) or 'none'}")
+        obj = found[spec].load()
+    vendor = obj() if isinstance(obj, type) else obj
+    if not isinstance(vendor, PythonVendor):
+        raise ValueError(f"vendor {spec!r} has no handle(request) method")
+    return vendor

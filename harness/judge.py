@@ -1,0 +1,47 @@
+"""Judging one answer against its expected value.
+
+A vector whose expected value is ``{"result": R}`` passes only when the vendor's answer equals R
+exactly: same keys, same values and same JSON types (``true`` is not ``1``, ``1.0`` is not
+``1``, no extra or missing fields). A vector whose expected value is ``{"error": CODE}`` passes
+only when the answer is ``{"error": {"code": CODE, ...}}``: the message is free text and never
+compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """JSON equality that also compares types (bool, int and float are three different things)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def passes(expected: dict[str, Any], actual: Any) -> bool:
+    """Whether the vendor's answer to one case is the expected one."""
+    if "error" in expected:
+        return (isinstance(actual, dict) and len(actual) == 1 and isinstance(actual.get("error"), dict)
+                and actual["error"].get("code") == expected["error"])
+    return strict_equal(actual, expected["result"])
+
+
+def label_of(value: Any, key: str = "hand") -> str:
+    """The hand label an answer or expected value stands for, for the confusion matrix:
+    the label, ``error:CODE``, or ``(malformed)``."""
+    if isinstance(value, dict):
+        if "result" in value:
+            value = value["result"]
+        if isinstance(value.get("error"), str):
+            return f"error:{value['error']}"
+        if isinstance(value.get("error"), dict):
+            return f"error:{value['error'].get('code')}"
+        label = value.get(key)
+        if isinstance(label, str) and len(value) == 1:
+            return label
+    return "(malformed)"

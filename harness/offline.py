@@ -1,0 +1,104 @@
+"""Offline certification, for vendors who cannot let a lab run their code.
+
+The lab exports the prompt view (``tablecert vectors export``); the vendor answers every case
+and returns a responses file; ``tablecert validate --responses FILE`` judges it against the
+expected view exactly as a live run would, into the same run database and outputs.
+
+Responses file: JSON Lines (optionally gzip), one line per case::
+
+    {"file": "craps.settle.odds-3-4-5x.jsonl.gz", "tcId": 17, "answer": {"outcome": "win", ...}}
+
+``file`` is the vector file's name, ``tcId`` the test's id in it, ``answer`` exactly what the
+vendor would have put in ``results[i]`` (a result object or ``{"error": {"code": ...}}``). Every
+case must be answered once: a missing, duplicate or unknown (file, tcId), or a line that is not
+such an object, refuses the file with one line saying what and where.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tablecert import __version__
+from tablecert.harness.results import RunDatabase
+from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
+from tablecert.harness.suite_reader import iter_batches
+from tablecert.vectors.checks import load_manifest
+
+
+class ResponsesError(ValueError):
+    """A responses file that cannot be judged (one line: what and where)."""
+
+
+def _open(path: Path) -> Any:
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def load_responses(path: Path) -> dict[tuple[str, int], Any]:
+    answers: dict[tuple[str, int], Any] = {}
+    try:
+        with _open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as err:
+                    raise ResponsesError(f"{path}:{n}: not JSON ({err})") from None
+                if (not isinstance(obj, dict) or set(obj) != {"file", "tcId", "answer"} or not isinstance(obj["file"], str)
+                        or not isinstance(obj["tcId"], int) or isinstance(obj["tcId"], bool)):
+                    raise ResponsesError(f'{path}:{n}: a line must be {{"file": str, "tcId": int, "answer": ...}}')
+                key = (obj["file"], obj["tcId"])
+                if key in answers:
+                    raise ResponsesError(f"{path}:{n}: duplicate answer for {obj['file']} tcId {obj['tcId']}")
+                answers[key] = obj["answer"]
+    except OSError as err:
+        raise ResponsesError(f"{path}: cannot read: {err.strerror or err}") from None
+    except (EOFError, gzip.BadGzipFile) as err:
+        raise ResponsesError(f"{path}: truncated or corrupt gzip: {err}") from None
+    return answers
+
+
+def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
+                       progress: Callable[[int, int], None] | None = None) -> str:
+    """Judge a responses file; returns the verdict. Refuses incomplete files before judging."""
+    answers = load_responses(responses)
+    manifest = load_manifest(suite_dir)
+    if manifest["suite"] in ("joker", "exhaustive"):
+        raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
+    batches = list(iter_batches(suite_dir, 1000))
+    wanted = {(b.file, tc) for b in batches for tc in b.tc_ids}
+    missing = sorted(wanted - set(answers))
+    if missing:
+        raise ResponsesError(f"{responses}: no answer for {missing[0][0]} tcId {missing[0][1]} "
+                             f"({len(missing)} answers missing)")
+    unknown = sorted(set(answers) - wanted)
+    if unknown:
+        raise ResponsesError(f"{responses}: answer for unknown {unknown[0][0]} tcId {unknown[0][1]} ({len(unknown)} unknown)")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if (run_dir / "run.db").exists():
+        raise RunError(f"{run_dir / 'run.db'} exists: choose a new run folder")
+    db = RunDatabase(run_dir / "run.db")
+    db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
+                suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"], adapter="offline",
+                target=str(responses), state="running",
+                vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []})
+    done = 0
+    total = sum(len(b.cases) for b in batches)
+    for batch in batches:
+        db.record(judge_batch(batch, [answers[(batch.file, tc)] for tc in batch.tc_ids]))
+        done += len(batch.cases)
+        if progress:
+            progress(done, total)
+    totals = db.outcome_totals()
+    verdict = "fail" if totals["fail"] else "pass"
+    db.set_meta(finished=utc_now(), state="finished", verdict=verdict)
+    db.close()
+    return verdict

@@ -1,0 +1,133 @@
+"""The run folder's outputs, all written from the run database (so a resumed run writes the same):
+
+* ``summary.json``: verdict (``pass`` | ``fail`` | ``incomplete``), totals by outcome, op, clause and
+  flag, the vendor's hello, suite and profile digests, faults;
+* ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
+  failures' tcIds, for a vendor's CI;
+* ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
+  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from tablecert.harness.results import OUTCOMES, RunDatabase
+
+JUNIT_EXAMPLES = 20
+
+
+def summary(db: RunDatabase) -> dict[str, Any]:
+    meta = db.meta()
+    faults = db.faults()
+    return {
+        "verdict": meta.get("verdict", "incomplete"),
+        "state": meta.get("state"),
+        "tablecert_version": meta.get("tablecert_version"),
+        "suite": meta.get("suite"),
+        "suite_manifest_sha256": meta.get("suite_manifest_sha256"),
+        "profile": meta.get("profile"),
+        "vendor": meta.get("vendor"),
+        "vendor_hello": meta.get("vendor_hello"),
+        "adapter": meta.get("adapter"),
+        "target": meta.get("target"),
+        "host": meta.get("host"),
+        "started": meta.get("started"),
+        "finished": meta.get("finished"),
+        "totals": db.outcome_totals(),
+        "by_op": db.totals("op"),
+        "by_clause": db.totals("clause"),
+        "by_flag": db.totals("flag"),
+        "batches": db.batch_statuses(),
+        "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail")} for f in faults],
+    }
+
+
+def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
+    data = summary(db)
+    (run_dir / "summary.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return data
+
+
+def write_junit(db: RunDatabase, run_dir: Path) -> None:
+    """One <testsuite> per op, one <testcase> per flag of that op (failed with up to
+    JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
+    examples: dict[tuple[str, str], list[str]] = {}
+    for rec in db.failures():
+        for flag in rec["flags"]:
+            lst = examples.setdefault((rec["op"], flag), [])
+            if len(lst) < JUNIT_EXAMPLES:
+                lst.append(f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
+                           f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
+    op_flags: dict[str, dict[str, dict[str, int]]] = {}
+    for key, counts in db.totals("op_flag").items():
+        op, flag = key.split(" ", 1)
+        op_flags.setdefault(op, {})[flag] = counts
+    ops = db.totals("op")
+    totals = db.outcome_totals()
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals["fail"]}" '
+             f'errors="{totals["fault"]}" skipped="{totals["unsupported"]}">']
+    for op in sorted(ops):
+        counts = ops[op]
+        flags = op_flags.get(op, {})
+        failed = [f for f in flags if flags[f].get("fail")]
+        lines.append(f'  <testsuite name={quoteattr(op)} tests="{len(flags)}" failures="{len(failed)}" '
+                     f'errors="{1 if counts.get("fault") else 0}" skipped="{1 if counts.get("unsupported") else 0}">')
+        for flag in sorted(flags):
+            c = flags[flag]
+            lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
+            if c.get("fail"):
+                body = "\n".join(examples.get((op, flag), []))
+                message = f"{c['fail']} of {sum(c.values())} vectors failed"
+                lines.append(f"      <failure message={quoteattr(message)}>{escape(body)}</failure>")
+            elif c.get("fault") and not c.get("pass"):
+                lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
+            elif c.get("unsupported") and not c.get("pass"):
+                lines.append('      <skipped message="op not listed in the vendor\'s hello"/>')
+            lines.append("    </testcase>")
+        lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    (run_dir / "junit.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
+    """One file per failing group: the request line(s) holding its failing cases, as sent."""
+    folder = run_dir / "failures"
+    if folder.exists():
+        shutil.rmtree(folder)
+    groups: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for rec in db.failures():
+        key = (rec["file"], rec["op"], rec["tg_id"])
+        g = groups.setdefault(key, {"config": rec["config"], "cases": [], "tc_ids": []})
+        g["cases"].append(rec["case"])
+        g["tc_ids"].append(rec["tc_id"])
+    if not groups:
+        return 0
+    folder.mkdir()
+    for (file, op, tg_id), g in sorted(groups.items()):
+        stem = file.removesuffix(".jsonl.gz")
+        path = folder / f"{stem}.{op}.tg{tg_id}.jsonl"
+        hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
+        request = {"id": 1, "op": op, "config": g["config"], "cases": g["cases"]}
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(hello, separators=(",", ":")) + "\n")
+            f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
+            f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
+        (folder / f"{stem}.{op}.tg{tg_id}.tcids.json").write_text(json.dumps(g["tc_ids"]) + "\n", encoding="utf-8")
+    return len(groups)
+
+
+def write_outputs(run_dir: Path) -> dict[str, Any]:
+    db = RunDatabase(run_dir / "run.db")
+    try:
+        data = write_summary(db, run_dir)
+        write_junit(db, run_dir)
+        write_failure_replays(db, run_dir)
+    finally:
+        db.close()
+    return data

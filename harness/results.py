@@ -1,0 +1,157 @@
+"""The run database: a SQLite file in the run folder holding everything a run found.
+
+Tables:
+
+* ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
+  host, adapter and target, start and end times, state;
+* ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported`` or
+  ``fault``); a resumed run skips these;
+* ``failures``: each failing vector with its inputs, expected and actual answers;
+* ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the batch it hit;
+* ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
+* ``confusion`` (op, expected, actual, n): hand labels, expected x vendor.
+
+Passing vectors are counted, not stored. Each batch's results and its ``batches`` row are written
+in one transaction, so a run killed at any point (even with SIGKILL) resumes to exactly the
+results of an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS batches (
+    file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
+    status TEXT NOT NULL, PRIMARY KEY (file, op, first_tc));
+CREATE TABLE IF NOT EXISTS failures (
+    file TEXT NOT NULL, op TEXT NOT NULL, tg_id INTEGER NOT NULL, tc_id INTEGER NOT NULL,
+    config TEXT NOT NULL, "case" TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL,
+    flags TEXT NOT NULL, clauses TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
+CREATE TABLE IF NOT EXISTS faults (
+    file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
+    attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counts (
+    dimension TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (dimension, key, outcome));
+CREATE TABLE IF NOT EXISTS confusion (
+    op TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (op, expected, actual));
+"""
+
+OUTCOMES = ("pass", "fail", "unsupported", "fault")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class BatchOutcome:
+    """What one batch adds to the database."""
+
+    file: str
+    op: str
+    first_tc: int
+    n: int
+    status: str
+    counts: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    confusion: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    failures: list[tuple[Any, ...]] = field(default_factory=list)
+    faults: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+class RunDatabase:
+    """The SQLite results of one run (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- meta
+    def set_meta(self, **values: Any) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, dumps(v)) for k, v in values.items()])
+
+    def meta(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta ORDER BY key")}
+
+    # -- batches
+    def done_batches(self) -> set[tuple[str, str, int]]:
+        return {(f, o, t) for f, o, t in self.db.execute("SELECT file, op, first_tc FROM batches")}
+
+    def record(self, outcome: BatchOutcome) -> None:
+        """Write one batch's results atomically."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
+                       (outcome.file, outcome.op, outcome.first_tc, outcome.n, outcome.status))
+            db.executemany(
+                "INSERT INTO counts VALUES (?, ?, ?, ?) ON CONFLICT (dimension, key, outcome) DO UPDATE SET n = n + excluded.n",
+                [(d, k, o, n) for (d, k, o), n in outcome.counts.items()])
+            db.executemany(
+                "INSERT INTO confusion VALUES (?, ?, ?, ?) ON CONFLICT (op, expected, actual) DO UPDATE SET n = n + excluded.n",
+                [(op, e, a, n) for (op, e, a), n in outcome.confusion.items()])
+            db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
+            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def record_fault_attempt(self, fault: tuple[Any, ...]) -> None:
+        """A fault that a retry may still overcome (kept for the report, outside any batch)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", fault)
+
+    # -- reading
+    def totals(self, dimension: str = "op") -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for key, outcome, n in self.db.execute(
+                "SELECT key, outcome, n FROM counts WHERE dimension = ? ORDER BY key, outcome", (dimension,)):
+            out.setdefault(key, {})[outcome] = n
+        return out
+
+    def outcome_totals(self) -> dict[str, int]:
+        totals = {o: 0 for o in OUTCOMES}
+        for outcome, n in self.db.execute("SELECT outcome, SUM(n) FROM counts WHERE dimension = 'op' GROUP BY outcome"):
+            totals[outcome] = n
+        return totals
+
+    def failures(self, limit: int | None = None) -> Iterable[dict[str, Any]]:
+        sql = "SELECT * FROM failures ORDER BY file, op, tc_id" + (f" LIMIT {int(limit)}" if limit else "")
+        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "expected", "actual", "flags", "clauses"]
+        for row in self.db.execute(sql):
+            rec = dict(zip(cols, row))
+            for k in ("config", "case", "expected", "actual", "flags", "clauses"):
+                rec[k] = json.loads(rec[k])
+            yield rec
+
+    def faults(self) -> list[dict[str, Any]]:
+        cols = ["file", "op", "first_tc", "n", "attempt", "kind", "detail", "stderr_tail"]
+        return [dict(zip(cols, r)) for r in self.db.execute("SELECT * FROM faults ORDER BY rowid")]
+
+    def confusion(self) -> dict[str, dict[str, dict[str, int]]]:
+        out: dict[str, dict[str, dict[str, int]]] = {}
+        for op, e, a, n in self.db.execute("SELECT op, expected, actual, n FROM confusion ORDER BY op, expected, actual"):
+            out.setdefault(op, {}).setdefault(e, {})[a] = n
+        return out
+
+    def batch_statuses(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())

@@ -1,0 +1,195 @@
+"""Running a suite against a vendor: batches out, answers judged, results into the run database.
+
+The runner streams batches from the suite folder (memory bounded by one batch), skips batches a
+previous run already recorded (``resume``), sends each through a :class:`VendorSession`, judges
+every answer, and records the batch atomically. Ops the vendor did not list in ``hello`` are
+*unsupported*. A vendor fault (crash, hang, malformed answer ...) is recorded, the vendor is
+restarted, and the batch is tried again up to ``retries`` times; a batch that still faults is
+recorded as ``fault`` and the run's verdict becomes ``incomplete``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import platform
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablecert import __version__
+from tablecert.harness.contract import Hello, VendorFault, VendorSession
+from tablecert.harness.judge import label_of, passes
+from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
+from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
+from tablecert.vectors.checks import load_manifest
+
+LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+DEFAULT_BATCH_SIZE = 1000
+
+
+class RunError(Exception):
+    """A run that cannot start or go on (the vendor cannot be started or greeted, a run folder
+    that belongs to another run)."""
+
+
+@dataclass
+class RunResult:
+    verdict: str                       # pass | fail | incomplete
+    totals: dict[str, int]             # outcome -> vectors
+    run_dir: Path
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
+    """Judge every answer of a batch; failures keep inputs, expected and actual."""
+    out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
+    config_json = None
+    for i, actual in enumerate(results):
+        expected = batch.expected[i]
+        ok = passes(expected, actual)
+        outcome = "pass" if ok else "fail"
+        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
+        if batch.op in LABEL_OPS:
+            out.confusion[(batch.op, label_of(expected), label_of(actual))] += 1
+        if not ok:
+            config_json = config_json or dumps(batch.config)
+            out.failures.append((batch.file, batch.op, batch.tg_id, batch.tc_ids[i], config_json, dumps(batch.cases[i]),
+                                 dumps(expected), dumps(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
+    return out
+
+
+def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: list[str], flags: list[str], outcome: str) -> None:
+    counts[("op", op, outcome)] += 1
+    for c in clauses:
+        counts[("clause", c, outcome)] += 1
+    for f in flags:
+        counts[("flag", f, outcome)] += 1
+        counts[("op_flag", f"{op} {f}", outcome)] += 1
+
+
+def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
+    out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
+    for i in range(len(batch.cases)):
+        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
+    return out
+
+
+def manifest_digest(suite_dir: Path) -> str:
+    return hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
+
+
+class Runner:
+    """One run of one suite against one vendor (see the module docstring)."""
+
+    def __init__(self, open_session: Callable[[], VendorSession], suite_dir: Path, run_dir: Path, *,
+                 batch_size: int = DEFAULT_BATCH_SIZE, retries: int = 2, resume: bool = False,
+                 stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.open_session = open_session
+        self.suite_dir, self.run_dir = suite_dir, run_dir
+        self.batch_size, self.retries = batch_size, retries
+        self.stop_after_failures = stop_after_failures
+        self.progress = progress
+        run_dir.mkdir(parents=True, exist_ok=True)
+        db_path = run_dir / "run.db"
+        if db_path.exists() and not resume:
+            raise RunError(f"{db_path} exists: continue it with --resume, or choose a new run folder")
+        self.db = RunDatabase(db_path)
+        manifest = load_manifest(suite_dir)
+        digest = manifest_digest(suite_dir)
+        meta = self.db.meta()
+        if meta and meta.get("suite_manifest_sha256") != digest:
+            raise RunError(f"{db_path} belongs to a run of another suite (manifest {meta.get('suite_manifest_sha256')})")
+        if not meta:
+            self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
+                             suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
+                             state="running", **(run_meta or {}))
+        self.session: VendorSession | None = None
+        self.hello: Hello | None = None
+        self.failures = self.db.outcome_totals()["fail"]
+
+    # -- vendor lifecycle
+    def _start(self) -> VendorSession:
+        if self.session is None:
+            session = self.open_session()
+            try:
+                hello = session.hello()
+            except VendorFault:
+                session.close()
+                raise
+            if self.hello is None:
+                self.hello = hello
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor={"name": hello.name, "version": hello.version,
+                                                                        "build": hello.build, "ops": list(hello.ops)})
+            self.session = session
+        return self.session
+
+    def _drop(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def run(self) -> RunResult:
+        done = self.db.done_batches()
+        total = count_cases(self.suite_dir)
+        seen = 0
+        try:
+            try:
+                self._start()
+            except VendorFault as err:
+                raise RunError(f"vendor could not be started or greeted: {err}") from err
+            assert self.hello is not None
+            for batch in iter_batches(self.suite_dir, self.batch_size):
+                seen += len(batch.cases)
+                if batch.key in done:
+                    continue
+                if batch.op not in self.hello.ops:
+                    self.db.record(whole_batch(batch, "unsupported", "unsupported"))
+                else:
+                    outcome = self._run_batch(batch)
+                    self.db.record(outcome)
+                    self.failures += len(outcome.failures)
+                if self.progress:
+                    self.progress(seen, total)
+                if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+                    break
+        finally:
+            self._drop()
+        verdict = self.verdict(stopped_early=self.stop_after_failures is not None and self.failures >= self.stop_after_failures)
+        self.db.set_meta(finished=utc_now(), state="finished", verdict=verdict)
+        result = RunResult(verdict, self.db.outcome_totals(), self.run_dir)
+        self.db.close()
+        return result
+
+    def _run_batch(self, batch: Batch) -> BatchOutcome:
+        last: VendorFault | None = None
+        for attempt in range(1, self.retries + 2):
+            try:
+                session = self._start()
+                results = session.batch(batch.op, batch.config, batch.cases)
+            except VendorFault as fault:
+                last = fault
+                self._drop()
+                self.db.record_fault_attempt((batch.file, batch.op, batch.tc_ids[0], len(batch.cases), attempt,
+                                              fault.kind.value, fault.detail, fault.stderr_tail[-4000:]))
+                continue
+            return judge_batch(batch, results)
+        assert last is not None
+        return whole_batch(batch, "fault", "fault")
+
+    def verdict(self, stopped_early: bool = False) -> str:
+        totals = self.db.outcome_totals()
+        statuses = self.db.batch_statuses()
+        if totals["fail"]:
+            return "fail"
+        if statuses.get("fault") or stopped_early:
+            return "incomplete"
+        if sum(totals.values()) < count_cases(self.suite_dir):
+            return "incomplete"
+        return "pass"

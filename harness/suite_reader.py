@@ -1,0 +1,120 @@
+"""Reading a suite folder as a stream of batches: the prompt and expected views in lockstep,
+cut into batches of at most ``batch_size`` cases that never span two groups.
+
+Vector-set files are read in a fixed order (edge parts before domain parts, then by name), so a
+run is reproducible and a resumed run meets the same batches. Hand-stream suites produce their
+cases from the canonical hand order and their expected answers from the label stream.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
+from tablecert.vectors.checks import load_manifest
+
+
+@dataclass
+class Batch:
+    """Cases sent in one request, with what the lab expects of each."""
+
+    file: str                     # vector-set name (file name without view folder)
+    op: str
+    tg_id: int
+    config: Any
+    tc_ids: list[int]
+    cases: list[Any]
+    expected: list[dict[str, Any]]
+    flags: list[list[str]]
+    clauses: list[list[str]]
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """Identifies the batch within a run: (file, op, first tcId)."""
+        return self.file, self.op, self.tc_ids[0]
+
+
+class SuiteReadError(ValueError):
+    """A suite folder that cannot be run (missing view, views that disagree)."""
+
+
+def vector_set_files(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The expected-view vector-set entries in run order: edge parts first, then by name."""
+    entries = [f for f in manifest["files"] if f["view"] == "expected" and f["path"].endswith(".jsonl.gz")]
+    return sorted(entries, key=lambda f: (f["path"].endswith(".domain.jsonl.gz"), f["path"]))
+
+
+def count_cases(suite_dir: Path) -> int:
+    manifest = load_manifest(suite_dir)
+    return int(manifest["numberOfTests"])
+
+
+def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
+    """Every batch of the suite, in run order."""
+    manifest = load_manifest(suite_dir)
+    if "prompt" not in manifest["views"] or "expected" not in manifest["views"]:
+        raise SuiteReadError(f"{suite_dir}: a run needs both the prompt and the expected view")
+    if manifest["suite"] in ("joker", "exhaustive"):
+        yield from _hand_batches(suite_dir, manifest, batch_size)
+        return
+    for entry in vector_set_files(manifest):
+        name = entry["path"].split("/", 1)[1]
+        yield from _file_batches(suite_dir / "prompt" / name, suite_dir / "expected" / name, name, entry["op"], batch_size)
+
+
+def _file_batches(prompt_path: Path, expected_path: Path, name: str, op: str, batch_size: int) -> Iterator[Batch]:
+    with gzip.open(prompt_path, "rt", encoding="utf-8") as pf, gzip.open(expected_path, "rt", encoding="utf-8") as ef:
+        batch: Batch | None = None
+        for n, (pline, eline) in enumerate(zip(pf, ef), 1):
+            p, e = json.loads(pline), json.loads(eline)
+            if p.get("type") != e.get("type") or p.get("tcId", p.get("tgId")) != e.get("tcId", e.get("tgId")):
+                raise SuiteReadError(f"{name}:{n}: prompt and expected views disagree")
+            if p["type"] == "group":
+                if batch and batch.cases:
+                    yield batch
+                batch = Batch(name, op, p["tgId"], p["config"], [], [], [], [], [])
+            elif p["type"] == "test":
+                if batch is None:
+                    raise SuiteReadError(f"{name}:{n}: test before any group")
+                if len(batch.cases) >= batch_size:
+                    yield batch
+                    batch = Batch(name, op, batch.tg_id, batch.config, [], [], [], [], [])
+                batch.tc_ids.append(p["tcId"])
+                batch.cases.append(p["case"])
+                batch.expected.append(e["expected"])
+                batch.flags.append(e["flags"])
+                batch.clauses.append(e["clauses"])
+        if batch and batch.cases:
+            yield batch
+
+
+HAND_CLAUSES = {"paigow.player_bonus": ["njac.11.19.c1", "njac.11.20.b"],
+                "paigow.banker_bonus": ["njac.11.19.c2", "njac.11.20.c"]}
+
+
+def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int) -> Iterator[Batch]:
+    from tablecert.vectors.hand_stream import iter_prompt_cases
+
+    desc = json.loads((suite_dir / "expected" / "paigow.hands.json").read_text(encoding="utf-8"))
+    labels = np.memmap(suite_dir / "expected" / desc["stream"], dtype=np.uint8, mode="r").reshape(-1, 2)
+    config = desc["config"]
+    cases_iter = iter_prompt_cases(desc["suite"])
+    while True:
+        chunk = [c for _, c in zip(range(batch_size), cases_iter)]
+        if not chunk:
+            return
+        first = chunk[0][0]
+        cases = [case for _, case in chunk]
+        tc_ids = [tc for tc, _ in chunk]
+        codes = labels[first - 1: first - 1 + len(chunk)]
+        for column, op, names in ((0, "paigow.player_bonus", PLAYER_LABELS), (1, "paigow.banker_bonus", BANKER_LABELS)):
+            expected = [{"result": {"hand": names[code]}} for code in codes[:, column].tolist()]
+            yield Batch("paigow.hands", op, 1, config, tc_ids, cases, expected,
+                        [["Exhaustive"]] * len(cases), [HAND_CLAUSES[op]] * len(cases))

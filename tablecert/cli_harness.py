@@ -1,0 +1,129 @@
+"""``tablecert certify | validate | serve-vendor | demo``: running vendors against suites."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from tablecert.cli_common import UsageError, existing_dir, progress_bar, step_printer
+
+
+def format_run_summary(summary: dict[str, Any], out: Path) -> str:
+    t = summary["totals"]
+    vendor = summary.get("vendor") or {}
+    lines = [f"vendor:  {vendor.get('name')} {vendor.get('version')} ({vendor.get('build')})",
+             f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...)",
+             f"verdict: {summary['verdict'].upper()}  pass {t['pass']:,}  fail {t['fail']:,}  "
+             f"unsupported {t['unsupported']:,}  fault {t['fault']:,}"]
+    failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
+    for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
+        lines.append(f"  failed {flag}: {n:,}")
+    lines.append(f"results: {out}/summary.json, {out}/junit.xml, {out}/run.db, {out}/failures/")
+    return "\n".join(lines)
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    from tablecert.harness.certify import EXIT_CODES, VendorTarget, certify
+    from tablecert.harness.contract import SessionOptions
+
+    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
+                                                 ("http", args.vendor_url)) if value]
+    if len(chosen) != 1:
+        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    if args.batch_size < 1 or args.timeout <= 0:
+        raise UsageError("--batch-size must be at least 1 and --timeout above 0")
+    adapter, target = chosen[0]
+    options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()))
+    out = Path(args.out)
+    suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
+    result, summary = certify(VendorTarget(adapter, target, options), args.suite, out, profile=args.profile,
+                              suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume,
+                              progress=progress_bar("certifying", args.quiet, unit="vectors"),
+                              step=step_printer(args.quiet))
+    print(format_run_summary(summary, out))
+    return EXIT_CODES[result.verdict]
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from tablecert.harness.certify import EXIT_CODES
+    from tablecert.harness.offline import validate_responses
+    from tablecert.harness.outputs import write_outputs
+
+    out = Path(args.out)
+    verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
+                                 progress=progress_bar("judging", args.quiet, unit="answers"))
+    print(format_run_summary(write_outputs(out), out))
+    return EXIT_CODES[verdict]
+
+
+def cmd_serve_vendor(args: argparse.Namespace) -> int:
+    from tablecert.harness.contract import find_python_vendor
+    from tablecert.oracle.vendor import serve
+
+    return serve(sys.stdin, sys.stdout, find_python_vendor(args.plugin))  # type: ignore[arg-type]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
+    reference vendor against the standard suite, both as real subprocesses."""
+    from tablecert.harness.certify import VendorTarget, certify, prepare_suite
+    from tablecert.harness.contract import SessionOptions
+
+    out = Path(args.out)
+    exe = shlex.join([sys.executable, "-m", "tablecert"])
+    runs = [("demo-vendor", f"{exe} serve-vendor --plugin demo"), ("reference-vendor", f"{exe} reference-vendor")]
+    print(f"== suite 'standard' in {out / 'suite'}", flush=True)
+    suite_dir = prepare_suite("standard", None, out, None, step_printer(args.quiet))
+    verdicts = []
+    for name, command in runs:
+        run_dir = out / name
+        if run_dir.exists():
+            shutil.rmtree(run_dir)
+        print(f"== certifying {name}: {command}", flush=True)
+        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120)), "standard", run_dir,
+                                  suite_dir=suite_dir, progress=progress_bar("certifying", args.quiet, unit="vectors"))
+        print(format_run_summary(summary, run_dir))
+        verdicts.append((name, result.verdict))
+    print()
+    for name, verdict in verdicts:
+        print(f"{name}: {verdict.upper()}  (results in {out / name})")
+    return 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("demo", cmd_demo, "The main job on built-in defaults: certify the demo vendor (with bugs) and the "
+            "reference vendor against the standard suite, as subprocesses.")
+    p.add_argument("--out", default="out/demo", help="where the suite and both runs go (default out/demo)")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p = add("certify", cmd_certify, "Run a suite against a vendor and write run.db, summary.json, junit.xml "
+            "and failures/ into OUT. Exit 0 certified, 1 failed, 2 incomplete or not run.")
+    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
+    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
+    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    p.add_argument("--suite", default="standard", help="edge | standard | joker | exhaustive (default standard)")
+    p.add_argument("--out", required=True, help="run folder")
+    p.add_argument("--profile", help="rule profile id (default: the default profile)")
+    p.add_argument("--suite-dir", help="use this generated suite folder instead of generating one")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
+    p.add_argument("--batch-size", type=int, default=1000, help="cases per request (default 1000)")
+    p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
+    p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p = add("validate", cmd_validate, "Judge a vendor's offline responses file against a suite's expected view "
+            "(writes the same run folder as certify). Exit 0 pass, 1 fail, 2 refused.")
+    p.add_argument("--responses", required=True, help="JSON Lines: {file, tcId, answer} per case (gzip allowed)")
+    p.add_argument("--suite-dir", required=True, help="the generated suite folder (with its expected view)")
+    p.add_argument("--out", required=True, help="run folder")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p = add("serve-vendor", cmd_serve_vendor, "Serve a Python vendor plugin over the vendor protocol on "
+            "stdin/stdout (e.g. --plugin demo).")
+    p.add_argument("--plugin", required=True, help="entry-point name (tablecert.vendors) or module:attr")

@@ -1,0 +1,87 @@
+"""``tablecert vectors ...``: generate, export, lint, verify and list test-vector suites."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tablecert.cli_common import existing_dir, step_printer
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from tablecert.vectors.suites import generate
+
+    out = Path(args.out)
+    manifest = generate(args.suite, out, args.profile, args.view, progress=step_printer(args.quiet))
+    print(f"{args.suite}: {manifest['numberOfTests']:,} tests in {len(manifest['files'])} files -> {out}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from tablecert.vectors.suites import generate
+
+    manifest = generate(args.suite, Path(args.out), args.profile, "prompt")
+    print(f"{args.suite}: prompts of {manifest['numberOfTests']:,} tests -> {args.out} (give this folder to the vendor; "
+          f"its answers come back as a responses file for 'tablecert validate')")
+    return 0
+
+
+def report_problems(kind: str, folder: str, problems: list[str]) -> int:
+    if not problems:
+        print(f"{folder}: {kind} ok")
+        return 0
+    for line in problems[:200]:
+        print(f"{folder}/{line}")
+    if len(problems) > 200:
+        print(f"... and {len(problems) - 200} more")
+    print(f"{folder}: {kind} FAILED ({len(problems)} problem(s))")
+    return 1
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from tablecert.vectors.checks import lint
+
+    return report_problems("lint", args.dir, lint(existing_dir(args.dir)))
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from tablecert.vectors.checks import verify
+
+    return report_problems("verify", args.dir, verify(existing_dir(args.dir)))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles
+    from tablecert.vectors.suites import SUITES
+
+    for info in SUITES.values():
+        print(f"{info.name:<11} {info.size:<30} {info.description}")
+        print(f"{'':<11} ops: {', '.join(info.ops)}")
+    print(f"profiles: {', '.join(list_profiles())} (default {DEFAULT_PROFILE})")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    text = "Generate, export, list, lint and verify test-vector suites."
+    vec = sub.add_parser("vectors", help=text, description=text)
+    vsub = vec.add_subparsers(dest="vectors_command", metavar="ACTION", required=True)
+
+    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
+        p = vsub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    g = add("generate", cmd_generate, "Generate a suite into a folder (prompt and/or expected view, manifest).")
+    g.add_argument("--suite", required=True, help="edge | standard | joker | exhaustive")
+    g.add_argument("--out", required=True, help="output folder")
+    g.add_argument("--profile", help="rule profile id (default: the default profile)")
+    g.add_argument("--view", default="both", choices=["prompt", "expected", "both"], help="which view(s) to write")
+    g.add_argument("--quiet", action="store_true", help="no progress lines")
+    e = add("export", cmd_export, "Write only the prompt view of a suite, for a vendor answering offline.")
+    e.add_argument("--suite", required=True, help="edge | standard")
+    e.add_argument("--out", required=True, help="output folder")
+    e.add_argument("--profile", help="rule profile id (default: the default profile)")
+    for name, func, text in (("lint", cmd_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids."),
+                             ("verify", cmd_verify, "Check every file of a suite folder against its manifest's digests.")):
+        add(name, func, text).add_argument("dir", help="suite folder")
+    add("list", cmd_list, "The suites, their sizes and ops, and the profiles.")
