@@ -35,7 +35,7 @@ class FaultKind(str, Enum):
     WRONG_ID = "wrong_id"            # the answer's id is not the request's
     WRONG_COUNT = "wrong_count"      # len(results) != len(cases)
     REQUEST_ERROR = "request_error"  # the vendor answered the whole request with an error
-    BAD_HELLO = "bad_hello"          # no usable hello: missing fields, unknown protocol, no answer
+    BAD_HELLO = "bad_hello"          # a hello answer that arrived but is unusable (fields, protocol refused)
     START = "start"                  # the vendor could not be started at all
 
 
@@ -88,6 +88,15 @@ class VendorSession(Protocol):
         """Say ``bye`` if possible and release everything (kill the process, close sockets)."""
         ...
 
+    @property
+    def alive(self) -> bool:
+        """False once the session faulted or was closed (the runner then opens a new one)."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The end of what the vendor logged (empty where the transport has no such channel)."""
+        ...
+
 
 @runtime_checkable
 class Adapter(Protocol):
@@ -108,11 +117,16 @@ class PythonVendor(Protocol):
         ...
 
 
+def same_id(value: Any, request_id: int) -> bool:
+    """An answer's id is the request's: the same JSON integer (``true`` and ``1.0`` are not ``1``)."""
+    return type(value) is int and value == request_id
+
+
 def parse_hello(answer: Any, request_id: int) -> Hello:
     """Check a hello answer against the contract."""
     if not isinstance(answer, dict):
         raise VendorFault(FaultKind.BAD_HELLO, "hello answer is not a JSON object")
-    if answer.get("id") != request_id:
+    if not same_id(answer.get("id"), request_id):
         raise VendorFault(FaultKind.BAD_HELLO, f"hello answered with id {answer.get('id')!r}, not {request_id}")
     if "error" in answer:
         raise VendorFault(FaultKind.BAD_HELLO, f"hello refused: {str(answer['error'])[:300]}")
@@ -128,7 +142,7 @@ def check_batch_answer(answer: Any, request_id: int, n_cases: int) -> list[Any]:
     """The results list of a batch answer, or VendorFault saying what is wrong with it."""
     if not isinstance(answer, dict):
         raise VendorFault(FaultKind.MALFORMED, f"answer is a JSON {type(answer).__name__}, not an object")
-    if answer.get("id") != request_id:
+    if not same_id(answer.get("id"), request_id):
         raise VendorFault(FaultKind.WRONG_ID, f"answer id {answer.get('id')!r}, request id {request_id}")
     if "error" in answer and "results" not in answer:
         raise VendorFault(FaultKind.REQUEST_ERROR, f"request refused: {str(answer['error'])[:300]}")

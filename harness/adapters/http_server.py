@@ -17,6 +17,7 @@ import ipaddress
 import json
 import logging
 import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -54,6 +55,14 @@ class VendorHTTPServer(ThreadingHTTPServer):
         with self._open_lock:
             self._open.discard(request)
         super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that goes away is routine; anything else is logged (never printed)."""
+        err = sys.exc_info()[1]
+        if isinstance(err, ConnectionError):
+            log.debug("connection from %s ended: %s", client_address, err)
+        else:
+            log.warning("error serving %s", client_address, exc_info=True)
 
     def shutdown(self) -> None:
         """Stop serving, close the listening socket and every open connection."""
