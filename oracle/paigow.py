@@ -174,16 +174,3 @@ def settle(cap: int, case: object) -> dict[str, Any]:
             }
         )
     return {"seats": results}
-
-
-def cap_findings(cap: int, min_wager: int) -> list[str]:
-    """Why a cap is not allowed by 11.20(d) (INT-CAP-MINIMUM); empty when it is allowed."""
-    tables = pay_tables()
-    multiple = tables.top_round_win_multiple
-    floor = max(tables.cap_minimum, multiple * min_wager)
-    if cap < floor:
-        return [
-            f"cap {cap} is below the legal minimum {floor} = max({tables.cap_minimum}, "
-            f"{multiple} x minimum wager {min_wager}) (njac.11.20.d)"
-        ]
-    return []

@@ -106,11 +106,3 @@ def test_malformed_paigow_config(config, field):
     with pytest.raises(ConfigError) as err:
         paigow.parse_paigow_config(config)
     assert err.value.field == field
-
-
-def test_cap_minimum_is_the_greater_bound():
-    # 11.20(d): at least $40,000 or the most one player wins at the minimum wager (1000 + 100 to 1)
-    assert paigow.cap_findings(4_000_000, 500) == []
-    assert paigow.cap_findings(3_999_999, 500) != []
-    assert paigow.cap_findings(5_500_000, 5_000) == []          # 1,100 x $50 = $55,000
-    assert paigow.cap_findings(5_499_999, 5_000) != []
