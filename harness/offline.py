@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ def _open(path: Path) -> Any:
 
 def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     answers: dict[tuple[str, int], Any] = {}
+    n = 0
     try:
         with _open(path) as f:
             for n, line in enumerate(f, 1):
@@ -61,8 +63,10 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
                 answers[key] = obj["answer"]
     except OSError as err:
         raise ResponsesError(f"{path}: cannot read: {err.strerror or err}") from None
-    except (EOFError, gzip.BadGzipFile) as err:
+    except (EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise ResponsesError(f"{path}: truncated or corrupt gzip: {err}") from None
+    except UnicodeDecodeError:
+        raise ResponsesError(f"{path}:{n + 1}: not UTF-8 text") from None
     return answers
 
 
