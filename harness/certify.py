@@ -57,11 +57,20 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
             batch_size: int = DEFAULT_BATCH_SIZE, resume: bool = False,
             progress: Callable[[int, int], None] | None = None,
-            step: Callable[[str], None] | None = None) -> tuple[RunResult, dict[str, Any]]:
+            step: Callable[[str], None] | None = None, reports: bool = True,
+            submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
+            cert: Path | None = None) -> tuple[RunResult, dict[str, Any]]:
+    """Run the suite and write every output; with ``reports`` also the certificate and the
+    findings PDFs (signed with ``sign_key`` when given)."""
     out.mkdir(parents=True, exist_ok=True)
     folder = prepare_suite(suite, profile, out, suite_dir, step)
     runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                     run_meta={"adapter": vendor.adapter, "target": vendor.target})
     result = runner.run()
     summary = write_outputs(out)
+    if reports:
+        from tablecert.reports import store_game_math, write_reports
+
+        store_game_math(out)
+        write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert)
     return result, summary

@@ -12,7 +12,7 @@ from typing import Any
 
 from tablecert.oracle.census import run_census
 from tablecert.oracle.craps_math import craps_returns, format_percent
-from tablecert.oracle.paigow_math import paigow_returns
+from tablecert.oracle.paigow_math import committed_returns, paigow_returns
 from tablecert.oracle.profiles import list_profiles, load_profile
 
 
@@ -23,8 +23,11 @@ def _figure(name: str, value: Fraction, note: str = "") -> dict[str, Any]:
     return out
 
 
-def game_math(profile: str | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """All figures as JSON-able data (fractions as "p/q" strings, percentages to 3 places)."""
+def game_math(profile: str | None = None, progress: Callable[[int, int], None] | None = None,
+              recompute: bool = True) -> dict[str, Any]:
+    """All figures as JSON-able data (fractions as "p/q" strings, percentages to 3 places). The
+    pai gow figures are recomputed (census and exact joint count, about 15 s) unless
+    ``recompute`` is false, when the committed ``paigow_exact.toml`` is used."""
     profiles = [profile] if profile else list_profiles()
     craps = []
     for pid in profiles:
@@ -34,8 +37,7 @@ def game_math(profile: str | None = None, progress: Callable[[int, int], None] |
             "title": loaded.title,
             "figures": [_figure(f.name, f.value, f.note) for f in craps_returns(loaded)],
         })
-    census = run_census(progress)
-    pg = paigow_returns(census)
+    pg = paigow_returns(run_census(progress)) if recompute else committed_returns()
     paigow = {
         "figures": [
             _figure("player hand bonus alone: house edge", -pg.player_bonus_alone,

@@ -16,6 +16,7 @@ from fractions import Fraction
 from tablecert.oracle.imperial_math import JointCount, count_both_qualify
 from tablecert.oracle.labeller import Census
 from tablecert.oracle.paigow import pay_tables
+from tablecert.oracle.register import load_data
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,16 @@ def _alone(counts: dict[str, int], odds: dict[str, int], total: int) -> tuple[Fr
     paid = sum(counts[label] * pay for label, pay in odds.items())
     qualifying = sum(counts[label] for label in odds)
     return Fraction(paid - (total - qualifying), total), Fraction(qualifying, total)
+
+
+def committed_returns() -> PaigowReturns:
+    """The figures kept in ``paigow_exact.toml`` (recomputed and compared by the tests), for
+    callers that must not spend half a minute recomputing them (reports)."""
+    raw = load_data("paigow_exact.toml")
+    f = {k: Fraction(v) for k, v in raw.items() if isinstance(v, str)}
+    joint = JointCount(raw["both_qualify_pairs"], raw["disjoint_pairs"], 0)
+    return PaigowReturns(-f["player_bonus_house_edge"], -f["banker_bonus_house_edge"], -f["imperial_house_edge"],
+                         f["p_player_qualifies"], f["p_banker_qualifies"], f["p_both_qualify"], joint)
 
 
 def paigow_returns(census: Census, progress: Callable[[int, int], None] | None = None) -> PaigowReturns:

@@ -1,1 +1,183 @@
-"""tablecert.reports (to come)."""
+"""Certification PDFs from a run folder: a report a lab can sign and a vendor can act on.
+
+Two documents come from one run database:
+
+* ``certificate`` (certificate.pdf), for the laboratory and the regulator: identification, the
+  verdict in a box nobody can miss, results per op and outcome, the traceability matrix, the
+  interpretations relied on, the exact game math (and the vendor's declared figures against it),
+  failures by bug class, the hand-label confusion matrix, a signature block and every digest;
+* ``findings`` (findings.pdf), for the vendor's developers: the same failures ordered for fixing,
+  smallest cases first, with the replay files that reproduce them.
+
+Wording is in ``templates/`` (Jinja2), the look in ``styles.toml``, the layout in
+:mod:`~tablecert.reports.layout` (ReportLab). The same run database and inputs give byte-identical
+unsigned PDFs. ``sign_run`` signs summary.json (Ed25519) and the PDFs (PAdES);
+``verify_report`` checks them, one line per part.
+
+>>> write_reports(Path("out/run"), submission="submission.toml")   # doctest: +SKIP
+[PosixPath('out/run/certificate.pdf'), PosixPath('out/run/findings.pdf')]
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from reportlab.platypus import Flowable
+
+from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
+from tablecert.reports.figures import compare, store_game_math
+from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission
+from tablecert.reports.signing import SigningError
+
+KINDS = ("certificate", "findings")
+CERTIFICATE_EXEMPLARS = 3
+
+__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "render_pdf",
+           "render_report", "sign_run", "store_game_math", "verify_report", "write_reports"]
+
+
+def _submission(value: Submission | str | Path | None) -> Submission:
+    return value if isinstance(value, Submission) else load_submission(value)
+
+
+def _declared(value: Declared | str | Path | None) -> Declared | None:
+    return value if isinstance(value, Declared) or value is None else load_declared(value)
+
+
+def _charts(data: ReportData):  # type: ignore[no-untyped-def]
+    from tablecert.reports.charts import confusion_chart
+
+    def make(el: ET.Element, width: float) -> Flowable:
+        if el.get("kind") == "confusion":
+            for conf in data.confusion:
+                if conf.op == el.get("op"):
+                    return confusion_chart(conf, width)
+        raise ValueError(f"report template: no chart {el.get('kind')} {el.get('op')}")
+
+    return make
+
+
+def render_pdf(data: ReportData, kind: str, declared: Declared | None = None) -> bytes:
+    """One document's bytes (deterministic for the same data)."""
+    from tablecert import __version__
+    from tablecert.reports.layout import build_pdf
+    from tablecert.reports.markup import render_markup
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown report kind {kind!r}; kinds: {', '.join(KINDS)}")
+    comparison = compare(declared, data.math) if declared is not None else []
+    xml_text = render_markup(kind, d=data, declared=declared, comparison=comparison, version=__version__,
+                             shown=CERTIFICATE_EXEMPLARS, window=EXEMPLAR_WINDOW)
+    return build_pdf(xml_text, data.finished, _charts(data))
+
+
+def _write(path: Path, data: bytes) -> Path:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def render_report(run_dir: str | Path, kind: str = "certificate", out: str | Path | None = None, *,
+                  submission: Submission | str | Path | None = None,
+                  declared: Declared | str | Path | None = None) -> Path:
+    """Render one unsigned document of a run folder to ``out`` (default RUN_DIR/KIND.pdf)."""
+    run_dir = Path(run_dir)
+    data = load_report_data(run_dir, _submission(submission))
+    path = Path(out) if out is not None else run_dir / f"{kind}.pdf"
+    return _write(path, render_pdf(data, kind, _declared(declared)))
+
+
+def write_reports(run_dir: str | Path, submission: Submission | str | Path | None = None,
+                  declared: Declared | str | Path | None = None, sign_key: str | Path | None = None,
+                  cert: str | Path | None = None, kinds: tuple[str, ...] = KINDS,
+                  out: str | Path | None = None) -> list[Path]:
+    """Both documents into the run folder (what ``tablecert certify`` calls); with ``sign_key``
+    they are signed, and so is summary.json. ``out`` names the file when one kind is asked for."""
+    from tablecert.reports import signing
+
+    run_dir = Path(run_dir)
+    if out is not None and len(kinds) != 1:
+        raise ValueError("an output file name needs exactly one kind of report")
+    key = signing.load_private_key(sign_key) if sign_key is not None else None
+    certificate = signing.load_certificate(cert, key) if cert is not None and key is not None else None
+    if cert is not None and key is None:
+        raise SigningError("a certificate is given but no signing key")
+    data = load_report_data(run_dir, _submission(submission))
+    if key is not None:
+        data.fingerprint = signing.fingerprint(key.public_key())
+    decl = _declared(declared)
+    written = []
+    for kind in kinds:
+        path = Path(out) if out is not None else run_dir / f"{kind}.pdf"
+        written.append(_write(path, render_pdf(data, kind, decl)))
+    if key is not None:
+        for path in written:
+            signing.sign_pdf(path, key, certificate)
+        summary = run_dir / "summary.json"
+        if summary.is_file():
+            written.extend(signing.sign_summary(summary, key))
+    return written
+
+
+def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | None = None) -> list[Path]:
+    """Sign summary.json and the reports already in the run folder; returns the files changed."""
+    from tablecert.reports import signing
+
+    run_dir = Path(run_dir)
+    key = signing.load_private_key(key_path)
+    cert = signing.load_certificate(cert_path, key) if cert_path is not None else None
+    summary = run_dir / "summary.json"
+    if not summary.is_file():
+        raise RunFolderError(f"{run_dir}: no summary.json to sign")
+    changed = list(signing.sign_summary(summary, key))
+    for kind in KINDS:
+        pdf = run_dir / f"{kind}.pdf"
+        if pdf.is_file():
+            signing.sign_pdf(pdf, key, cert)
+            changed.append(pdf)
+    return changed
+
+
+def check_report(pdf_path: str | Path, summary: str | Path | None = None,
+                 pubkey: str | Path | None = None) -> list[tuple[str, bool | None, str]]:
+    """(part, ok, detail) for the PDF signature, the summary signature and the summary digest the
+    report states; ok is None for a part that could not be checked."""
+    import hashlib
+
+    from tablecert.reports import signing
+
+    pdf = Path(pdf_path)
+    if not pdf.is_file():
+        raise FileNotFoundError(f"{pdf}: no such report")
+    key = signing.load_public_key(pubkey) if pubkey is not None else None
+    summary_path = Path(summary) if summary is not None else pdf.parent / "summary.json"
+    if summary is not None and not summary_path.is_file():
+        raise FileNotFoundError(f"{summary_path}: no such summary")
+    parts: list[tuple[str, bool | None, str]] = []
+    ok, what, keywords = signing.verify_pdf(pdf, key)
+    parts.append(("pdf signature", ok, what))
+    if not summary_path.is_file():
+        parts.append(("summary signature", None, "no summary.json beside the report; give --summary"))
+        return parts
+    ok, what = signing.verify_summary(summary_path, key)
+    parts.append(("summary signature", ok, what))
+    stated = dict(item.strip().split("=", 1) for item in (keywords or "").split(";") if "=" in item)
+    actual = hashlib.sha256(summary_path.read_bytes()).hexdigest()
+    if keywords is None:
+        parts.append(("summary digest", None, "the PDF signature failed"))
+    elif stated.get("summary-sha256") == actual:
+        parts.append(("summary digest", True, "summary.json is the one the report states"))
+    else:
+        parts.append(("summary digest", False, f"summary.json sha256 {actual[:16]}..., "
+                                               f"the report states {stated.get('summary-sha256', 'none')[:16]}..."))
+    return parts
+
+
+def verify_report(pdf_path: str | Path, summary: str | Path | None = None,
+                  pubkey: str | Path | None = None) -> list[str]:
+    """One line per part: ``pdf signature: ok (...)`` or ``... FAILED (reason)``."""
+    words = {True: "ok", False: "FAILED", None: "not checked"}
+    return [f"{part}: {words[ok]} ({detail})" for part, ok, detail in check_report(pdf_path, summary, pubkey)]

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tablecert import __version__, cli_harness, cli_vectors
+from tablecert import __version__, cli_harness, cli_reports, cli_vectors
 from tablecert.cli_common import UsageError, progress_bar
 
 
@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="profile TOML file")
     cli_vectors.add_parser(sub)
     cli_harness.add_parsers(sub)
+    cli_reports.add_parsers(sub)
     p = add("register", cmd_register, "Print the clause ids and the interpretation register.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser

@@ -22,7 +22,9 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
     for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
         lines.append(f"  failed {flag}: {n:,}")
-    lines.append(f"results: {out}/summary.json, {out}/junit.xml, {out}/run.db, {out}/failures/")
+    parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
+                                                        if (out / name.rstrip("/")).exists()]
+    lines.append(f"results in {out}/: {', '.join(parts)}")
     return "\n".join(lines)
 
 
@@ -43,9 +45,14 @@ def cmd_certify(args: argparse.Namespace) -> int:
     result, summary = certify(VendorTarget(adapter, target, options), args.suite, out, profile=args.profile,
                               suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume,
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
-                              step=step_printer(args.quiet))
+                              step=step_printer(args.quiet), submission=_path(args.submission),
+                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert))
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
+
+
+def _path(text: str | None) -> Path | None:
+    return Path(text) if text else None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -90,7 +97,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         verdicts.append((name, result.verdict))
     print()
     for name, verdict in verdicts:
-        print(f"{name}: {verdict.upper()}  (results in {out / name})")
+        print(f"{name}: {verdict.upper()}  (certificate: {out / name / 'certificate.pdf'}, "
+              f"findings: {out / name / 'findings.pdf'})")
     return 0
 
 
@@ -117,6 +125,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--batch-size", type=int, default=1000, help="cases per request (default 1000)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
+    p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
+    p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")
+    p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p = add("validate", cmd_validate, "Judge a vendor's offline responses file against a suite's expected view "
             "(writes the same run folder as certify). Exit 0 pass, 1 fail, 2 refused.")

@@ -72,3 +72,17 @@ def test_joint_probability_is_near_but_not_the_product():
     # same order of magnitude as independence, but a different exact number
     assert 0.9 < joint.both / (independent / total) < 1.1
     assert joint.both * total != independent
+
+
+@pytest.mark.slow
+def test_committed_figures_are_the_computed_ones():
+    # reports read oracle/paigow_exact.toml instead of recomputing: it must hold exactly what the
+    # oracle computes (census + exact joint count)
+    from tablecert.oracle.census import run_census
+    from tablecert.oracle.paigow_math import committed_returns, paigow_returns
+
+    computed, committed = paigow_returns(run_census()), committed_returns()
+    for name in ("player_bonus_alone", "banker_bonus_alone", "imperial", "p_player_qualifies",
+                 "p_banker_qualifies", "p_both_qualify"):
+        assert getattr(computed, name) == getattr(committed, name), name
+    assert (computed.joint.both, computed.joint.pairs) == (committed.joint.both, committed.joint.pairs)

@@ -1,0 +1,439 @@
+"""Everything a report shows, read from one run folder: the run database (opened query-only), the
+suite manifest, summary.json's digest, the registers and the notes.
+
+Size and time depend on the aggregates and on the failures, never on the number of vectors:
+totals come from the ``counts`` table; each failure class reads at most ``EXEMPLAR_WINDOW`` of its
+failures (in run order) for its smallest exemplars and its replay files; faults are counted by
+kind and only the first few are read. A run with a million failures shows a few per class and
+counts the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
+from tablecert.reports.inputs import Submission
+
+OUTCOMES = ("pass", "fail", "unsupported", "fault")
+VERDICTS = {"pass": "CERTIFIED", "fail": "NOT CERTIFIED", "incomplete": "INCOMPLETE"}
+EXEMPLARS = 5            # smallest failures kept per class (the certificate shows the first 3)
+EXEMPLAR_WINDOW = 1000   # failures of a class read (in run order) to choose them and list replays
+REPLAYS_SHOWN = 12       # replay files listed per class
+FAULTS_SHOWN = 8
+JSON_SHOWN = 360         # characters of one JSON rendering (case, expected, actual, config)
+STDERR_SHOWN = 600       # last characters of a fault's stderr
+
+
+class RunFolderError(ValueError):
+    """A folder that is not a run folder (no run database)."""
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    file: str
+    op: str
+    tg_id: int
+    tc_id: int
+    size: int            # characters of the case JSON
+    case: str
+    expected: str
+    actual: str
+    config: str
+    clauses: str
+    replay: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    name: str            # failures/NAME.jsonl
+    failures: int        # failures of the class in it (within the window read)
+    exists: bool
+
+
+@dataclass(frozen=True)
+class FailureClass:
+    flag: str
+    bug_type: str
+    description: str
+    effect: str
+    failed: int
+    vectors: int
+    ops: list[tuple[str, int]]
+    exemplars: list[Exemplar]
+    replays: list[Replay]
+    replays_more: int
+    window_complete: bool    # every failure of the class was read for exemplars and replays
+
+    @property
+    def clauses(self) -> list[str]:
+        """Every clause id the exemplars cite, in first-seen order."""
+        seen: dict[str, None] = {}
+        for e in self.exemplars:
+            seen.update(dict.fromkeys(c.strip() for c in e.clauses.split(",") if c.strip()))
+        return list(seen)
+
+    @property
+    def configs(self) -> list[tuple[str, list[int]]]:
+        """The exemplars' table configs, each once, with the tcIds that use it."""
+        out: dict[str, list[int]] = {}
+        for e in self.exemplars:
+            out.setdefault(e.config, []).append(e.tc_id)
+        return list(out.items())
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    id: str
+    kind: str                # clause | interpretation | unknown
+    source: str
+    counts: dict[str, int]
+
+    @property
+    def vectors(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def status(self) -> str:
+        if not self.vectors:
+            return "NOT TESTED"
+        if self.counts["fail"]:
+            return "FAILED"
+        if self.counts["fault"] or self.counts["unsupported"]:
+            return "INCOMPLETE"
+        return "passed"
+
+
+@dataclass(frozen=True)
+class Relied:
+    id: str
+    clauses: tuple[str, ...]
+    reading: str
+    reason: str
+    vectors: int             # vectors citing the interpretation itself
+
+
+@dataclass(frozen=True)
+class Confusion:
+    op: str
+    labels: list[str]
+    cells: dict[tuple[str, str], int]
+    agree: int
+    disagree: int
+
+    def row_total(self, expected: str) -> int:
+        return sum(n for (e, _), n in self.cells.items() if e == expected)
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    """One distinct fault (kind and detail), how often it happened, and where it first did."""
+
+    kind: str
+    detail: str
+    occurrences: int
+    vectors: int             # vectors in the batches it hit (a batch retried counts each time)
+    file: str
+    op: str
+    first_tc: int
+    stderr_tail: str
+
+
+@dataclass(frozen=True)
+class SuiteFile:
+    path: str
+    sha256: str
+    size: int
+    tests: int
+
+
+@dataclass
+class ReportData:
+    run_dir: Path
+    submission: Submission
+    meta: dict[str, Any]
+    verdict: str                     # pass | fail | incomplete
+    verdict_title: str
+    vendor: dict[str, Any]
+    totals: dict[str, int]
+    suite_tests: int | None
+    by_op: list[tuple[str, dict[str, int]]]
+    batches: dict[str, int]
+    trace: list[TraceRow]
+    relied: list[Relied]
+    classes: list[FailureClass]
+    confusion: list[Confusion]
+    faults_by_kind: list[tuple[str, int, int]]
+    faults: list[FaultRecord]
+    faults_total: int
+    math: GameMath
+    summary_sha256: str
+    manifest: dict[str, Any] | None
+    manifest_matches: bool | None
+    suite_files: list[SuiteFile]
+    replay_digests: list[tuple[str, str]]
+    problems: list[str] = field(default_factory=list)
+    fingerprint: str = ""            # the signing key's, when the report is to be signed
+
+    @property
+    def vectors_run(self) -> int:
+        return sum(self.totals.values())
+
+    @property
+    def finished(self) -> dt.datetime:
+        """When the run finished (else started): the documents' date, never the clock's."""
+        for key in ("finished", "started"):
+            text = self.meta.get(key)
+            if isinstance(text, str):
+                try:
+                    when = dt.datetime.fromisoformat(text)
+                except ValueError:
+                    continue
+                return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+        return dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most about ``limit`` characters, saying how many were left out (a text less than a
+    quarter over the limit is kept whole)."""
+    if len(text) <= limit + limit // 4:
+        return text
+    return f"{text[:limit]} ... ({len(text) - limit:,} more characters)"
+
+
+def show_json(raw: str, limit: int = JSON_SHOWN) -> str:
+    """A stored JSON value as compact, wrappable, ASCII-only JSON."""
+    try:
+        text = json.dumps(json.loads(raw), separators=(", ", ": "), ensure_ascii=True)
+    except (ValueError, RecursionError):
+        text = raw
+    return clip(text, limit)
+
+
+def replay_name(file: str, op: str, tg_id: int) -> str:
+    """The replay file that ``tablecert.harness.outputs`` writes for a failing group."""
+    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def open_run_db(run_dir: Path) -> sqlite3.Connection:
+    path = run_dir / "run.db"
+    if not run_dir.is_dir():
+        raise RunFolderError(f"{run_dir}: no such run folder")
+    if not path.is_file():
+        raise RunFolderError(f"{run_dir}: not a run folder (no run.db)")
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA query_only = 1")
+    return db
+
+
+def _totals(db: sqlite3.Connection, dimension: str) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for key, outcome, n in db.execute("SELECT key, outcome, n FROM counts WHERE dimension = ? ORDER BY key, outcome",
+                                      (dimension,)):
+        out.setdefault(key, {o: 0 for o in OUTCOMES})[outcome] = n
+    return out
+
+
+def _notes() -> dict[str, dict[str, str]]:
+    from tablecert.vectors.writer import notes
+
+    return notes()
+
+
+def _trace(by_clause: dict[str, dict[str, int]]) -> tuple[list[TraceRow], list[Relied]]:
+    from tablecert.oracle.register import clauses, interpretations
+
+    register, interps = clauses(), interpretations()
+    empty = {o: 0 for o in OUTCOMES}
+    rows = [TraceRow(cid, "clause", c.source, by_clause.get(cid, dict(empty))) for cid, c in register.items()]
+    rows += [TraceRow(iid, "interpretation", "interpretation register", by_clause[iid])
+             for iid in interps if iid in by_clause]
+    rows += [TraceRow(k, "unknown", "not in either register", by_clause[k])
+             for k in sorted(by_clause) if k not in register and k not in interps]
+    tested = {k for k, c in by_clause.items() if sum(c.values())}
+    relied = [Relied(i.id, i.clauses, i.reading, i.reason, sum(by_clause.get(i.id, empty).values()))
+              for i in interps.values() if i.id in tested or tested.intersection(i.clauses)]
+    return rows, relied
+
+
+def _windows(db: sqlite3.Connection, failed: dict[str, int]) -> dict[str, list[tuple[Any, ...]]]:
+    """For each failing flag, its first ``EXEMPLAR_WINDOW`` failures in run order (rowid, file, op,
+    tg_id, tc_id, case size).
+
+    One pass over the failures in SQLite, filtered to the flags whose window is still open, that
+    stops as soon as every window is full (it is narrowed each time one fills). A run with many
+    failures is read only as far as its classes need; at worst (a class whose failures are all at
+    the end) the failures are scanned once, in C; Python sees only rows that fill a window."""
+    need = {flag: min(n, EXEMPLAR_WINDOW) for flag, n in failed.items()}
+    windows: dict[str, list[tuple[Any, ...]]] = {flag: [] for flag in need}
+    open_flags = {flag for flag, n in need.items() if n > 0}
+    last = 0
+    while open_flags:
+        wanted = sorted(open_flags)
+        where = " OR ".join(["instr(flags, ?) > 0"] * len(wanted))
+        cursor = db.execute('SELECT rowid, flags, file, op, tg_id, tc_id, length("case") FROM failures '
+                            f"WHERE rowid > ? AND ({where}) ORDER BY rowid",
+                            [last] + [json.dumps(f, ensure_ascii=False) for f in wanted])
+        narrowed = False
+        for rowid, flags, file, op, tg_id, tc_id, size in cursor:
+            last = rowid
+            try:
+                carried = json.loads(flags)
+            except ValueError:
+                continue
+            for flag in carried:
+                if flag in open_flags:
+                    windows[flag].append((rowid, file, op, tg_id, tc_id, size))
+                    if len(windows[flag]) >= need[flag]:
+                        open_flags.discard(flag)
+                        narrowed = True
+            if narrowed:
+                break
+        cursor.close()
+        if not narrowed:
+            break    # the end of the failures
+    return windows
+
+
+def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir: Path) -> list[FailureClass]:
+    notes = _notes()
+    by_op_flag = _totals(db, "op_flag")
+    failing = sorted(((c["fail"], f) for f, c in by_flag.items() if c["fail"]), key=lambda t: (-t[0], t[1]))
+    windows = _windows(db, {flag: n for n, flag in failing})
+    out = []
+    cols = 'file, op, tg_id, tc_id, length("case"), "case", expected, actual, config, clauses'
+    for failed, flag in failing:
+        window = windows[flag]
+        groups = Counter((file, op, tg) for _, file, op, tg, _, _ in window)
+        smallest = sorted(window, key=lambda r: (r[5], r[1], r[2], r[4]))[:EXEMPLARS]
+        exemplars = []
+        for rowid, *_ in smallest:
+            file, op, tg, tc, size, case, expected, actual, config, clauses = db.execute(
+                f"SELECT {cols} FROM failures WHERE rowid = ?", (rowid,)).fetchone()
+            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), show_json(expected), show_json(actual),
+                                      show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg)))
+        replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
+                   for key, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
+        note = notes.get(flag, {})
+        ops = sorted(((k.split(" ", 1)[0], c["fail"]) for k, c in by_op_flag.items()
+                      if k.split(" ", 1)[-1] == flag and c["fail"]), key=lambda t: (-t[1], t[0]))
+        out.append(FailureClass(flag, note.get("bugType", "UNKNOWN"), note.get("description", "(no note for this flag)"),
+                                note.get("effect", ""), failed, sum(by_flag[flag].values()), ops, exemplars,
+                                replays[:REPLAYS_SHOWN], max(0, len(replays) - REPLAYS_SHOWN), len(window) >= failed))
+    return out
+
+
+def _label_rank(label: str) -> tuple[int, str]:
+    from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
+
+    order = list(PLAYER_CATEGORIES) + [b for b in BANKER_LABELS if b not in PLAYER_CATEGORIES]
+    if label in order:
+        return (order.index(label), "")
+    return (len(order) + (1 if label.startswith("error:") else 2), label)
+
+
+def _confusion(db: sqlite3.Connection) -> list[Confusion]:
+    tables: dict[str, dict[tuple[str, str], int]] = {}
+    for op, e, a, n in db.execute("SELECT op, expected, actual, n FROM confusion ORDER BY op, expected, actual"):
+        tables.setdefault(op, {})[(e, a)] = n
+    out = []
+    for op, cells in sorted(tables.items()):
+        labels = sorted({e for e, _ in cells} | {a for _, a in cells}, key=_label_rank)
+        agree = sum(n for (e, a), n in cells.items() if e == a)
+        out.append(Confusion(op, labels, cells, agree, sum(cells.values()) - agree))
+    return out
+
+
+def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[FaultRecord], int]:
+    """Faults by kind, and the first ``FAULTS_SHOWN`` distinct faults (kind and detail)."""
+    by_kind = [(k, c, n) for k, c, n in db.execute(
+        "SELECT kind, COUNT(*), SUM(n) FROM faults GROUP BY kind ORDER BY kind")]
+    distinct = []
+    for kind, detail, count, vectors, first in db.execute(
+            "SELECT kind, detail, COUNT(*), SUM(n), MIN(rowid) AS first FROM faults GROUP BY kind, detail "
+            "ORDER BY first LIMIT ?", (FAULTS_SHOWN,)).fetchall():
+        file, op, first_tc, stderr = db.execute(
+            "SELECT file, op, first_tc, stderr_tail FROM faults WHERE rowid = ?", (first,)).fetchone()
+        distinct.append(FaultRecord(kind, clip(detail, 300), count, vectors, file, op, first_tc,
+                                    stderr[-STDERR_SHOWN:]))
+    return by_kind, distinct, sum(c for _, c, _ in by_kind)
+
+
+def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, bool | None, list[SuiteFile]]:
+    path = run_dir / "suite" / "manifest.json"
+    if not path.is_file():
+        return None, None, []
+    try:
+        manifest = json.loads(path.read_bytes())
+    except ValueError:
+        return None, False, []
+    matches = sha256_file(path) == meta.get("suite_manifest_sha256")
+    files = sorted((SuiteFile(str(f.get("path", "")), str(f.get("sha256", "")), int(f.get("size", 0)),
+                              int(f.get("numberOfTests", 0))) for f in manifest.get("files", [])),
+                   key=lambda f: f.path)
+    return manifest, matches, files
+
+
+def load_report_data(run_dir: Path, submission: Submission | None = None) -> ReportData:
+    """Read everything both documents need from the run folder (bounded work; see the module)."""
+    run_dir = Path(run_dir)
+    try:
+        return _load(run_dir, submission)
+    except sqlite3.DatabaseError as err:
+        raise RunFolderError(f"{run_dir / 'run.db'}: not a readable run database ({err})") from None
+
+
+def _load(run_dir: Path, submission: Submission | None) -> ReportData:
+    db = open_run_db(run_dir)
+    try:
+        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta ORDER BY key")}
+        by_op = _totals(db, "op")
+        totals = {o: sum(c[o] for c in by_op.values()) for o in OUTCOMES}
+        by_clause = _totals(db, "clause")
+        trace, relied = _trace(by_clause)
+        classes = _classes(db, _totals(db, "flag"), run_dir)
+        confusion = _confusion(db)
+        faults_by_kind, faults, faults_total = _faults(db)
+        batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
+    finally:
+        db.close()
+    problems = []
+    verdict = meta.get("verdict") if meta.get("state") == "finished" else None
+    if verdict not in VERDICTS:
+        problems.append(f"the run is not finished (state {meta.get('state')!r}): verdict INCOMPLETE")
+        verdict = "incomplete"
+    summary = run_dir / "summary.json"
+    summary_sha = sha256_file(summary) if summary.is_file() else ""
+    if not summary_sha:
+        problems.append("the run folder has no summary.json")
+    manifest, matches, suite_files = _suite(run_dir, meta)
+    if matches is False:
+        problems.append("suite/manifest.json in the run folder is not the manifest of the suite that was run")
+    failures_dir = run_dir / "failures"
+    replays = sorted(p.name for p in failures_dir.glob("*.jsonl")) if failures_dir.is_dir() else []
+    math = game_math_for_run(meta.get("profile"), meta.get(GAME_MATH_KEY))
+    vendor = meta.get("vendor") or {}
+    return ReportData(
+        run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
+        verdict_title=VERDICTS[verdict], vendor=vendor, totals=totals,
+        suite_tests=(manifest or {}).get("numberOfTests") if matches else None,
+        by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes,
+        confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total, math=math,
+        summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
+        replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
+        problems=problems + math.problems)

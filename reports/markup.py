@@ -1,0 +1,96 @@
+"""The wording of the reports: Jinja2 templates (``templates/*.xml.j2``) that render a small XML
+document of headings, paragraphs in ReportLab paragraph markup, tables, the verdict box and charts
+(:mod:`tablecert.reports.layout` turns it into PDF flowables).
+
+Every value a template prints goes through :func:`printable` and then XML escaping (Jinja2's
+autoescape), so a vendor's name such as ``<font size=40>EVIL</font> & <b>`` is shown literally and
+can never add markup. ``printable`` also makes every character visible and exact: characters the
+report fonts cannot show (outside Windows-1252), control and invisible characters become
+``\\uXXXX`` escapes, and a backslash is doubled, so two different strings never look the same.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
+
+from tablecert.reports.figures import percent
+
+
+@cache
+def _shown() -> frozenset[str]:
+    """Characters shown as themselves: the printable Windows-1252 repertoire."""
+    chars = set()
+    for b in range(0x20, 0x100):
+        try:
+            ch = bytes([b]).decode("cp1252")
+        except UnicodeDecodeError:
+            continue
+        if ch.isprintable() and ch != "\\":
+            chars.add(ch)
+    return frozenset(chars)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character the report cannot show plainly as an escape (see the module)."""
+    shown = _shown()
+    if all(ch in shown for ch in text):
+        return text
+    out = []
+    for ch in text:
+        if ch in shown:
+            out.append(ch)
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+def _finalize(value: Any) -> Any:
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, str):
+        return printable(value)
+    if value is None:
+        return ""
+    return value
+
+
+def num(value: int | None) -> str:
+    """An integer with thousands separators."""
+    return "-" if value is None else f"{int(value):,}"
+
+
+def share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage to one decimal (exact rounding, no float)."""
+    return percent(Fraction(part, whole), 1) if whole else "-"
+
+
+def lines(text: str) -> Markup:
+    """Multi-line text with its line breaks and indentation kept (each line escaped)."""
+    out = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        out.append(Markup("\u00a0" * (len(line) - len(body))) + escape(printable(body)))
+    return Markup("<br/>").join(out)
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=True,
+                      undefined=StrictUndefined, finalize=_finalize, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=False)
+    env.filters.update(num=num, share=share, lines=lines, pct=percent, printable=printable)
+    return env
+
+
+def render_markup(kind: str, **context: Any) -> str:
+    """The XML text of one document (``certificate`` or ``findings``)."""
+    return environment().get_template(f"{kind}.xml.j2").render(**context)

@@ -1,0 +1,236 @@
+"""Signatures: the run summary (Ed25519 over summary.json's bytes) and the PDFs (PAdES, pyHanko).
+
+* ``summary.json.sig`` holds the base64 Ed25519 signature of summary.json's exact bytes;
+  ``summary.json.sig.json`` says what was signed (file, sha256), with which algorithm, and the
+  public key (raw, base64) with its fingerprint ``sha256:<hex of the raw public key's SHA-256>``.
+* A PDF is signed in place with a PAdES signature (ETSI.CAdES.detached, SHA-512) by the same key.
+  PAdES needs an X.509 certificate: a lab uses its own (``--cert``); without one a self-signed
+  certificate is made for the key, fixed for a given key (serial from the key's fingerprint,
+  fixed validity), which proves integrity and the key but names no authority.
+* Nothing secret is ever written: the private key is read from the file given and kept in memory.
+
+A signed PDF cannot be byte-for-byte reproducible (the signature embeds the signing time); the
+determinism of the reports holds for unsigned renders.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.x509.oid import NameOID
+
+SIG_SUFFIX = ".sig"
+SIG_META_SUFFIX = ".sig.json"
+SIGNATURE_FIELD = "LabSignature"
+
+
+class SigningError(ValueError):
+    """A key, certificate or signature file that cannot be used (one-line message)."""
+
+
+def _read(path: str | Path, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as err:
+        raise SigningError(f"{path}: cannot read the {what}: {err.strerror or err}") from None
+
+
+def load_private_key(path: str | Path) -> Ed25519PrivateKey:
+    """An unencrypted Ed25519 private key (PEM, PKCS#8 or OpenSSH)."""
+    data = _read(path, "private key")
+    try:
+        if b"OPENSSH PRIVATE KEY" in data:
+            key = serialization.load_ssh_private_key(data, password=None)
+        else:
+            key = serialization.load_pem_private_key(data, password=None)
+    except TypeError:
+        raise SigningError(f"{path}: the private key is encrypted; give an unencrypted Ed25519 key") from None
+    except (ValueError, UnsupportedAlgorithm):
+        raise SigningError(f"{path}: not a PEM private key") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningError(f"{path}: not an Ed25519 key (the summary signature is Ed25519)")
+    return key
+
+
+def load_public_key(path: str | Path) -> Ed25519PublicKey:
+    """An Ed25519 public key from a PEM public key, an X.509 certificate or an OpenSSH public key."""
+    data = _read(path, "public key")
+    key: object
+    if b"PRIVATE KEY" in data:
+        raise SigningError(f"{path}: this is a private key; give the public key")
+    try:
+        if b"BEGIN CERTIFICATE" in data:
+            key = x509.load_pem_x509_certificate(data).public_key()
+        elif data.startswith(b"ssh-ed25519"):
+            key = serialization.load_ssh_public_key(data)
+        else:
+            key = serialization.load_pem_public_key(data)
+    except (ValueError, UnsupportedAlgorithm):
+        raise SigningError(f"{path}: not a PEM public key or certificate") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningError(f"{path}: not an Ed25519 public key")
+    return key
+
+
+def raw_public(key: Ed25519PublicKey) -> bytes:
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def fingerprint(key: Ed25519PublicKey) -> str:
+    return "sha256:" + hashlib.sha256(raw_public(key)).hexdigest()
+
+
+def self_signed_certificate(key: Ed25519PrivateKey, name: str = "tablecert laboratory key") -> x509.Certificate:
+    """A certificate for ``key``, the same every time for the same key (Ed25519 is deterministic)."""
+    fp = fingerprint(key.public_key())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"{name} {fp[7:23]}"),
+                         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "self-signed by tablecert")])
+    usage = x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=False,
+                          data_encipherment=False, key_agreement=False, key_cert_sign=False, crl_sign=False,
+                          encipher_only=False, decipher_only=False)
+    return (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(int(fp[7:39], 16) >> 1 or 1)
+            .not_valid_before(dt.datetime(2000, 1, 1, tzinfo=dt.timezone.utc))
+            .not_valid_after(dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.timezone.utc))
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(usage, critical=True)
+            .sign(key, None))
+
+
+def load_certificate(path: str | Path, key: Ed25519PrivateKey) -> x509.Certificate:
+    """The lab's certificate for ``key`` (PEM); it must certify that very key."""
+    data = _read(path, "certificate")
+    try:
+        cert = x509.load_pem_x509_certificate(data)
+    except ValueError:
+        raise SigningError(f"{path}: not a PEM certificate") from None
+    cert_key = cert.public_key()
+    if not isinstance(cert_key, Ed25519PublicKey) or raw_public(cert_key) != raw_public(key.public_key()):
+        raise SigningError(f"{path}: the certificate is not for the signing key")
+    return cert
+
+
+# -- the summary
+def sign_summary(summary: Path, key: Ed25519PrivateKey) -> tuple[Path, Path]:
+    """Write ``summary.json.sig`` and ``summary.json.sig.json`` beside ``summary``."""
+    data = summary.read_bytes()
+    signature = key.sign(data)
+    pub = key.public_key()
+    sig_path = summary.with_name(summary.name + SIG_SUFFIX)
+    meta_path = summary.with_name(summary.name + SIG_META_SUFFIX)
+    sig_path.write_text(base64.b64encode(signature).decode("ascii") + "\n", encoding="ascii")
+    meta = {"signed_file": summary.name, "sha256": hashlib.sha256(data).hexdigest(), "algorithm": "Ed25519",
+            "public_key": base64.b64encode(raw_public(pub)).decode("ascii"), "fingerprint": fingerprint(pub)}
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return sig_path, meta_path
+
+
+def verify_summary(summary: Path, public_key: Ed25519PublicKey | None = None) -> tuple[bool, str]:
+    """(ok, what): the summary's Ed25519 signature checked against ``public_key`` (else the key
+    recorded beside the signature, whose fingerprint is then reported for the reader to check)."""
+    sig_path = summary.with_name(summary.name + SIG_SUFFIX)
+    meta_path = summary.with_name(summary.name + SIG_META_SUFFIX)
+    if not summary.is_file():
+        return False, f"{summary} not found"
+    if not sig_path.is_file():
+        return False, f"no signature ({sig_path.name} not found)"
+    try:
+        signature = base64.b64decode(sig_path.read_text(encoding="ascii").strip(), validate=True)
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+        recorded = Ed25519PublicKey.from_public_bytes(base64.b64decode(meta["public_key"])) if meta else None
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return False, f"{sig_path.name} or {meta_path.name} is malformed"
+    key = public_key or recorded
+    if key is None:
+        return False, f"no public key: give --pubkey ({meta_path.name} not found)"
+    try:
+        key.verify(signature, summary.read_bytes())
+    except InvalidSignature:
+        if recorded is not None and public_key is not None and raw_public(recorded) != raw_public(public_key):
+            return False, f"made with key {fingerprint(recorded)}, not with the key given"
+        return False, "the signature does not match summary.json (changed since it was signed)"
+    if public_key is None:
+        return True, f"by key {fingerprint(key)} (recorded beside it; give --pubkey to check whose it is)"
+    return True, f"by key {fingerprint(key)}"
+
+
+# -- the PDF
+def sign_pdf(pdf: Path, key: Ed25519PrivateKey, cert: x509.Certificate | None = None) -> None:
+    """Add a PAdES signature to ``pdf`` (replaced atomically)."""
+    from asn1crypto import keys as asn1_keys
+    from asn1crypto import x509 as asn1_x509
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import signers
+    from pyhanko.sign.fields import SigSeedSubFilter
+    from pyhanko_certvalidator.registry import SimpleCertificateStore
+
+    cert = cert or self_signed_certificate(key)
+    a_cert = asn1_x509.Certificate.load(cert.public_bytes(serialization.Encoding.DER))
+    a_key = asn1_keys.PrivateKeyInfo.load(key.private_bytes(serialization.Encoding.DER,
+                                                            serialization.PrivateFormat.PKCS8,
+                                                            serialization.NoEncryption()))
+    signer = signers.SimpleSigner(signing_cert=a_cert, signing_key=a_key,
+                                  cert_registry=SimpleCertificateStore.from_certs([a_cert]))
+    meta = signers.PdfSignatureMetadata(field_name=SIGNATURE_FIELD, md_algorithm="sha512",
+                                        subfilter=SigSeedSubFilter.PADES, reason="Certification report",
+                                        name=cert.subject.rfc4514_string())
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf.read_bytes()))
+    out = signers.sign_pdf(writer, meta, signer=signer)
+    tmp = pdf.with_name(pdf.name + ".tmp")
+    tmp.write_bytes(out.getvalue())
+    os.replace(tmp, pdf)
+
+
+def verify_pdf(pdf: Path, public_key: Ed25519PublicKey | None = None) -> tuple[bool, str, str | None]:
+    """(ok, what, keywords): the PDF's last signature is intact, valid, covers the whole file, and
+    (with ``public_key``) was made with that key. ``keywords`` is the signed document's /Keywords."""
+    import logging
+
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko_certvalidator import ValidationContext
+
+    logging.getLogger("pyhanko").setLevel(logging.CRITICAL)
+    logging.getLogger("pyhanko_certvalidator").setLevel(logging.CRITICAL)
+    try:
+        reader = PdfFileReader(io.BytesIO(pdf.read_bytes()), strict=False)
+        sigs = reader.embedded_signatures
+    except Exception as err:  # noqa: BLE001 - any damage to the file is a failed check, said as such
+        return False, f"cannot read the PDF ({type(err).__name__}: {err})", None
+    if not sigs:
+        return False, "the PDF is not signed", None
+    sig = sigs[-1]
+    try:
+        signer_cert = sig.signer_cert
+        status = validate_pdf_signature(sig, ValidationContext(trust_roots=[signer_cert]))
+    except Exception as err:  # noqa: BLE001
+        return False, f"signature cannot be validated ({type(err).__name__}: {err})", None
+    if not status.intact:
+        return False, "the signed bytes were changed (digest mismatch)", None
+    if not status.valid:
+        return False, "the signature does not verify", None
+    if status.coverage != SignatureCoverageLevel.ENTIRE_FILE:
+        return False, "the PDF was changed after it was signed", None
+    signer_key = serialization.load_der_public_key(signer_cert.public_key.dump())
+    fp = fingerprint(signer_key) if isinstance(signer_key, Ed25519PublicKey) else "(not an Ed25519 key)"
+    if public_key is not None and fp != fingerprint(public_key):
+        return False, f"signed by key {fp}, not by the key given", None
+    try:
+        info = reader.trailer["/Info"]
+        keywords = str(info.get("/Keywords", "")) if info else ""
+    except Exception:  # noqa: BLE001
+        keywords = ""
+    who = signer_cert.subject.human_friendly
+    checked = "" if public_key is not None else "; give --pubkey to check whose key it is"
+    return True, f"by key {fp} ({who}){checked}", keywords

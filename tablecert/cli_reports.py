@@ -1,0 +1,101 @@
+"""``tablecert report | verify-report``: the certification PDFs of a run folder, and their checks.
+
+Wired into ``tablecert.cli`` with ``cli_reports.add_parsers(sub)``; ``python -m
+tablecert.cli_reports`` runs the two subcommands on their own, with the same error handling (one
+line on stderr, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tablecert.cli_common import UsageError, progress_bar
+
+
+def _run_dir(text: str) -> Path:
+    path = Path(text)
+    if not path.is_dir():
+        raise UsageError(f"{text}: no such run folder")
+    if not (path / "run.db").is_file():
+        raise UsageError(f"{text}: not a run folder (no run.db)")
+    return path
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from tablecert.reports import KINDS, store_game_math, write_reports
+
+    run_dir = _run_dir(args.run_dir)
+    kinds = KINDS if args.kind == "both" else (args.kind,)
+    if args.out and len(kinds) != 1:
+        raise UsageError("--out names one file: give --kind certificate or --kind findings with it")
+    if args.cert and not args.sign:
+        raise UsageError("--cert needs --sign KEY")
+    if args.game_math:
+        store_game_math(run_dir, progress_bar("labelling hands", args.quiet))
+    written = write_reports(run_dir, submission=args.submission, declared=args.declared, sign_key=args.sign,
+                            cert=args.cert, kinds=kinds, out=args.out)
+    for path in written:
+        print(path)
+    return 0
+
+
+def cmd_verify_report(args: argparse.Namespace) -> int:
+    from tablecert.reports import check_report
+
+    if not Path(args.file).is_file():
+        raise UsageError(f"{args.file}: no such report")
+    parts = check_report(args.file, args.summary, args.pubkey)
+    words = {True: "ok", False: "FAILED", None: "not checked"}
+    for part, ok, detail in parts:
+        print(f"{part}: {words[ok]} ({detail})")
+    return 1 if any(ok is False for _, ok, _ in parts) else 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("report", cmd_report, "Write the certification report (certificate.pdf, for the lab and the "
+            "regulator) and the pre-submission findings (findings.pdf, for the vendor) of a run folder.")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder (holding run.db and summary.json)")
+    p.add_argument("--kind", choices=("certificate", "findings", "both"), default="both",
+                   help="which document (default both, into RUN_DIR)")
+    p.add_argument("--out", help="output file (with one --kind; default RUN_DIR/KIND.pdf)")
+    p.add_argument("--submission", metavar="FILE",
+                   help="TOML/JSON: lab, product, submission_id, signatory, signatory_title")
+    p.add_argument("--declared", metavar="FILE",
+                   help="TOML/JSON: the vendor's declared return figures, name = \"1.414%%\" or \"7/495\"")
+    p.add_argument("--sign", metavar="KEY", help="Ed25519 private key (PEM): sign summary.json and the PDFs")
+    p.add_argument("--cert", metavar="PEM", help="the lab's X.509 certificate for KEY (default: a self-signed one)")
+    p.add_argument("--game-math", action="store_true",
+                   help="first compute the exact pai gow figures (all-hands census, ~30 s) into the run database")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p = add("verify-report", cmd_verify_report, "Check a report's PDF signature, the run summary's signature "
+            "and that the summary is the one the report states. Exit 0 ok, 1 a check failed.")
+    p.add_argument("file", metavar="FILE", help="a signed report PDF")
+    p.add_argument("--summary", metavar="SUMMARY", help="the run's summary.json (default: beside the report)")
+    p.add_argument("--pubkey", metavar="PEM", help="the lab's public key (PEM key or certificate) to check against")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The two subcommands alone, with ``tablecert``'s error handling (one line, exit 2)."""
+    parser = argparse.ArgumentParser(prog="tablecert")
+    add_parsers(parser.add_subparsers(dest="command", metavar="COMMAND", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (UsageError, OSError, ValueError) as err:  # ValueError covers the reports' input errors
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("tablecert: interrupted", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
