@@ -14,7 +14,7 @@ from typing import Any
 
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.outputs import write_outputs
-from tablecert.harness.runner import DEFAULT_BATCH_SIZE, Runner, RunResult
+from tablecert.harness.runner import Runner, RunResult
 from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.checks import load_manifest, verify
 from tablecert.vectors.suites import generate
@@ -55,7 +55,7 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
 
 
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
-            batch_size: int = DEFAULT_BATCH_SIZE, resume: bool = False,
+            batch_size: int | None = None, resume: bool = False,
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,

@@ -6,6 +6,12 @@ every answer, and records the batch atomically. Ops the vendor did not list in `
 *unsupported*. A vendor fault (crash, hang, malformed answer ...) is recorded, the vendor is
 restarted, and the batch is tried again up to ``retries`` times; a batch that still faults is
 recorded as ``fault`` and the run's verdict becomes ``incomplete``.
+
+The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.hand_runner`:
+the same batches, outcomes and database, without Python work per case while answers are right.
+Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
+same batches): by default :data:`~tablecert.harness.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
+batch size is the generic default, else the batch size asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.contract import Hello, VendorFault, VendorSession
+from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
@@ -88,14 +95,22 @@ class Runner:
     """One run of one suite against one vendor (see the module docstring)."""
 
     def __init__(self, open_session: Callable[[], VendorSession], suite_dir: Path, run_dir: Path, *,
-                 batch_size: int = DEFAULT_BATCH_SIZE, retries: int = 2, resume: bool = False,
+                 batch_size: int | None = None, retries: int = 2, resume: bool = False,
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
+                 max_hands: int | None = None) -> None:
+        """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
+        given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
+        ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
+        ``max_hands``: run only the first hands of a hand suite (a slice, for tests and trials;
+        the verdict is then ``incomplete``)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
-        self.batch_size, self.retries = batch_size, retries
+        self.asked_batch_size = batch_size
+        self.batch_size, self.retries = batch_size or DEFAULT_BATCH_SIZE, retries
         self.stop_after_failures = stop_after_failures
         self.progress = progress
+        self.max_hands = max_hands
         run_dir.mkdir(parents=True, exist_ok=True)
         db_path = run_dir / "run.db"
         if db_path.exists() and not resume:
@@ -110,9 +125,30 @@ class Runner:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
                              state="running", **(run_meta or {}))
+        self.hand_suite = manifest["suite"] in HAND_SUITES
+        self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
         self.failures = self.db.outcome_totals()["fail"]
+
+    def _hand_batch_size(self, asked: int | None) -> int:
+        """Hands per request of this hand-suite run: the one the run started with (meta, or for a
+        run database without it the size of its first batch), else the one asked for."""
+        stored = self.db.meta().get("hand_batch_size")
+        if stored is None:
+            row = self.db.db.execute("SELECT n FROM batches WHERE file = ? AND first_tc = 1 LIMIT 1",
+                                     (HAND_FILE,)).fetchone()
+            stored = row[0] if row else None
+        if stored is not None:
+            if asked is not None and asked != stored:
+                raise RunError(f"this run sends {stored} hands per request; it cannot resume with {asked}")
+            size = int(stored)
+        else:
+            size = asked or self.asked_batch_size or DEFAULT_HAND_BATCH_SIZE
+        if size < 1:
+            raise RunError(f"hand batch size {size} must be at least 1")
+        self.db.set_meta(hand_batch_size=size)
+        return size
 
     # -- vendor lifecycle
     def _start(self) -> VendorSession:
@@ -138,27 +174,15 @@ class Runner:
     def run(self) -> RunResult:
         done = self.db.done_batches()
         total = count_cases(self.suite_dir)
-        seen = 0
         try:
             try:
                 self._start()
             except VendorFault as err:
                 raise RunError(f"vendor could not be started or greeted: {err}") from err
-            assert self.hello is not None
-            for batch in iter_batches(self.suite_dir, self.batch_size):
-                seen += len(batch.cases)
-                if batch.key in done:
-                    continue
-                if batch.op not in self.hello.ops:
-                    self.db.record(whole_batch(batch, "unsupported", "unsupported"))
-                else:
-                    outcome = self._run_batch(batch)
-                    self.db.record(outcome)
-                    self.failures += len(outcome.failures)
-                if self.progress:
-                    self.progress(seen, total)
-                if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
-                    break
+            if self.hand_suite:
+                run_hands(self, done, total)
+            else:
+                self._run_batches(done, total)
         finally:
             self._drop()
         verdict = self.verdict(stopped_early=self.stop_after_failures is not None and self.failures >= self.stop_after_failures)
@@ -166,6 +190,24 @@ class Runner:
         result = RunResult(verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()
         return result
+
+    def _run_batches(self, done: set[tuple[str, str, int]], total: int) -> None:
+        assert self.hello is not None
+        seen = 0
+        for batch in iter_batches(self.suite_dir, self.batch_size):
+            seen += len(batch.cases)
+            if batch.key in done:
+                continue
+            if batch.op not in self.hello.ops:
+                self.db.record(whole_batch(batch, "unsupported", "unsupported"))
+            else:
+                outcome = self._run_batch(batch)
+                self.db.record(outcome)
+                self.failures += len(outcome.failures)
+            if self.progress:
+                self.progress(seen, total)
+            if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+                break
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:
         last: VendorFault | None = None

@@ -3,7 +3,8 @@ cut into batches of at most ``batch_size`` cases that never span two groups.
 
 Vector-set files are read in a fixed order (edge parts before domain parts, then by name), so a
 run is reproducible and a resumed run meets the same batches. Hand-stream suites produce their
-cases from the canonical hand order and their expected answers from the label stream.
+cases from the canonical hand order (compiled enumeration, see :mod:`tablecert.harness.hand_runner`)
+and their expected answers from the label stream.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 from tablecert.vectors.checks import load_manifest
 
 
@@ -57,7 +55,8 @@ def count_cases(suite_dir: Path) -> int:
 
 
 def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
-    """Every batch of the suite, in run order."""
+    """Every batch of the suite, in run order. (A hand suite's batches as JSON values, one per op
+    and group of hands; runs take them faster through :mod:`tablecert.harness.hand_runner`.)"""
     manifest = load_manifest(suite_dir)
     if "prompt" not in manifest["views"] or "expected" not in manifest["views"]:
         raise SuiteReadError(f"{suite_dir}: a run needs both the prompt and the expected view")
@@ -99,22 +98,21 @@ HAND_CLAUSES = {"paigow.player_bonus": ["njac.11.19.c1", "njac.11.20.b"],
                 "paigow.banker_bonus": ["njac.11.19.c2", "njac.11.20.c"]}
 
 
-def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int) -> Iterator[Batch]:
-    from tablecert.vectors.hand_stream import iter_prompt_cases
+def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int, first_hand: int = 0,
+                  max_hands: int | None = None) -> Iterator[Batch]:
+    """The batches of a hand suite from hand ``first_hand`` (0-based, a multiple of ``batch_size``
+    for the run's batches), ``max_hands`` hands at most; each group of hands goes to both ops."""
+    import os
 
-    desc = json.loads((suite_dir / "expected" / "paigow.hands.json").read_text(encoding="utf-8"))
-    labels = np.memmap(suite_dir / "expected" / desc["stream"], dtype=np.uint8, mode="r").reshape(-1, 2)
-    config = desc["config"]
-    cases_iter = iter_prompt_cases(desc["suite"])
-    while True:
-        chunk = [c for _, c in zip(range(batch_size), cases_iter)]
-        if not chunk:
-            return
-        first = chunk[0][0]
-        cases = [case for _, case in chunk]
-        tc_ids = [tc for tc, _ in chunk]
-        codes = labels[first - 1: first - 1 + len(chunk)]
-        for column, op, names in ((0, "paigow.player_bonus", PLAYER_LABELS), (1, "paigow.banker_bonus", BANKER_LABELS)):
-            expected = [{"result": {"hand": names[code]}} for code in codes[:, column].tolist()]
-            yield Batch("paigow.hands", op, 1, config, tc_ids, cases, expected,
-                        [["Exhaustive"]] * len(cases), [HAND_CLAUSES[op]] * len(cases))
+    from tablecert.harness.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
+
+    suite = HandSuite.load(suite_dir)
+    stop = None if max_hands is None else first_hand + max_hands
+    fd = os.open(suite.labels_path, os.O_RDONLY)
+    try:
+        for hand_batch in iter_hand_batches(suite, fd, batch_size, first_hand, stop):
+            cases = hand_batch.case_values()
+            for op in HAND_OPS:
+                yield hand_batch.batch(op, cases)
+    finally:
+        os.close(fd)

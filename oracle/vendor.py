@@ -85,11 +85,20 @@ class ReferenceVendor:
 
 
 def serve(stdin: IO[str], stdout: IO[str], vendor: ReferenceVendor | None = None) -> int:
-    """Answer requests line by line until ``bye`` or end of input; returns the exit status (0)."""
+    """Answer requests line by line until ``bye`` or end of input; returns the exit status (0).
+
+    For the reference vendor itself on streams with byte layers (``stdin.buffer`` and
+    ``stdout.buffer``, as ``tablecert reference-vendor`` has), lines are read as bytes and a
+    request of the two label ops in its canonical compact form is answered by
+    :func:`tablecert.oracle.label_batch.fast_label_response`, byte for byte what the JSON path
+    writes; every other line is decoded as ``stdin`` itself decodes and takes the JSON path.
+    """
     vendor = vendor or ReferenceVendor()
-    for line in stdin:
+
+    def answer(line: str) -> bool:
+        """Answer one request line through JSON; False after ``bye``."""
         if not line.strip():
-            continue
+            return True
         request: object = None
         try:
             request = json.loads(line)
@@ -99,6 +108,30 @@ def serve(stdin: IO[str], stdout: IO[str], vendor: ReferenceVendor | None = None
             response = vendor.handle(request)
         stdout.write(json.dumps(response, separators=(",", ":")) + "\n")
         stdout.flush()
-        if isinstance(request, dict) and request.get("op") == "bye" and "error" not in response:
+        return not (isinstance(request, dict) and request.get("op") == "bye" and "error" not in response)
+
+    in_bytes, out_bytes = getattr(stdin, "buffer", None), getattr(stdout, "buffer", None)
+    if not (type(vendor) is ReferenceVendor and "handle" not in vars(vendor)
+            and in_bytes is not None and out_bytes is not None):
+        for line in stdin:
+            if not answer(line):
+                break
+        return 0
+
+    encoding, errors = stdin.encoding or "utf-8", stdin.errors or "strict"
+    heads = (b',"op":"paigow.player_bonus","config":{', b',"op":"paigow.banker_bonus","config":{')
+    fast: Callable[[bytes], bytes | None] | None = None
+    stdout.flush()
+    for raw in in_bytes:
+        # Only a line that may be a canonical label request loads the compiled fast path.
+        if raw.startswith(b'{"id":') and (heads[0] in raw[:64] or heads[1] in raw[:64]):
+            if fast is None:
+                from tablecert.oracle.label_batch import fast_label_response as fast
+            fast_answer = fast(raw)
+            if fast_answer is not None:
+                out_bytes.write(fast_answer + b"\n")
+                out_bytes.flush()
+                continue
+        if not answer(raw.decode(encoding, errors)):
             break
     return 0

@@ -219,12 +219,46 @@ class SubprocessSession:
         return self._checked(lambda: parse_hello(answer, 0))
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
-        rid = self._next_id
-        self._next_id += 1
+        rid = self.reserve_id()
         if not isinstance(cases, (list, tuple)):
             cases = list(cases)
         answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
         return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+
+    # -- pre-encoded requests (the hand-suite fast path) -----------------------------------------
+
+    def reserve_id(self) -> int:
+        """The id for the next request, never handed out again in this session (``batch`` takes
+        its ids from the same counter)."""
+        rid = self._next_id
+        self._next_id += 1
+        return rid
+
+    def exchange_raw(self, request_line: bytes | bytearray | memoryview) -> bytes:
+        """Send one already-encoded request line (its id from :meth:`reserve_id`; a final newline
+        is added if missing) and return the raw answer line, without its newline and undecoded.
+
+        Transport faults are handled exactly as in :meth:`batch` (``TIMEOUT``, ``CRASH``,
+        ``MALFORMED`` for an over-long line), the vendor killed; what the line says is not
+        looked at: judge it, or hand it to :meth:`decode_batch_answer`."""
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        if not bytes(memoryview(request_line)[-1:]) == b"\n":
+            request_line = bytes(request_line) + b"\n"
+        try:
+            return self._exchange(request_line, self._options.timeout)
+        except VendorFault:
+            raise
+        except BaseException:
+            self._die()
+            raise
+
+    def decode_batch_answer(self, line: bytes, request_id: int, n_cases: int, op: str) -> list[Any]:
+        """The results list of a raw batch answer line, checked as :meth:`batch` checks it
+        (``MALFORMED`` if not JSON, ``WRONG_ID``, ``WRONG_COUNT``, ``REQUEST_ERROR``): a fault
+        kills the vendor and ends the session, as it would in :meth:`batch`."""
+        answer = self._decoded(line, op)
+        return self._checked(lambda: check_batch_answer(answer, request_id, n_cases))
 
     def close(self) -> None:
         """Say bye (failures ignored), give the vendor a moment to exit, then kill its process
@@ -264,16 +298,19 @@ class SubprocessSession:
             raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
         payload = self._encode(request)
         try:
-            line = self._exchange(payload, timeout)
-            try:
-                return decode_line(line)
-            except (ValueError, RecursionError) as err:
-                raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
+            return self._decoded(self._exchange(payload, timeout), request["op"])
         except VendorFault:
             raise
         except BaseException:
             self._die()
             raise
+
+    def _decoded(self, line: bytes, op: str) -> Any:
+        """An answer line as JSON, or MALFORMED (the vendor killed)."""
+        try:
+            return decode_line(line)
+        except (ValueError, RecursionError) as err:
+            raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}") from None
 
     def _checked(self, check: Callable[[], Any]) -> Any:
         try:

@@ -1,0 +1,444 @@
+"""Running the hand-stream suites (``joker``, ``exhaustive``): every hand of a range of the canonical
+colex order, sent to ``paigow.player_bonus`` and ``paigow.banker_bonus``, at the speed of the data.
+
+An exhaustive run is 154,143,080 hands x 2 ops. Building each case as a Python dict, encoding
+and decoding JSON, and judging answer by answer would take hours, so for these suites nothing is
+done per case in Python unless an answer is wrong:
+
+* **Cases.** A :class:`HandBatch` is ``n`` consecutive hands of the order. A compiled kernel
+  steps through the colex order from any position (:func:`tablecert.oracle.cards.colex_unrank`
+  for the first hand) and writes each hand straight into its request bytes: every compact case
+  ``{"cards":["2c",...]}`` is a fixed-width record of 46 bytes plus a comma. The two ops share
+  the case bytes; only the line's head (id, op, config) differs. The line is byte for byte what
+  :meth:`SubprocessSession.batch` would send for the same cases (compact ``json.dumps``).
+* **Expected answers.** The label codes come from the suite's expected stream
+  (``expected/paigow.hands.labels``, two bytes per hand, read at the batch's offset), and the
+  whole expected answer line, compact JSON ``{"id":N,"results":[{"hand":"none"},...]}``, is
+  written by a kernel.
+* **Judging.** On a session that can exchange pre-encoded lines (``exchange_raw``, the subprocess
+  adapter), an answer equal to the expected line passes the whole batch: the counts (per op, its
+  clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
+  diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. Any other answer (a
+  vendor that formats differently, or is wrong) is decoded and checked as
+  :meth:`SubprocessSession.batch` would check it and judged case by case exactly like
+  :func:`tablecert.harness.runner.judge_batch`, so the run database is the same either way.
+  Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values
+  and the generic judge.
+
+Resumption skips recorded batches by arithmetic (batch ``k`` starts at hand ``k * size``), never
+by enumerating them. Time spent in each stage is kept in :data:`STATS` (see the benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numba import njit
+
+from tablecert.harness.contract import VendorFault
+from tablecert.harness.results import BatchOutcome
+from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
+from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
+from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
+
+if TYPE_CHECKING:
+    from tablecert.harness.runner import Runner
+
+HAND_FILE = "paigow.hands"
+"""The ``file`` of every hand-suite batch in the run database."""
+
+HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+HAND_FLAGS = ["Exhaustive"]
+HAND_SUITES = ("joker", "exhaustive")
+DEFAULT_HAND_BATCH_SIZE = 20_000
+"""Hands per request of a hand suite when the run's batch size is the generic default."""
+
+LABEL_NAMES = {"paigow.player_bonus": PLAYER_LABELS, "paigow.banker_bonus": BANKER_LABELS}
+LABEL_COLUMN = {"paigow.player_bonus": 0, "paigow.banker_bonus": 1}
+
+CASE_BYTES = 46
+"""Length of one compact case ``{"cards":["2c","2d","2h","2s","3c","3d","3h"]}``."""
+CASE_STRIDE = CASE_BYTES + 1
+"""A case and its separating comma."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Byte tables
+# ---------------------------------------------------------------------------------------------
+
+def _case_template() -> np.ndarray:
+    """A compact case with its seven card codes blank, and the comma after it."""
+    text = json.dumps({"cards": ["??"] * HAND_SIZE}, separators=(",", ":")).encode("ascii") + b","
+    assert len(text) == CASE_STRIDE
+    return np.frombuffer(text, dtype=np.uint8).copy()
+
+
+CASE_TEMPLATE = _case_template()
+CARD_OFFSETS = np.array([m.start() for m in re.finditer(rb"\?\?", CASE_TEMPLATE.tobytes())], dtype=np.int64)
+"""Where the two characters of card ``j`` sit in a case record (11, 16, ..., 41)."""
+
+CARD_CHARS = np.array([list(card_code(i).encode("ascii")) for i in range(DECK_SIZE)], dtype=np.uint8)
+"""The two ASCII characters of each card index's code."""
+
+
+def _result_table(labels: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(row i: the compact JSON of ``{"hand": labels[i]}`` padded with zeros, row lengths)."""
+    rows = [json.dumps({"hand": label}, separators=(",", ":")).encode("ascii") for label in labels]
+    table = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint8)
+    for i, row in enumerate(rows):
+        table[i, : len(row)] = np.frombuffer(row, dtype=np.uint8)
+    return table, np.array([len(r) for r in rows], dtype=np.int64)
+
+
+RESULT_TABLES = {op: _result_table(names) for op, names in LABEL_NAMES.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def _colex_hands(first: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out`` (n x 7) with the n hands of the colex order from the sorted hand ``first``."""
+    c = first.copy()
+    n = out.shape[0]
+    for k in range(n):
+        for j in range(7):
+            out[k, j] = c[j]
+        if k + 1 == n:
+            break
+        i = 0
+        while i < 6 and c[i] + 1 >= c[i + 1]:
+            i += 1
+        c[i] += 1
+        for j in range(i):
+            c[j] = j
+
+
+@njit(cache=True, nogil=True)
+def _encode_cases(cards: np.ndarray, chars: np.ndarray, template: np.ndarray, offsets: np.ndarray,
+                  out: np.ndarray, start: int) -> None:
+    """Write the compact cases of ``cards`` (n x 7 card indices), each followed by a comma,
+    into ``out`` from ``start``."""
+    for k in range(cards.shape[0]):
+        o = start + k * 47
+        for b in range(47):
+            out[o + b] = template[b]
+        for j in range(7):
+            c = cards[k, j]
+            out[o + offsets[j]] = chars[c, 0]
+            out[o + offsets[j] + 1] = chars[c, 1]
+
+
+@njit(cache=True, nogil=True)
+def _encode_results(codes: np.ndarray, table: np.ndarray, lengths: np.ndarray, out: np.ndarray, start: int) -> int:
+    """Write the results of label ``codes`` (rows of ``table``), comma-separated, into ``out``
+    from ``start``; returns the end position."""
+    pos = start
+    for k in range(codes.shape[0]):
+        code = codes[k]
+        if k:
+            out[pos] = 44
+            pos += 1
+        for b in range(lengths[code]):
+            out[pos + b] = table[code, b]
+        pos += lengths[code]
+    return pos
+
+
+# ---------------------------------------------------------------------------------------------
+# The suite, its batches, and their outcomes
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class HandStats:
+    """Where a hand-suite run spends its time (seconds) and what it did."""
+
+    encode_s: float = 0.0        # enumerating hands and writing their request bytes (worker thread)
+    expected_s: float = 0.0      # reading label codes, writing the expected results, counting labels (worker)
+    exchange_s: float = 0.0      # sending requests and waiting for answers (the vendor's work is in here)
+    judge_s: float = 0.0         # completing the expected lines, comparing answers with them, counting
+    fallback_s: float = 0.0      # decoding and judging answers case by case (not the canonical line)
+    record_s: float = 0.0        # writing batches into the run database
+    prefetch_wait_s: float = 0.0  # waiting for the next batch's bytes (encoding ahead in a thread)
+    run_s: float = 0.0           # the whole hand loop, wall clock
+    requests: int = 0
+    fast_passes: int = 0
+    fallbacks: int = 0
+    generic: int = 0
+    hands: int = 0
+    vectors: int = 0
+    request_bytes: int = 0
+    answer_bytes: int = 0
+
+    def reset(self) -> None:
+        for f in fields(self):
+            setattr(self, f.name, f.default)
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+STATS = HandStats()
+"""Counters of the hand-suite runs in this process (reset at the start of each run). The worker
+thread that prepares batches writes only ``encode_s`` and ``expected_s``; the run loop the rest."""
+
+
+@dataclass(frozen=True)
+class HandSuite:
+    """A hand suite folder: which hands, with what config, and where their labels are."""
+
+    suite: str
+    first_position: int
+    n_hands: int
+    config: Any
+    labels_path: Path
+
+    @classmethod
+    def load(cls, suite_dir: Path) -> HandSuite:
+        desc = json.loads((suite_dir / "expected" / "paigow.hands.json").read_text(encoding="utf-8"))
+        labels = suite_dir / "expected" / desc["stream"]
+        if labels.stat().st_size != 2 * desc["numberOfHands"]:
+            raise ValueError(f"{labels}: {labels.stat().st_size} bytes for {desc['numberOfHands']} hands")
+        return cls(desc["suite"], int(desc["firstPosition"]), int(desc["numberOfHands"]), desc["config"], labels)
+
+
+def request_head(rid: int, op: str, config: Any) -> bytes:
+    """The start of a request line up to its cases: ``{"id":N,"op":OP,"config":{...},"cases":[``,
+    exactly as the subprocess adapter encodes a request (compact, ASCII, no NaN)."""
+    text = json.dumps({"id": rid, "op": op, "config": config, "cases": []}, separators=(",", ":"), allow_nan=False)
+    assert text.endswith("[]}")
+    return text[:-2].encode("ascii")
+
+
+def answer_head(rid: int) -> bytes:
+    return json.dumps({"id": rid, "results": []}, separators=(",", ":"))[:-2].encode("ascii")
+
+
+class HandBatch:
+    """``n`` consecutive hands of a suite, from hand ``index`` (0-based; tcId = index + 1), with
+    their request bytes, expected label codes, and each op's expected results as bytes (all
+    prepared when the batch is made, on the worker thread; only ids are added per request)."""
+
+    def __init__(self, suite: HandSuite, labels_fd: int, index: int, n: int) -> None:
+        self.suite, self.index, self.n = suite, index, n
+        t0 = time.perf_counter()
+        self.cards = np.empty((n, HAND_SIZE), dtype=np.uint8)
+        _colex_hands(np.array(colex_unrank(suite.first_position + index), dtype=np.int64), self.cards)
+        # [room for the longest head of a 20-digit id][n cases, each with a comma][]}\n]: the last
+        # comma becomes ']'.
+        self._room = max(len(request_head(10**19, op, suite.config)) for op in HAND_OPS)
+        buf = np.empty(self._room + n * CASE_STRIDE + 2, dtype=np.uint8)
+        _encode_cases(self.cards, CARD_CHARS, CASE_TEMPLATE, CARD_OFFSETS, buf, self._room)
+        end = self._room + n * CASE_STRIDE
+        buf[end - 1: end + 2] = np.frombuffer(b"]}\n", dtype=np.uint8)
+        self._buf = buf
+        t1 = time.perf_counter()
+        raw = os.pread(labels_fd, 2 * n, 2 * index)
+        if len(raw) != 2 * n:
+            raise ValueError(f"{suite.labels_path}: short read at hand {index}")
+        self.codes = np.frombuffer(raw, dtype=np.uint8).reshape(n, 2)
+        self._results = {op: self._results_bytes(op) for op in HAND_OPS}
+        self._label_counts = {op: np.bincount(self.codes[:, LABEL_COLUMN[op]], minlength=len(names)).tolist()
+                              for op, names in LABEL_NAMES.items()}
+        STATS.encode_s += t1 - t0
+        STATS.expected_s += time.perf_counter() - t1
+
+    def _results_bytes(self, op: str) -> bytes:
+        """The expected results of ``op``, comma-separated: what goes between ``[`` and ``]``."""
+        table, lengths = RESULT_TABLES[op]
+        out = np.empty(self.n * (table.shape[1] + 1), dtype=np.uint8)
+        end = _encode_results(self.codes[:, LABEL_COLUMN[op]], table, lengths, out, 0)
+        return out[:end].tobytes()
+
+    @property
+    def first_tc(self) -> int:
+        return self.index + 1
+
+    def key(self, op: str) -> tuple[str, str, int]:
+        return HAND_FILE, op, self.first_tc
+
+    def request_line(self, op: str, rid: int) -> memoryview:
+        """The request line (with its newline) for ``op`` under id ``rid``: a view into the batch's
+        buffer, valid until the next call."""
+        head = request_head(rid, op, self.suite.config)
+        start = self._room - len(head)
+        if start < 0:                              # an id of more than 20 digits: not worth a room
+            return memoryview(head + self._buf[self._room:].tobytes())
+        self._buf[start: self._room] = np.frombuffer(head, dtype=np.uint8)
+        return memoryview(self._buf)[start:]
+
+    def expected_line(self, op: str, rid: int) -> bytes:
+        """The canonical answer line (without newline) a correct vendor gives to ``request_line``."""
+        return b"".join((answer_head(rid), self._results[op], b"]}"))
+
+    def case_values(self) -> list[dict[str, list[str]]]:
+        """The cases as JSON values (for sessions that take values, and for judging case by case)."""
+        codes = [card_code(i) for i in range(DECK_SIZE)]
+        return [{"cards": [codes[c] for c in row]} for row in self.cards.tolist()]
+
+    def batch(self, op: str, cases: list[Any] | None = None) -> Batch:
+        """The batch as the suite reader would give it: the same cases, expected values, flags, clauses."""
+        names = LABEL_NAMES[op]
+        tc_ids = list(range(self.first_tc, self.first_tc + self.n))
+        expected = [{"result": {"hand": names[code]}} for code in self.codes[:, LABEL_COLUMN[op]].tolist()]
+        return Batch(HAND_FILE, op, 1, self.suite.config, tc_ids, cases if cases is not None else self.case_values(),
+                     expected, [HAND_FLAGS] * self.n, [HAND_CLAUSES[op]] * self.n)
+
+    def whole(self, op: str, status: str, outcome: str) -> BatchOutcome:
+        """Every vector of the batch with one outcome (unsupported, fault), counted in O(1)."""
+        out = BatchOutcome(HAND_FILE, op, self.first_tc, self.n, status)
+        count_all(out.counts, op, self.n, outcome)
+        return out
+
+    def passed(self, op: str) -> BatchOutcome:
+        """Every vector passed: what judging each answer would count, in O(1) per label."""
+        out = self.whole(op, "done", "pass")
+        names = LABEL_NAMES[op]
+        for code, k in enumerate(self._label_counts[op]):
+            if k:
+                out.confusion[(op, names[code], names[code])] += k
+        return out
+
+
+def count_all(counts: Counter[tuple[str, str, str]], op: str, n: int, outcome: str) -> None:
+    """``n`` vectors of a hand batch of ``op`` with one outcome (what runner._count adds n times)."""
+    counts[("op", op, outcome)] += n
+    for c in HAND_CLAUSES[op]:
+        counts[("clause", c, outcome)] += n
+    for f in HAND_FLAGS:
+        counts[("flag", f, outcome)] += n
+        counts[("op_flag", f"{op} {f}", outcome)] += n
+
+
+def hand_ranges(n_hands: int, size: int, start: int = 0) -> Iterator[tuple[int, int]]:
+    """(first hand index, number of hands) of every batch of ``size`` hands from batch boundary ``start``."""
+    for index in range(start, n_hands, size):
+        yield index, min(size, n_hands - index)
+
+
+def iter_hand_batches(suite: HandSuite, labels_fd: int, size: int, start: int = 0,
+                      stop: int | None = None) -> Iterator[HandBatch]:
+    stop = suite.n_hands if stop is None else min(stop, suite.n_hands)
+    for index, n in hand_ranges(stop, size, start):
+        yield HandBatch(suite, labels_fd, index, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# The run loop
+# ---------------------------------------------------------------------------------------------
+
+def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> BatchOutcome:
+    """The outcome of a raw answer: the whole batch passes if it is the canonical expected line,
+    else it is decoded and checked (VendorFault as ``batch`` raises it) and judged case by case."""
+    from tablecert.harness.runner import judge_batch
+
+    t0 = time.perf_counter()
+    if answer == hb.expected_line(op, rid):
+        out = hb.passed(op)
+        STATS.fast_passes += 1
+        STATS.judge_s += time.perf_counter() - t0
+        return out
+    STATS.fallbacks += 1
+    try:
+        results = session.decode_batch_answer(answer, rid, hb.n, op)
+        return judge_batch(hb.batch(op), results)
+    finally:
+        STATS.fallback_s += time.perf_counter() - t0
+
+
+def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
+    """One op of one hand batch against the vendor, with the runner's retries after faults."""
+    from tablecert.harness.runner import judge_batch
+
+    cases: list[Any] | None = None
+    for attempt in range(1, runner.retries + 2):
+        try:
+            session = runner._start()
+            if hasattr(session, "exchange_raw"):
+                rid = session.reserve_id()
+                line = hb.request_line(op, rid)
+                t0 = time.perf_counter()
+                answer = session.exchange_raw(line)
+                STATS.exchange_s += time.perf_counter() - t0
+                STATS.requests += 1
+                STATS.request_bytes += len(line)
+                STATS.answer_bytes += len(answer)
+                return judge_raw(session, hb, op, rid, answer)
+            STATS.generic += 1
+            t0 = time.perf_counter()
+            cases = cases if cases is not None else hb.case_values()
+            results = session.batch(op, hb.suite.config, cases)
+            STATS.exchange_s += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            try:
+                return judge_batch(hb.batch(op, cases), results)
+            finally:
+                STATS.fallback_s += time.perf_counter() - t0
+        except VendorFault as fault:
+            runner._drop()
+            runner.db.record_fault_attempt((HAND_FILE, op, hb.first_tc, hb.n, attempt, fault.kind.value, fault.detail,
+                                            fault.stderr_tail[-4000:]))
+    return hb.whole(op, "fault", "fault")
+
+
+def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bool:
+    """Run a hand suite's batches not in ``done``; True if stopped early (``stop_after_failures``).
+
+    The next batch's bytes are prepared on a worker thread while the current one is with the
+    vendor (the kernels release the GIL)."""
+    STATS.reset()
+    started = time.perf_counter()
+    suite = HandSuite.load(runner.suite_dir)
+    size = runner.hand_batch_size
+    stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
+    assert runner.hello is not None
+    todo = [(index, n) for index, n in hand_ranges(stop, size)
+            if any((HAND_FILE, op, index + 1) not in done for op in HAND_OPS)]
+    fd = os.open(suite.labels_path, os.O_RDONLY)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-batches")
+    try:
+        def make(i: int) -> Future[HandBatch] | None:
+            return pool.submit(HandBatch, suite, fd, *todo[i]) if i < len(todo) else None
+
+        upcoming = make(0)
+        for i in range(len(todo)):
+            assert upcoming is not None
+            t0 = time.perf_counter()
+            hb = upcoming.result()
+            STATS.prefetch_wait_s += time.perf_counter() - t0
+            upcoming = make(i + 1)
+            STATS.hands += hb.n
+            count = 2 * hb.index                     # vectors before this batch, done or not
+            for op in HAND_OPS:
+                count += hb.n
+                if hb.key(op) in done:
+                    continue
+                if op not in runner.hello.ops:
+                    outcome = hb.whole(op, "unsupported", "unsupported")
+                else:
+                    outcome = run_hand_batch(runner, hb, op)
+                    STATS.vectors += hb.n
+                t0 = time.perf_counter()
+                runner.db.record(outcome)
+                STATS.record_s += time.perf_counter() - t0
+                runner.failures += len(outcome.failures)
+                if runner.progress:
+                    runner.progress(count, total)
+                if runner.stop_after_failures is not None and runner.failures >= runner.stop_after_failures:
+                    return True
+        return False
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        os.close(fd)
+        STATS.run_s = time.perf_counter() - started
