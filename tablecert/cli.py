@@ -10,10 +10,11 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 from pathlib import Path
 
 from tablecert import __version__, cli_harness, cli_reports, cli_vectors
-from tablecert.cli_common import UsageError, progress_bar
+from tablecert.cli_common import UsageError, progress_bar, subcommand
 
 
 def _json_out(obj: object) -> None:
@@ -114,10 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(func=func)
-        return p
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        return subcommand(sub, name, func, help_text)
 
     p = add("census", cmd_census, "Label all 154,143,080 seven-card hands and count them per label, "
             "checked against the published counts.")

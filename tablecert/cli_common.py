@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 class UsageError(Exception):
@@ -30,3 +32,10 @@ def existing_dir(text: str) -> Path:
     if not path.is_dir():
         raise UsageError(f"{text}: not a folder")
     return path
+
+
+def subcommand(sub: Any, name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+    """Add one subcommand whose help and description are the same sentence."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
+    p.set_defaults(func=func)
+    return p

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import UsageError, existing_dir, progress_bar, step_printer
+from tablecert.cli_common import UsageError, existing_dir, progress_bar, step_printer, subcommand
 
 
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
@@ -103,10 +103,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(func=func)
-        return p
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        return subcommand(sub, name, func, help_text)
 
     p = add("demo", cmd_demo, "The main job on built-in defaults: certify the demo vendor (with bugs) and the "
             "reference vendor against the standard suite, as subprocesses.")

@@ -11,8 +11,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from tablecert.cli_common import UsageError, progress_bar
+from tablecert.cli_common import UsageError, progress_bar, subcommand
 
 
 def _run_dir(text: str) -> Path:
@@ -55,10 +56,8 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(func=func)
-        return p
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        return subcommand(sub, name, func, help_text)
 
     p = add("report", cmd_report, "Write the certification report (certificate.pdf, for the lab and the "
             "regulator) and the pre-submission findings (findings.pdf, for the vendor) of a run folder.")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from pathlib import Path
 
-from tablecert.cli_common import existing_dir, step_printer
+from tablecert.cli_common import existing_dir, step_printer, subcommand
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -66,10 +67,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     vec = sub.add_parser("vectors", help=text, description=text)
     vsub = vec.add_subparsers(dest="vectors_command", metavar="ACTION", required=True)
 
-    def add(name: str, func: object, help_text: str) -> argparse.ArgumentParser:
-        p = vsub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(func=func)
-        return p
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        return subcommand(vsub, name, func, help_text)
 
     g = add("generate", cmd_generate, "Generate a suite into a folder (prompt and/or expected view, manifest).")
     g.add_argument("--suite", required=True, help="edge | standard | joker | exhaustive")
