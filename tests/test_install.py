@@ -4,6 +4,7 @@ run the CLI from there (so package data, entry point and import mapping are all 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -17,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
+    # build from a copy of the source tree, so no build/ left in the checkout can leak into the wheel
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "out", "*.egg-info",
+                                                                "__pycache__", ".pytest_cache", ".hypothesis"))
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(ROOT)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(source)],
                    check=True, timeout=600)
     (wheel,) = dist.glob("tablecert-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
