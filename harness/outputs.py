@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from tablecert.harness.results import OUTCOMES, RunDatabase
+from tablecert.harness.results import RunDatabase
 
 JUNIT_EXAMPLES = 20
 

@@ -178,22 +178,15 @@ def _non_flush_completions(free: int, taken: tuple[int, ...]) -> int:
     more than four cards in all, ``taken[s]`` being the cards suit s already holds: the
     multinomial sum free! * sum over splits (a_s) of prod 1/a_s!, with a_s <= 4 - taken[s]."""
     limits = [MAX_PER_SUIT - t for t in taken] + [MAX_PER_SUIT] * (SUIT_COUNT - len(taken))
-    total = 0
 
-    def split(s: int, left: int, weight: Fraction) -> None:
-        nonlocal total
+    def split(s: int, left: int, weight: Fraction) -> Fraction:
+        """Sum of weight x prod 1/a! over the splits of ``left`` cards among suits s.."""
         if s == SUIT_COUNT:
-            if left == 0:
-                total_add(weight)
-            return
-        for a in range(min(left, limits[s]) + 1):
-            split(s + 1, left - a, weight / factorial(a))
+            return weight if left == 0 else Fraction(0)
+        return sum((split(s + 1, left - a, weight / factorial(a)) for a in range(min(left, limits[s]) + 1)),
+                   Fraction(0))
 
-    def total_add(weight: Fraction) -> None:
-        nonlocal total
-        total += weight * factorial(free)
-
-    split(0, free, Fraction(1))
+    total = split(0, free, Fraction(1)) * factorial(free)
     assert total.denominator == 1
     return int(total.numerator)
 

@@ -26,33 +26,20 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from tablecert.harness.contract import (
-    PROTOCOL,
-    FaultKind,
-    Hello,
-    SessionOptions,
-    VendorFault,
-    check_batch_answer,
-    parse_hello,
-)
+from tablecert.harness.adapters.message_session import MessageSession, reject_constant
+from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 
-BYE_TIMEOUT = 1.0
 READ_CHUNK = 1 << 20
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 class _Timeout(Exception):
     """The deadline of one exchange has passed."""
 
 
-class HttpSession:
+class HttpSession(MessageSession):
     """A persistent HTTP connection to a vendor. Not thread-safe: one caller at a time."""
 
     def __init__(self, url: str, options: SessionOptions) -> None:
@@ -70,10 +57,8 @@ class HttpSession:
         self._host = parts.hostname
         self._port = port
         self._path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        self._options = options
+        super().__init__(options)
         self._conn: http.client.HTTPConnection | None = None
-        self._next_id = 1
-        self._alive = True
         try:
             self._connect(options.timeout)
         except (OSError, ssl.SSLError) as err:
@@ -82,45 +67,12 @@ class HttpSession:
     # -- public -----------------------------------------------------------------------------
 
     @property
-    def alive(self) -> bool:
-        """False once the session is closed or has faulted; a dead session accepts no request."""
-        return self._alive
-
-    @property
     def url(self) -> str:
         return self._url
 
     def stderr_tail(self) -> str:
         """An HTTP vendor's logs are its own: always empty."""
         return ""
-
-    def hello(self) -> Hello:
-        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
-        return self._checked(lambda: parse_hello(answer, 0))
-
-    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
-        rid = self._next_id
-        self._next_id += 1
-        if not isinstance(cases, (list, tuple)):
-            cases = list(cases)
-        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
-        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
-
-    def close(self) -> None:
-        """Say bye (failures ignored) and close the connection. Safe to call more than once."""
-        if not self._alive:
-            return
-        try:
-            self._call({"id": self._next_id, "op": "bye"}, min(BYE_TIMEOUT, self._options.timeout))
-        except VendorFault:
-            pass
-        self._die()
-
-    def __enter__(self) -> HttpSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- transport --------------------------------------------------------------------------
 
@@ -147,16 +99,6 @@ class HttpSession:
             self._conn.close()
             self._conn = None
 
-    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
-        self._die()
-        return VendorFault(kind, detail)
-
-    def _checked(self, check: Callable[[], Any]) -> Any:
-        try:
-            return check()
-        except VendorFault as fault:
-            raise self._fault(fault.kind, fault.detail) from None
-
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
         if not self._alive:
             raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
@@ -174,7 +116,7 @@ class HttpSession:
             snippet = data[:200].decode("utf-8", errors="replace")
             raise self._fault(FaultKind.MALFORMED, f"HTTP status {status} {reason} to {op!r}: {snippet}")
         try:
-            return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+            return json.loads(data.decode("utf-8"), parse_constant=reject_constant)
         except (ValueError, RecursionError) as err:
             raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}") from None
 

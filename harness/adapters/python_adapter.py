@@ -23,27 +23,13 @@ import json
 import queue
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from tablecert.harness.contract import (
-    PROTOCOL,
-    FaultKind,
-    Hello,
-    PythonVendor,
-    SessionOptions,
-    VendorFault,
-    check_batch_answer,
-    find_python_vendor,
-    parse_hello,
-)
+from tablecert.harness.adapters.message_session import MessageSession, reject_constant
+from tablecert.harness.contract import FaultKind, PythonVendor, SessionOptions, VendorFault, find_python_vendor
 
-BYE_TIMEOUT = 1.0
 TAIL_CHARS = 8 * 1024
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 class _Worker:
@@ -76,22 +62,15 @@ class _Worker:
         self._jobs.put(None)
 
 
-class PythonSession:
+class PythonSession(MessageSession):
     """A session with an in-process vendor. Not thread-safe: one caller at a time."""
 
     def __init__(self, vendor: PythonVendor, target: str, options: SessionOptions) -> None:
+        super().__init__(options)
         self._vendor = vendor
         self._target = target
-        self._options = options
-        self._next_id = 1
-        self._alive = True
         self._tail = ""
         self._worker = _Worker(f"vendor-{target}")
-
-    @property
-    def alive(self) -> bool:
-        """False once the session is closed or has faulted; a dead session accepts no request."""
-        return self._alive
 
     @property
     def vendor(self) -> PythonVendor:
@@ -101,48 +80,10 @@ class PythonSession:
         """The traceback of the vendor's last exception, if any (there is no stderr in process)."""
         return self._tail
 
-    def hello(self) -> Hello:
-        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
-        return self._checked(lambda: parse_hello(answer, 0))
-
-    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
-        rid = self._next_id
-        self._next_id += 1
-        if not isinstance(cases, (list, tuple)):
-            cases = list(cases)
-        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
-        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
-
-    def close(self) -> None:
-        """Say bye (failures ignored) and stop the worker thread. Safe to call more than once."""
-        if not self._alive:
-            return
-        try:
-            self._call({"id": self._next_id, "op": "bye"}, min(BYE_TIMEOUT, self._options.timeout))
-        except VendorFault:
-            pass
-        self._die()
-
-    def __enter__(self) -> PythonSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _die(self) -> None:
         if self._alive:
             self._alive = False
             self._worker.stop()
-
-    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
-        self._die()
-        return VendorFault(kind, detail, self._tail)
-
-    def _checked(self, check: Callable[[], Any]) -> Any:
-        try:
-            return check()
-        except VendorFault as fault:
-            raise self._fault(fault.kind, fault.detail) from None
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
         if not self._alive:
@@ -168,7 +109,7 @@ class PythonSession:
             raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
         if len(encoded) > self._options.max_line_bytes:
             raise self._fault(FaultKind.MALFORMED, f"answer longer than {self._options.max_line_bytes} bytes")
-        return json.loads(encoded, parse_constant=_reject_constant)
+        return json.loads(encoded, parse_constant=reject_constant)
 
 
 class PythonAdapter:

@@ -1,0 +1,91 @@
+"""The protocol half shared by sessions that exchange whole request and answer objects (the
+Python and HTTP adapters): ``hello``, ``batch`` and ``close`` on top of one ``_call``.
+
+A subclass provides ``_call(request, timeout) -> answer object`` (raising VendorFault on a
+transport fault), ``_die()`` (release the transport) and ``stderr_tail()``; this class applies
+the contract's checks and turns any fault into a dead session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tablecert.harness.contract import (
+    PROTOCOL,
+    FaultKind,
+    Hello,
+    SessionOptions,
+    VendorFault,
+    check_batch_answer,
+    parse_hello,
+)
+
+BYE_TIMEOUT = 1.0
+
+
+def reject_constant(name: str) -> Any:
+    """``parse_constant`` for json.loads: NaN and Infinity are not JSON."""
+    raise ValueError(f"{name} is not JSON")
+
+
+class MessageSession:
+    """hello / batch / close over ``_call``; one caller at a time."""
+
+    def __init__(self, options: SessionOptions) -> None:
+        self._options = options
+        self._next_id = 1
+        self._alive = True
+
+    @property
+    def alive(self) -> bool:
+        """False once the session is closed or has faulted; a dead session accepts no request."""
+        return self._alive
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def hello(self) -> Hello:
+        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
+        return self._checked(lambda: parse_hello(answer, 0))
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        rid = self._next_id
+        self._next_id += 1
+        if not isinstance(cases, (list, tuple)):
+            cases = list(cases)
+        answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+
+    def close(self) -> None:
+        """Say bye (failures ignored) and release the transport. Safe to call more than once."""
+        if not self._alive:
+            return
+        try:
+            self._call({"id": self._next_id, "op": "bye"}, min(BYE_TIMEOUT, self._options.timeout))
+        except VendorFault:
+            pass
+        self._die()
+
+    def __enter__(self) -> MessageSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- for subclasses
+    def _call(self, request: dict[str, Any], timeout: float) -> Any:
+        raise NotImplementedError
+
+    def _die(self) -> None:
+        self._alive = False
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        self._die()
+        return VendorFault(kind, detail, self.stderr_tail())
+
+    def _checked(self, check: Callable[[], Any]) -> Any:
+        try:
+            return check()
+        except VendorFault as fault:
+            raise self._fault(fault.kind, fault.detail) from None
