@@ -13,6 +13,7 @@ wrong id, the wrong number of results, a request-level error) raises :class:`Ven
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -115,6 +116,18 @@ class PythonVendor(Protocol):
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         ...
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_answer(text: str | bytes) -> Any:
+    """A vendor's answer as a JSON value, strictly: UTF-8, and NaN or Infinity refused (ValueError,
+    or RecursionError for absurd nesting). Every adapter decodes answers with this."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return json.loads(text, parse_constant=_reject_constant)
 
 
 def same_id(value: Any, request_id: int) -> bool:

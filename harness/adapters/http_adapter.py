@@ -29,8 +29,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from tablecert.harness.adapters.message_session import MessageSession, reject_constant
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.adapters.message_session import MessageSession
+from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault, decode_answer
 
 READ_CHUNK = 1 << 20
 
@@ -116,7 +116,7 @@ class HttpSession(MessageSession):
             snippet = data[:200].decode("utf-8", errors="replace")
             raise self._fault(FaultKind.MALFORMED, f"HTTP status {status} {reason} to {op!r}: {snippet}")
         try:
-            return json.loads(data.decode("utf-8"), parse_constant=reject_constant)
+            return decode_answer(data)
         except (ValueError, RecursionError) as err:
             raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}") from None
 

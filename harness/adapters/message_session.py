@@ -24,11 +24,6 @@ from tablecert.harness.contract import (
 BYE_TIMEOUT = 1.0
 
 
-def reject_constant(name: str) -> Any:
-    """``parse_constant`` for json.loads: NaN and Infinity are not JSON."""
-    raise ValueError(f"{name} is not JSON")
-
-
 class MessageSession:
     """hello / batch / close over ``_call``; one caller at a time."""
 

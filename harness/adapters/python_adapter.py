@@ -26,8 +26,15 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from tablecert.harness.adapters.message_session import MessageSession, reject_constant
-from tablecert.harness.contract import FaultKind, PythonVendor, SessionOptions, VendorFault, find_python_vendor
+from tablecert.harness.adapters.message_session import MessageSession
+from tablecert.harness.contract import (
+    FaultKind,
+    PythonVendor,
+    SessionOptions,
+    VendorFault,
+    decode_answer,
+    find_python_vendor,
+)
 
 TAIL_CHARS = 8 * 1024
 
@@ -109,7 +116,7 @@ class PythonSession(MessageSession):
             raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
         if len(encoded) > self._options.max_line_bytes:
             raise self._fault(FaultKind.MALFORMED, f"answer longer than {self._options.max_line_bytes} bytes")
-        return json.loads(encoded, parse_constant=reject_constant)
+        return decode_answer(encoded)
 
 
 class PythonAdapter:

@@ -47,6 +47,7 @@ from tablecert.harness.contract import (
     SessionOptions,
     VendorFault,
     check_batch_answer,
+    decode_answer,
     parse_hello,
 )
 
@@ -58,13 +59,9 @@ EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after 
 POLL_SLICE = 0.25          # seconds between checks that the vendor is still running while waiting
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def decode_line(line: bytes) -> Any:
     """One answer line as a JSON value; ValueError (or RecursionError) if it is not strict JSON."""
-    return json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+    return decode_answer(line)
 
 
 def minimal_env(pass_env: Sequence[str]) -> dict[str, str]:
