@@ -14,6 +14,7 @@ from typing import Any
 
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.outputs import write_outputs
+from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunResult
 from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.checks import load_manifest, verify
@@ -55,7 +56,7 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
 
 
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
-            batch_size: int | None = None, resume: bool = False,
+            batch_size: int | None = None, resume: bool = False, policy: FaultPolicy | None = None,
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
@@ -64,7 +65,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     findings PDFs (signed with ``sign_key`` when given)."""
     out.mkdir(parents=True, exist_ok=True)
     folder = prepare_suite(suite, profile, out, suite_dir, step)
-    runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
+    runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,
                     run_meta={"adapter": vendor.adapter, "target": vendor.target})
     result = runner.run()
     summary = write_outputs(out)

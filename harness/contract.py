@@ -35,6 +35,7 @@ class FaultKind(str, Enum):
     MALFORMED = "malformed"          # not JSON, not an object, results not a list, output too large
     WRONG_ID = "wrong_id"            # the answer's id is not the request's
     WRONG_COUNT = "wrong_count"      # len(results) != len(cases)
+    WRONG_OP = "wrong_op"            # the answer names an op that was not asked (it may echo the one asked)
     REQUEST_ERROR = "request_error"  # the vendor answered the whole request with an error
     BAD_HELLO = "bad_hello"          # a hello answer that arrived but is unusable (fields, protocol refused)
     START = "start"                  # the vendor could not be started at all
@@ -151,12 +152,20 @@ def parse_hello(answer: Any, request_id: int) -> Hello:
     return Hello(impl["name"], impl["version"], impl["build"], tuple(o for o in ops if o in KNOWN_OPS), answer)
 
 
-def check_batch_answer(answer: Any, request_id: int, n_cases: int) -> list[Any]:
-    """The results list of a batch answer, or VendorFault saying what is wrong with it."""
+def _brief(value: Any) -> str:
+    """A value from an answer, shown in a fault's detail (at most 100 characters)."""
+    return repr(value)[:100]
+
+
+def check_batch_answer(answer: Any, request_id: int, n_cases: int, op: str) -> list[Any]:
+    """The results list of a batch answer to a request of ``op``, or VendorFault saying what is
+    wrong with it."""
     if not isinstance(answer, dict):
         raise VendorFault(FaultKind.MALFORMED, f"answer is a JSON {type(answer).__name__}, not an object")
     if not same_id(answer.get("id"), request_id):
-        raise VendorFault(FaultKind.WRONG_ID, f"answer id {answer.get('id')!r}, request id {request_id}")
+        raise VendorFault(FaultKind.WRONG_ID, f"answer id {_brief(answer.get('id'))}, request id {request_id}")
+    if "op" in answer and answer["op"] != op:
+        raise VendorFault(FaultKind.WRONG_OP, f"answer names op {_brief(answer['op'])}, the request was {op}")
     if "error" in answer and "results" not in answer:
         raise VendorFault(FaultKind.REQUEST_ERROR, f"request refused: {str(answer['error'])[:300]}")
     results = answer.get("results")

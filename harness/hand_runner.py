@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from tablecert.harness.contract import VendorFault
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
@@ -358,38 +357,36 @@ def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> 
 
 
 def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
-    """One op of one hand batch against the vendor, with the runner's retries after faults."""
+    """One op of one hand batch against the vendor, through the runner's fault recovery."""
     from tablecert.harness.runner import judge_batch
 
     cases: list[Any] | None = None
-    for attempt in range(1, runner.retries + 2):
-        try:
-            session = runner._start()
-            if hasattr(session, "exchange_raw"):
-                rid = session.reserve_id()
-                line = hb.request_line(op, rid)
-                t0 = time.perf_counter()
-                answer = session.exchange_raw(line)
-                STATS.exchange_s += time.perf_counter() - t0
-                STATS.requests += 1
-                STATS.request_bytes += len(line)
-                STATS.answer_bytes += len(answer)
-                return judge_raw(session, hb, op, rid, answer)
-            STATS.generic += 1
+
+    def send_whole() -> BatchOutcome:
+        nonlocal cases
+        session = runner._start()
+        if hasattr(session, "exchange_raw"):
+            rid = session.reserve_id()
+            line = hb.request_line(op, rid)
             t0 = time.perf_counter()
-            cases = cases if cases is not None else hb.case_values()
-            results = session.batch(op, hb.suite.config, cases)
+            answer = session.exchange_raw(line)
             STATS.exchange_s += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            try:
-                return judge_batch(hb.batch(op, cases), results)
-            finally:
-                STATS.fallback_s += time.perf_counter() - t0
-        except VendorFault as fault:
-            runner._drop()
-            runner.db.record_fault_attempt((HAND_FILE, op, hb.first_tc, hb.n, attempt, fault.kind.value, fault.detail,
-                                            fault.stderr_tail[-4000:]))
-    return hb.whole(op, "fault", "fault")
+            STATS.requests += 1
+            STATS.request_bytes += len(line)
+            STATS.answer_bytes += len(answer)
+            return judge_raw(session, hb, op, rid, answer)
+        STATS.generic += 1
+        t0 = time.perf_counter()
+        cases = cases if cases is not None else hb.case_values()
+        results = session.batch(op, hb.suite.config, cases)
+        STATS.exchange_s += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            return judge_batch(hb.batch(op, cases), results)
+        finally:
+            STATS.fallback_s += time.perf_counter() - t0
+
+    return runner.recovery.outcome((HAND_FILE, op, hb.first_tc, hb.n), send_whole, lambda: hb.batch(op, cases))
 
 
 def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bool:

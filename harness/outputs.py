@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,22 @@ from xml.sax.saxutils import escape, quoteattr
 from tablecert.harness.results import RunDatabase
 
 JUNIT_EXAMPLES = 20
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """Replace ``path`` with ``data`` all at once: a reader (or a lab's archive) sees the old file or
+    the new one, never a part; if writing fails (a full disk) the old file stays and no part is left."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
 
 
 def summary(db: RunDatabase) -> dict[str, Any]:
@@ -49,7 +66,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
 
 def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
     data = summary(db)
-    (run_dir / "summary.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomically(run_dir / "summary.json", (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return data
 
 
@@ -92,22 +109,34 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             lines.append("    </testcase>")
         lines.append("  </testsuite>")
     lines.append("</testsuites>")
-    (run_dir / "junit.xml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomically(run_dir / "junit.xml", ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
-    """One file per failing group: the request line(s) holding its failing cases, as sent."""
-    folder = run_dir / "failures"
-    if folder.exists():
-        shutil.rmtree(folder)
+    """One file per failing group: the request line(s) holding its failing cases, as sent. The
+    folder is built beside the old one and swapped in whole."""
+    folder, building = run_dir / "failures", run_dir / ".failures.tmp"
     groups: dict[tuple[str, str, int], dict[str, Any]] = {}
     for rec in db.failures():
         key = (rec["file"], rec["op"], rec["tg_id"])
         g = groups.setdefault(key, {"config": rec["config"], "cases": [], "tc_ids": []})
         g["cases"].append(rec["case"])
         g["tc_ids"].append(rec["tc_id"])
-    if not groups:
-        return 0
+    shutil.rmtree(building, ignore_errors=True)
+    if groups:
+        try:
+            _write_replays(groups, building)
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+    if folder.exists():
+        shutil.rmtree(folder)
+    if groups:
+        os.replace(building, folder)
+    return len(groups)
+
+
+def _write_replays(groups: dict[tuple[str, str, int], dict[str, Any]], folder: Path) -> None:
     folder.mkdir()
     for (file, op, tg_id), g in sorted(groups.items()):
         stem = file.removesuffix(".jsonl.gz")
@@ -119,7 +148,6 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
             f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
             f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
         (folder / f"{stem}.{op}.tg{tg_id}.tcids.json").write_text(json.dumps(g["tc_ids"]) + "\n", encoding="utf-8")
-    return len(groups)
 
 
 def write_outputs(run_dir: Path) -> dict[str, Any]:

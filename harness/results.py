@@ -4,10 +4,12 @@ Tables:
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
   host, adapter and target, start and end times, state;
-* ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported`` or
-  ``fault``); a resumed run skips these;
+* ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
+  ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
+  a resumed run skips these;
 * ``failures``: each failing vector with its inputs, expected and actual answers;
-* ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the batch it hit;
+* ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
+  (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case);
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): hand labels, expected x vendor.
 
@@ -21,7 +23,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,11 @@ CREATE TABLE IF NOT EXISTS confusion (
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
 
 
+class StorageError(Exception):
+    """The run database cannot be opened or written (a full disk, a read-only folder): what was
+    committed before is intact, and the run can be continued with ``--resume``."""
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -73,17 +81,27 @@ class RunDatabase:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        with self._storage():
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
 
     def close(self) -> None:
         self.db.close()
 
+    @contextmanager
+    def _storage(self) -> Iterator[None]:
+        """SQLite's errors while opening or writing, as one StorageError naming the file."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise StorageError(f"{self.path}: {err}; what was recorded before is intact "
+                               "(free the space or make the folder writable, then continue with --resume)") from None
+
     # -- meta
     def set_meta(self, **values: Any) -> None:
-        with self.db:
+        with self._storage(), self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, dumps(v)) for k, v in values.items()])
 
@@ -96,6 +114,10 @@ class RunDatabase:
 
     def record(self, outcome: BatchOutcome) -> None:
         """Write one batch's results atomically."""
+        with self._storage():
+            self._record(outcome)
+
+    def _record(self, outcome: BatchOutcome) -> None:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -111,14 +133,16 @@ class RunDatabase:
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
 
-    def record_fault_attempt(self, fault: tuple[Any, ...]) -> None:
-        """A fault that a retry may still overcome (kept for the report, outside any batch)."""
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", fault)
+    def unanswered_runs(self) -> dict[str, int]:
+        """Per op, how many of its last batches (in the order recorded) got no answer at all."""
+        runs: dict[str, int] = {}
+        for op, status in self.db.execute("SELECT op, status FROM batches ORDER BY rowid"):
+            runs[op] = runs.get(op, 0) + 1 if status == "fault" else 0
+        return runs
 
     # -- reading
     def totals(self, dimension: str = "op") -> dict[str, dict[str, int]]:

@@ -3,9 +3,10 @@
 The runner streams batches from the suite folder (memory bounded by one batch), skips batches a
 previous run already recorded (``resume``), sends each through a :class:`VendorSession`, judges
 every answer, and records the batch atomically. Ops the vendor did not list in ``hello`` are
-*unsupported*. A vendor fault (crash, hang, malformed answer ...) is recorded, the vendor is
-restarted, and the batch is tried again up to ``retries`` times; a batch that still faults is
-recorded as ``fault`` and the run's verdict becomes ``incomplete``.
+*unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
+:mod:`tablecert.harness.recovery`: the vendor is restarted, the batch retried, then bisected to
+the case that kills the vendor; vectors left unanswered are ``fault`` and the run's verdict
+becomes ``incomplete``.
 
 The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.hand_runner`:
 the same batches, outcomes and database, without Python work per case while answers are right.
@@ -29,6 +30,7 @@ from tablecert import __version__
 from tablecert.harness.contract import Hello, VendorFault, VendorSession
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
+from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.vectors.checks import load_manifest
@@ -95,7 +97,7 @@ class Runner:
     """One run of one suite against one vendor (see the module docstring)."""
 
     def __init__(self, open_session: Callable[[], VendorSession], suite_dir: Path, run_dir: Path, *,
-                 batch_size: int | None = None, retries: int = 2, resume: bool = False,
+                 batch_size: int | None = None, policy: FaultPolicy | None = None, resume: bool = False,
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
                  max_hands: int | None = None) -> None:
@@ -107,7 +109,7 @@ class Runner:
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
-        self.batch_size, self.retries = batch_size or DEFAULT_BATCH_SIZE, retries
+        self.batch_size = batch_size or DEFAULT_BATCH_SIZE
         self.stop_after_failures = stop_after_failures
         self.progress = progress
         self.max_hands = max_hands
@@ -130,6 +132,8 @@ class Runner:
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
         self.failures = self.db.outcome_totals()["fail"]
+        self.recovery = Recovery(self._start, self._drop, policy or FaultPolicy(), judge_batch, whole_batch,
+                                 self.db.unanswered_runs())
 
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
@@ -210,27 +214,18 @@ class Runner:
                 break
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:
-        last: VendorFault | None = None
-        for attempt in range(1, self.retries + 2):
-            try:
-                session = self._start()
-                results = session.batch(batch.op, batch.config, batch.cases)
-            except VendorFault as fault:
-                last = fault
-                self._drop()
-                self.db.record_fault_attempt((batch.file, batch.op, batch.tc_ids[0], len(batch.cases), attempt,
-                                              fault.kind.value, fault.detail, fault.stderr_tail[-4000:]))
-                continue
-            return judge_batch(batch, results)
-        assert last is not None
-        return whole_batch(batch, "fault", "fault")
+        def send_whole() -> BatchOutcome:
+            return judge_batch(batch, self._start().batch(batch.op, batch.config, batch.cases))
+
+        return self.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
+                                     lambda: batch)
 
     def verdict(self, stopped_early: bool = False) -> str:
         totals = self.db.outcome_totals()
         statuses = self.db.batch_statuses()
         if totals["fail"]:
             return "fail"
-        if statuses.get("fault") or stopped_early:
+        if statuses.get("fault") or statuses.get("partial") or stopped_early:
             return "incomplete"
         if sum(totals.values()) < count_cases(self.suite_dir):
             return "incomplete"

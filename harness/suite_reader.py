@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,17 @@ def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
 
 
 def _file_batches(prompt_path: Path, expected_path: Path, name: str, op: str, batch_size: int) -> Iterator[Batch]:
+    """The batches of one vector file; a file that cannot be read to its end (a truncated or
+    corrupt gzip, a line that is not JSON) is a SuiteReadError naming it."""
+    try:
+        yield from _read_file_batches(prompt_path, expected_path, name, op, batch_size)
+    except SuiteReadError:
+        raise
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError) as err:
+        raise SuiteReadError(f"{name}: cannot be read: {type(err).__name__}: {err}") from None
+
+
+def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: str, batch_size: int) -> Iterator[Batch]:
     with gzip.open(prompt_path, "rt", encoding="utf-8") as pf, gzip.open(expected_path, "rt", encoding="utf-8") as ef:
         batch: Batch | None = None
         for n, (pline, eline) in enumerate(zip(pf, ef), 1):

@@ -20,12 +20,12 @@ unsigned PDFs. ``sign_run`` signs summary.json (Ed25519) and the PDFs (PAdES);
 
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from reportlab.platypus import Flowable
 
+from tablecert.harness.outputs import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
 from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission
@@ -73,13 +73,6 @@ def render_pdf(data: ReportData, kind: str, declared: Declared | None = None) ->
     return build_pdf(xml_text, data.finished, _charts(data))
 
 
-def _write(path: Path, data: bytes) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return path
-
-
 def render_report(run_dir: str | Path, kind: str = "certificate", out: str | Path | None = None, *,
                   submission: Submission | str | Path | None = None,
                   declared: Declared | str | Path | None = None) -> Path:
@@ -87,7 +80,7 @@ def render_report(run_dir: str | Path, kind: str = "certificate", out: str | Pat
     run_dir = Path(run_dir)
     data = load_report_data(run_dir, _submission(submission))
     path = Path(out) if out is not None else run_dir / f"{kind}.pdf"
-    return _write(path, render_pdf(data, kind, _declared(declared)))
+    return write_atomically(path, render_pdf(data, kind, _declared(declared)))
 
 
 def write_reports(run_dir: str | Path, submission: Submission | str | Path | None = None,
@@ -112,7 +105,7 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
     written = []
     for kind in kinds:
         path = Path(out) if out is not None else run_dir / f"{kind}.pdf"
-        written.append(_write(path, render_pdf(data, kind, decl)))
+        written.append(write_atomically(path, render_pdf(data, kind, decl)))
     if key is not None:
         for path in written:
             signing.sign_pdf(path, key, certificate)

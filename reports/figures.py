@@ -9,13 +9,13 @@ so :func:`store_game_math` computes them once and keeps them in the run database
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.results import RunDatabase
 from tablecert.reports.inputs import Declared
 
 GAME_MATH_KEY = "game_math"
@@ -140,26 +140,21 @@ def store_game_math(run_dir: Path, progress: Callable[[int, int], None] | None =
     ``game_math``: craps computed for the profile, pai gow from the oracle's committed exact
     figures (``paigow_exact.toml``, which the test suite recomputes). ``certify`` calls it before
     rendering the reports."""
-    import json
-
     from tablecert import __version__
     from tablecert.oracle.game_math import game_math
 
     db_path = Path(run_dir) / "run.db"
     if not db_path.is_file():
         raise FileNotFoundError(f"{db_path}: no run database")
-    db = sqlite3.connect(db_path)
+    db = RunDatabase(db_path)
     try:
-        row = db.execute("SELECT value FROM meta WHERE key = 'profile'").fetchone()
-        profile = json.loads(row[0]) if row else None
+        profile = db.meta().get("profile")
         if not profile:
             raise ValueError(f"{db_path}: the run database names no profile")
         data = game_math(profile["id"], progress, recompute=False)
         data["profile"] = profile
         data["tablecert_version"] = __version__
-        with db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                       (GAME_MATH_KEY, json.dumps(data, separators=(",", ":"), ensure_ascii=False)))
+        db.set_meta(**{GAME_MATH_KEY: data})
     finally:
         db.close()
     return data

@@ -20,7 +20,6 @@ import datetime as dt
 import hashlib
 import io
 import json
-import os
 from pathlib import Path
 
 from cryptography import x509
@@ -28,6 +27,8 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
+
+from tablecert.harness.outputs import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
@@ -128,10 +129,10 @@ def sign_summary(summary: Path, key: Ed25519PrivateKey) -> tuple[Path, Path]:
     pub = key.public_key()
     sig_path = summary.with_name(summary.name + SIG_SUFFIX)
     meta_path = summary.with_name(summary.name + SIG_META_SUFFIX)
-    sig_path.write_text(base64.b64encode(signature).decode("ascii") + "\n", encoding="ascii")
+    write_atomically(sig_path, (base64.b64encode(signature).decode("ascii") + "\n").encode("ascii"))
     meta = {"signed_file": summary.name, "sha256": hashlib.sha256(data).hexdigest(), "algorithm": "Ed25519",
             "public_key": base64.b64encode(raw_public(pub)).decode("ascii"), "fingerprint": fingerprint(pub)}
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_atomically(meta_path, (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
     return sig_path, meta_path
 
 
@@ -186,9 +187,7 @@ def sign_pdf(pdf: Path, key: Ed25519PrivateKey, cert: x509.Certificate | None = 
                                         name=cert.subject.rfc4514_string())
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf.read_bytes()))
     out = signers.sign_pdf(writer, meta, signer=signer)
-    tmp = pdf.with_name(pdf.name + ".tmp")
-    tmp.write_bytes(out.getvalue())
-    os.replace(tmp, pdf)
+    write_atomically(pdf, out.getvalue())
 
 
 def verify_pdf(pdf: Path, public_key: Ed25519PublicKey | None = None) -> tuple[bool, str, str | None]:

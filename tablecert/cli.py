@@ -144,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tablecert.harness.results import StorageError
     from tablecert.harness.runner import RunError
     from tablecert.oracle.errors import ConfigError
 
@@ -153,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except UsageError as err:
         print(f"tablecert: error: {err}", file=sys.stderr)
-    except RunError as err:
+    except (RunError, StorageError) as err:
         print(f"tablecert: error: {err}", file=sys.stderr)
     except RecursionError:
         print("tablecert: error: input nested too deeply", file=sys.stderr)

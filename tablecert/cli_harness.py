@@ -36,14 +36,17 @@ def cmd_certify(args: argparse.Namespace) -> int:
                                                  ("http", args.vendor_url)) if value]
     if len(chosen) != 1:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
-    if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0:
-        raise UsageError("--batch-size must be at least 1 and --timeout above 0")
+    if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
+        raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
+    from tablecert.harness.recovery import FaultPolicy
+
+    policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     adapter, target = chosen[0]
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()))
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     result, summary = certify(VendorTarget(adapter, target, options), args.suite, out, profile=args.profile,
-                              suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume,
+                              suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert))
@@ -122,6 +125,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
     p.add_argument("--batch-size", type=int, help="cases per request (default 1000; 20,000 hands for the "
                    "joker and exhaustive suites)")
+    p.add_argument("--retries", type=int, default=2, help="extra attempts of a request the vendor faulted on, "
+                   "each with the vendor restarted (default 2)")
+    p.add_argument("--no-bisect", action="store_true", help="record a batch that keeps faulting as a whole, "
+                   "without splitting it to find the case that kills the vendor")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")

@@ -288,6 +288,62 @@ def test_wrong_count(tmp_path: Path) -> None:
     assert "1 results for 2 cases" in fault.detail
 
 
+def test_line_cut_off_then_exit_is_a_crash_saying_so(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('{\"id\": %d, \"resu' % req['id']); sys.stdout.flush(); os._exit(3)\n"
+    fault, _, _ = fault_of(vendor(tmp_path, body))
+    assert fault.kind is FaultKind.CRASH
+    assert "closed its output 15 bytes into an answer line" in fault.detail
+    assert "exited with status 3" in fault.detail
+
+
+def test_an_answer_naming_another_op_is_wrong_op(tmp_path: Path) -> None:
+    body = "    send({'id': req['id'], 'op': 'craps.settle', 'results': [{'hand': 'none'}] * len(req['cases'])})\n"
+    fault, _, _ = fault_of(vendor(tmp_path, body))
+    assert fault.kind is FaultKind.WRONG_OP
+    assert "'craps.settle'" in fault.detail and "paigow.player_bonus" in fault.detail
+
+
+def test_an_answer_echoing_the_op_asked_is_accepted(tmp_path: Path) -> None:
+    body = "    send({'id': req['id'], 'op': req['op'], 'results': [{'hand': 'none'}] * len(req['cases'])})\n"
+    session = SubprocessAdapter().open(vendor(tmp_path, body), FAST)
+    session.hello()
+    assert session.batch("paigow.player_bonus", PAIGOW, [{}, {}]) == [{"hand": "none"}] * 2
+    session.close()
+
+
+def test_an_answer_to_a_request_not_sent_is_caught(tmp_path: Path) -> None:
+    """A vendor that answers every request twice: the second batch reads the stale extra line."""
+    fault, _, _ = fault_of(vendor(tmp_path, "    answer(req); answer(req)\n"), batches=2)
+    assert fault.kind is FaultKind.WRONG_ID
+    assert "answer id 1, request id 2" in fault.detail
+
+
+def test_a_hello_answer_to_a_batch_is_malformed(tmp_path: Path) -> None:
+    fault, _, _ = fault_of(vendor(tmp_path, "    send({'id': req['id'], **HELLO})\n"))
+    assert fault.kind is FaultKind.MALFORMED
+    assert "no 'results' list" in fault.detail
+
+
+@pytest.mark.parametrize("answer, kind", [
+    ("{'id': req['id'], 'results': {'0': 1, '1': 2}}", FaultKind.MALFORMED),     # results mistyped
+    ("{'id': str(req['id']), 'results': [1, 2]}", FaultKind.WRONG_ID),           # id mistyped
+    ("{'results': [1, 2]}", FaultKind.WRONG_ID),                                 # id missing
+    ("{'id': req['id']}", FaultKind.MALFORMED),                                  # results missing
+    ("[req['id'], [1, 2]]", FaultKind.MALFORMED),                                # not an object
+])
+def test_a_missing_or_mistyped_answer_field(tmp_path: Path, answer: str, kind: FaultKind) -> None:
+    fault, _, _ = fault_of(vendor(tmp_path, f"    send({answer})\n"))
+    assert fault.kind is kind
+
+
+def test_100_mb_in_one_line_is_malformed_at_the_default_limit(tmp_path: Path) -> None:
+    body = "    sys.stdout.write('x' * (100 << 20) + '\\n'); sys.stdout.flush(); time.sleep(60)\n"
+    fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=30.0))
+    assert fault.kind is FaultKind.MALFORMED
+    assert f"longer than {SessionOptions().max_line_bytes} bytes" in fault.detail
+    assert elapsed < 20.0   # found by its length, not by the timeout
+
+
 def test_line_over_max_line_bytes_is_malformed_and_killed(tmp_path: Path) -> None:
     body = "    sys.stdout.write('x' * (5 << 20)); sys.stdout.flush(); time.sleep(60)\n"
     fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=10.0, max_line_bytes=1 << 20))
@@ -438,6 +494,23 @@ class TupleVendor(ReferenceVendor):
         if request.get("op") == "hello":
             return super().handle(request)
         return {"id": request["id"], "results": [object() for _ in request["cases"]]}
+
+
+class FloodingVendor(ReferenceVendor):
+    def handle(self, request: Any) -> dict[str, Any]:
+        if request.get("op") == "hello":
+            return super().handle(request)
+        return {"id": request["id"], "results": ["x" * (2 << 20) for _ in request["cases"]]}
+
+
+def test_python_vendor_answer_over_the_size_limit_is_malformed() -> None:
+    session = PythonAdapter().open("test_adapters:FloodingVendor", SessionOptions(timeout=10, max_line_bytes=1 << 20))
+    session.hello()
+    with pytest.raises(VendorFault) as info:
+        session.batch(*BATCHES[3])
+    assert info.value.kind is FaultKind.MALFORMED
+    assert "longer than 1048576 bytes" in info.value.detail
+    assert not session.alive
 
 
 def test_python_vendor_exception_is_a_crash() -> None:

@@ -23,6 +23,7 @@ from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.harness.hand_runner import HandBatch, HandSuite
+from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunError
 from tablecert.oracle import label_batch
 from tablecert.oracle.census import published_counts
@@ -432,7 +433,8 @@ for line in sys.stdin:
 def test_faults_on_the_raw_path_are_recorded_and_retried(joker: Path, tmp_path: Path) -> None:
     script = tmp_path / "faulty.py"
     script.write_text(FAULTY_RAW_VENDOR, encoding="utf-8")
-    result = run(joker, tmp_path / "run", shlex.join([sys.executable, str(script)]), max_hands=500, hand_batch_size=500)
+    result = run(joker, tmp_path / "run", shlex.join([sys.executable, str(script)]), max_hands=500, hand_batch_size=500,
+                 policy=FaultPolicy(bisect=False))
     assert result.verdict == "incomplete" and result.totals["fault"] == 1_000
     db = sqlite3.connect(tmp_path / "run" / "run.db")
     kinds = db.execute("SELECT op, kind, COUNT(*) FROM faults GROUP BY op, kind ORDER BY op").fetchall()

@@ -24,6 +24,7 @@ from pypdf import PdfReader
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.outputs import write_outputs
+from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.reports import (
@@ -58,7 +59,8 @@ class EvilVendor(ReferenceVendor):
 
 def run_vendor(spec: str, suite: Path, out: Path) -> Path:
     adapter = PythonAdapter()
-    Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), suite, out, batch_size=500, retries=0).run()
+    Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), suite, out, batch_size=500,
+           policy=FaultPolicy(retries=0)).run()
     write_outputs(out)
     return out
 

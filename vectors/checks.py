@@ -6,7 +6,8 @@ says, byte for byte?).
 footer's counts, one op per file matching the manifest, every flag defined in the file's notes,
 every clause id known to the oracle's registers, prompt and expected views agreeing on tcIds.
 ``verify`` recomputes every file's sha256 and size and names each file that differs, is missing,
-or is not listed.
+or is not listed, and reads each vector file's header: a file of another schema or schema version,
+view, suite or op than its manifest entry is refused even when its digest matches.
 """
 
 from __future__ import annotations
@@ -178,6 +179,24 @@ def lint(folder: Path, progress: Callable[[str], None] | None = None) -> list[st
     return problems
 
 
+def _header_problem(path: Path, entry: dict[str, Any], suite: str) -> str | None:
+    """What is wrong with a vector file's header line for its manifest entry, or None."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError) as err:
+        return f"unreadable header: {err}"
+    if not isinstance(header, dict) or header.get("type") != "header":
+        return "the first line is not a header"
+    if header.get("schema") != "tablecert-vectors" or header.get("schemaVersion") != 1:
+        return (f"schema {header.get('schema')!r} version {header.get('schemaVersion')!r}; this tablecert reads "
+                "'tablecert-vectors' version 1")
+    for field, want in (("view", entry.get("view")), ("suite", suite), ("op", entry.get("op"))):
+        if header.get(field) != want:
+            return f"header {field} {header.get(field)!r}, the manifest says {want!r}"
+    return None
+
+
 def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[str]:
     """Files whose bytes differ from the manifest, are missing, or are not listed (one line each)."""
     manifest = load_manifest(folder)
@@ -199,6 +218,10 @@ def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[
             problems.append(f"{entry['path']}: size {size}, manifest says {entry['size']}")
         elif sha != entry["sha256"]:
             problems.append(f"{entry['path']}: sha256 {sha} differs from the manifest's {entry['sha256']} (file altered)")
+        elif entry["path"].endswith(".jsonl.gz"):
+            bad = _header_problem(path, entry, manifest["suite"])
+            if bad:
+                problems.append(f"{entry['path']}:1: {bad}")
     for view in ("prompt", "expected"):
         if (folder / view).is_dir():
             for path in sorted((folder / view).iterdir()):

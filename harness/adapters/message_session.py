@@ -50,7 +50,7 @@ class MessageSession:
         if not isinstance(cases, (list, tuple)):
             cases = list(cases)
         answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
-        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases), op))
 
     def close(self) -> None:
         """Say bye (failures ignored) and release the transport. Safe to call more than once."""

@@ -220,7 +220,7 @@ class SubprocessSession:
         if not isinstance(cases, (list, tuple)):
             cases = list(cases)
         answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
-        return self._checked(lambda: check_batch_answer(answer, rid, len(cases)))
+        return self._checked(lambda: check_batch_answer(answer, rid, len(cases), op))
 
     # -- pre-encoded requests (the hand-suite fast path) -----------------------------------------
 
@@ -255,7 +255,7 @@ class SubprocessSession:
         (``MALFORMED`` if not JSON, ``WRONG_ID``, ``WRONG_COUNT``, ``REQUEST_ERROR``): a fault
         kills the vendor and ends the session, as it would in :meth:`batch`."""
         answer = self._decoded(line, op)
-        return self._checked(lambda: check_batch_answer(answer, request_id, n_cases))
+        return self._checked(lambda: check_batch_answer(answer, request_id, n_cases, op))
 
     def close(self) -> None:
         """Say bye (failures ignored), give the vendor a moment to exit, then kill its process
@@ -325,7 +325,8 @@ class SubprocessSession:
             if line is not None:
                 return line
             if self._eof:
-                raise self._crash("closed its output")
+                cut = f" {len(self._buf)} bytes into an answer line" if self._buf else ""
+                raise self._crash(f"closed its output{cut}")
             self._wait_readable(deadline)
             self._read_some()
 

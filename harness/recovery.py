@@ -1,0 +1,156 @@
+"""What a run does when the vendor faults: retry, restart, bisect, give up.
+
+A batch whose request faults (crash, hang, malformed answer ...) is sent again, to a restarted
+vendor, up to ``retries`` more times. A batch that faults every time is bisected: its halves are
+sent one by one (one attempt each), the halves of a half that faults likewise, until each case
+that kills the vendor stands alone. Such a case is tried ``retries`` more times and, if it still
+faults, it is that batch's poisoned case: its vector is counted ``fault``, every other case of the
+batch is judged. Bisection spends at most :func:`bisect_budget` attempts per batch, so a vendor
+that faults on every case costs a bounded number of restarts.
+
+When :attr:`FaultPolicy.give_up_after` batches of one op in a row end with no answer at all, the
+op's later batches are not sent: they are counted ``fault`` with one fault row each saying so.
+That state is read back from the run database, so a resumed run gives up exactly where an
+uninterrupted one would.
+
+Every attempt that faulted is a row of the batch's outcome (kind, detail, the vendor's stderr
+tail, and the cases it covered), written in the batch's own transaction: a run killed at any
+point and resumed records the same faults as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tablecert.harness.contract import VendorFault, VendorSession
+from tablecert.harness.results import BatchOutcome
+from tablecert.harness.suite_reader import Batch
+
+STDERR_KEPT = 4000
+"""Characters of the vendor's stderr tail kept with each fault."""
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    """How hard a run tries before it records vectors as ``fault``."""
+
+    retries: int = 2              # extra attempts of a whole batch (and of a case found alone)
+    bisect: bool = True           # split a batch that keeps faulting to find the case(s) to blame
+    give_up_after: int = 3        # batches of one op in a row with no answer, then stop sending it
+
+
+def bisect_budget(n: int) -> int:
+    """Attempts bisection may spend on a batch of ``n`` cases: enough to isolate two poisoned
+    cases (two attempts per level of the split), never more than 8 per level."""
+    return 8 * max(1, (n - 1).bit_length())
+
+
+def part(batch: Batch, lo: int, hi: int) -> Batch:
+    """Cases ``lo:hi`` of a batch, as a batch of their own."""
+    return replace(batch, tc_ids=batch.tc_ids[lo:hi], cases=batch.cases[lo:hi], expected=batch.expected[lo:hi],
+                   flags=batch.flags[lo:hi], clauses=batch.clauses[lo:hi])
+
+
+def merge(into: BatchOutcome, other: BatchOutcome) -> None:
+    into.counts.update(other.counts)
+    into.confusion.update(other.confusion)
+    into.failures.extend(other.failures)
+    into.faults.extend(other.faults)
+
+
+class Recovery:
+    """The fault handling of one run (see the module docstring).
+
+    ``start`` gives the live session (starting and greeting the vendor if needed), ``drop`` ends it
+    after a fault; ``judge`` judges a batch's results; ``whole`` counts every vector of a batch
+    with one outcome; ``given_up`` is the op -> batches-without-answer count read from the run
+    database."""
+
+    def __init__(self, start: Callable[[], VendorSession], drop: Callable[[], None], policy: FaultPolicy,
+                 judge: Callable[[Batch, list[Any]], BatchOutcome], whole: Callable[[Batch, str, str], BatchOutcome],
+                 unanswered_runs: dict[str, int] | None = None) -> None:
+        self.start, self.drop, self.policy = start, drop, policy
+        self.judge, self.whole = judge, whole
+        self.unanswered_runs: dict[str, int] = dict(unanswered_runs or {})
+
+    def outcome(self, key: tuple[str, str, int, int], send_whole: Callable[[], BatchOutcome],
+                as_batch: Callable[[], Batch]) -> BatchOutcome:
+        """The outcome of one batch identified by ``key`` (file, op, first tcId, cases):
+        ``send_whole`` sends it as one request and judges the answer (raising VendorFault);
+        ``as_batch`` gives its cases for bisection."""
+        file, op, first_tc, n = key
+        if self.unanswered_runs.get(op, 0) >= self.policy.give_up_after:
+            out = self.whole(as_batch(), "fault", "fault")
+            out.faults.append((file, op, first_tc, n, 0, "not_sent",
+                               f"not sent: {self.unanswered_runs[op]} batches of {op} in a row got no answer", ""))
+            self.unanswered_runs[op] += 1
+            return out
+        faults: list[tuple[Any, ...]] = []
+        for _ in range(self.policy.retries + 1):
+            try:
+                out = send_whole()
+            except VendorFault as fault:
+                self._fault(faults, key, fault)
+                continue
+            out.faults[:0] = faults
+            self.unanswered_runs[op] = 0
+            return out
+        batch = as_batch()
+        if self.policy.bisect and n > 1:
+            out = self._bisect(batch, faults)
+        else:
+            out = self.whole(batch, "fault", "fault")
+            out.faults.extend(faults)
+        answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
+        self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
+        if not out.counts[("op", op, "fault")]:
+            out.status = "done"
+        elif answered:
+            out.status = "partial"
+        return out
+
+    # -- internals
+    def _fault(self, faults: list[tuple[Any, ...]], key: tuple[str, str, int, int], fault: VendorFault) -> None:
+        self.drop()
+        file, op, first_tc, n = key
+        faults.append((file, op, first_tc, n, len(faults) + 1, fault.kind.value, fault.detail,
+                       fault.stderr_tail[-STDERR_KEPT:]))
+
+    def _send(self, batch: Batch) -> list[Any]:
+        return self.start().batch(batch.op, batch.config, batch.cases)
+
+    def _bisect(self, batch: Batch, faults: list[tuple[Any, ...]]) -> BatchOutcome:
+        """Judge every case of ``batch`` that a request without the poisoned cases can answer."""
+        out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "fault")
+        out.faults.extend(faults)
+        budget = bisect_budget(len(batch.cases))
+        spent = 0
+        mid = len(batch.cases) // 2
+        pending = [(mid, len(batch.cases)), (0, mid)]              # a stack: the left half first
+        while pending:
+            lo, hi = pending.pop()
+            piece = part(batch, lo, hi)
+            if spent >= budget:
+                merge(out, self.whole(piece, "fault", "fault"))
+                continue
+            tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
+            results = None
+            for _ in range(tries):
+                if spent >= budget:
+                    break
+                spent += 1
+                try:
+                    results = self._send(piece)
+                    break
+                except VendorFault as fault:
+                    self._fault(out.faults, (piece.file, piece.op, piece.tc_ids[0], hi - lo), fault)
+            if results is not None:
+                merge(out, self.judge(piece, results))
+            elif hi - lo == 1:
+                merge(out, self.whole(piece, "fault", "fault"))
+            else:
+                mid = (lo + hi) // 2
+                pending += [(mid, hi), (lo, mid)]
+        return out

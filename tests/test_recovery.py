@@ -1,0 +1,214 @@
+"""A run against vendors that fault: retries, restarts, bisection to the case that kills the
+vendor, giving up on an op that never answers, and the same results after an interruption.
+
+The vendors are real processes (``poison_vendor.py``: the reference vendor, except that a request
+holding a poisoned case kills, hangs or garbles it) or Python plugins defined here."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner import CrashesOnSettle, run
+
+from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.outputs import write_outputs
+from tablecert.harness.recovery import FaultPolicy, bisect_budget
+from tablecert.harness.runner import Runner
+from tablecert.harness.suite_reader import iter_batches
+from tablecert.oracle.vendor import ReferenceVendor
+from tablecert.vectors.suites import generate
+
+POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
+BATCH = 100
+
+
+def canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("edge")
+    generate("edge", out)
+    return out
+
+
+def poisoned(suite: Path, op: str, index: int) -> tuple[Any, list[tuple[str, int]]]:
+    """The ``index``-th case of ``op`` in the suite, and every (file, tcId) of ``op`` holding
+    that same case (a poisoned request is any request holding it)."""
+    cases = [(b.file, tc, case) for b in iter_batches(suite, 10_000) if b.op == op for tc, case in zip(b.tc_ids, b.cases)]
+    case = cases[index][2]
+    return case, [(f, tc) for f, tc, c in cases if canonical(c) == canonical(case)]
+
+
+def poison_cmd(tmp: Path, mode: str, cases: list[Any] = (), ops: list[str] = (), base: str = "reference") -> str:
+    spec = tmp / f"poison-{mode}.json"
+    spec.write_text(json.dumps({"cases": list(cases), "ops": list(ops)}))
+    return shlex.join([sys.executable, str(POISON_VENDOR), str(spec), mode, base])
+
+
+def certify_cli(suite: Path, out: Path, cmd: str, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", cmd, "--suite", "edge",
+                           "--suite-dir", str(suite), "--out", str(out), "--batch-size", str(BATCH), "--quiet", *extra],
+                          capture_output=True, text=True, timeout=900)
+
+
+def fault_rows(out: Path) -> list[tuple]:
+    return sqlite3.connect(out / "run.db").execute(
+        "SELECT file, op, first_tc, n, attempt, kind, detail FROM faults ORDER BY rowid").fetchall()
+
+
+@pytest.mark.parametrize("mode, kind, detail", [("segv", "crash", "killed by signal SIGSEGV"),
+                                                ("cut", "crash", "into an answer line"),
+                                                ("garbage", "malformed", "not JSON")])
+def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Path, mode: str, kind: str,
+                                                         detail: str) -> None:
+    case, hit = poisoned(edge, "craps.settle", 333)
+    out = tmp_path / "run"
+    done = certify_cli(edge, out, poison_cmd(tmp_path, mode, [case]), "--retries", "1")
+    assert done.returncode == 2, done.stderr
+    assert "verdict: INCOMPLETE" in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    total = json.loads((edge / "manifest.json").read_text())["numberOfTests"]
+    # every vector but the poisoned ones answered (this vendor is otherwise the reference: all pass)
+    assert summary["totals"] == {"pass": total - len(hit), "fail": 0, "unsupported": 0, "fault": len(hit)}
+    rows = fault_rows(out)
+    alone = [(f, tc) for f, op, tc, n, _, k, d in rows if n == 1 and k == kind and detail in d]
+    assert sorted(set(alone)) == sorted(hit)
+    for f, tc in hit:                          # each poisoned case tried alone 1 + retries times
+        assert alone.count((f, tc)) == 2
+    holding = {b.key for b in iter_batches(edge, BATCH) if any((b.file, tc) in hit for tc in b.tc_ids)}
+    assert summary["batches"].get("partial") == len(holding) and "fault" not in summary["batches"]
+    whole_tries = Counter((f, op, tc) for f, op, tc, n, *_ in rows if n == BATCH)
+    assert set(whole_tries) == holding and set(whole_tries.values()) == {2}   # 1 + retries, whole
+    assert len(rows) <= len(holding) * (2 + bisect_budget(BATCH))
+
+
+def test_a_case_that_hangs_the_vendor_is_found_through_timeouts(edge: Path, tmp_path: Path) -> None:
+    case, hit = poisoned(edge, "craps.place_odds", 10)
+    out = tmp_path / "run"
+    done = certify_cli(edge, out, poison_cmd(tmp_path, "hang", [case]), "--timeout", "1", "--retries", "0",
+                       "--batch-size", "8")
+    assert done.returncode == 2, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["totals"]["fault"] == len(hit) and summary["totals"]["fail"] == 0
+    rows = fault_rows(out)
+    assert {(f, tc) for f, _, tc, n, _, k, _ in rows if n == 1 and k == "timeout"} == set(hit)
+
+
+def test_without_bisection_the_whole_batch_is_lost(edge: Path, tmp_path: Path) -> None:
+    case, hit = poisoned(edge, "craps.settle", 333)
+    out = tmp_path / "run"
+    done = certify_cli(edge, out, poison_cmd(tmp_path, "segv", [case]), "--no-bisect", "--retries", "0")
+    assert done.returncode == 2
+    summary = json.loads((out / "summary.json").read_text())
+    rows = fault_rows(out)
+    assert all(n > 1 and attempt == 1 for _, _, _, n, attempt, _, _ in rows)
+    assert summary["totals"]["fault"] == sum(n for _, _, _, n, *_ in rows) > len(hit)
+    assert summary["batches"]["fault"] == len(rows)
+
+
+def test_an_op_that_never_answers_is_given_up_after_three_batches(edge: Path, tmp_path: Path) -> None:
+    result = run(CrashesOnSettle, edge, tmp_path, batch_size=10)
+    assert result.verdict == "incomplete"
+    summary = write_outputs(tmp_path)
+    settle = [r for r in fault_rows(tmp_path) if r[1] == "paigow.settle"]
+    batches = [(b.tc_ids[0], len(b.cases)) for b in iter_batches(edge, 10) if b.op == "paigow.settle"]
+    assert len(batches) > 3, "the suite has too few paigow.settle batches for this test"
+    for first, n in batches[:3]:                     # tried whole 1 + 2 times, then (if n > 1) bisected
+        assert [r[4] for r in settle if (r[2], r[3]) == (first, n) and r[5] == "crash"][:3] == [1, 2, 3]
+        assert len([r for r in settle if r[5] == "crash" and first <= r[2] < first + n]) <= 3 + bisect_budget(n)
+    assert [(r[2], r[3]) for r in settle if r[5] == "not_sent"] == batches[3:]   # the later ones not sent
+    assert all(r[4] == 0 for r in settle if r[5] == "not_sent")
+    assert set(summary["by_op"]["paigow.settle"]) == {"fault"}
+    assert summary["totals"]["fail"] == 0
+    assert all(set(v) == {"pass"} for op, v in summary["by_op"].items() if op != "paigow.settle")
+
+
+class CrashesOnce(ReferenceVendor):
+    """Crashes on its first batch request only (one crash for the whole test process)."""
+
+    crashed = False
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        if request.get("op") != "hello" and not CrashesOnce.crashed:
+            CrashesOnce.crashed = True
+            raise RuntimeError("transient")
+        return super().handle(request)
+
+
+def test_a_transient_fault_is_retried_and_nothing_is_lost(edge: Path, tmp_path: Path) -> None:
+    result = run(CrashesOnce, edge, tmp_path, batch_size=500)
+    assert result.verdict == "pass"
+    summary = write_outputs(tmp_path)
+    assert summary["totals"]["fault"] == 0 and set(summary["batches"]) == {"done"}
+    assert [(f["attempt"], f["kind"]) for f in summary["faults"]] == [(1, "crash")]
+
+
+class PoisonedPlugin(ReferenceVendor):
+    """Crashes on any request holding one of POISON's cases (set by the test)."""
+
+    POISON: set[str] = set()
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        cases = request.get("cases") or []
+        if any(canonical(c) in PoisonedPlugin.POISON for c in cases):
+            raise RuntimeError("poisoned")
+        return super().handle(request)
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_an_interrupted_run_with_faults_resumes_to_the_same_summary(edge: Path, tmp_path: Path) -> None:
+    PoisonedPlugin.POISON = {canonical(poisoned(edge, op, i)[0]) for op, i in
+                             (("craps.settle", 40), ("craps.place_odds", 7), ("paigow.player_bonus", 3))}
+    whole = tmp_path / "whole"
+    run(PoisonedPlugin, edge, whole, batch_size=50)
+    expected = write_outputs(whole)
+    assert expected["totals"]["fault"] >= 3 and expected["faults"]
+    part = tmp_path / "part"
+    for stop_at in (5, 20, 40):
+        calls: list[int] = []
+
+        def stop(done: int, total: int) -> None:
+            calls.append(done)
+            if len(calls) == stop_at:
+                raise Interrupt()
+
+        try:
+            run(PoisonedPlugin, edge, part, batch_size=50, resume=part.exists(), progress=stop)
+        except Interrupt:
+            continue
+    run(PoisonedPlugin, edge, part, batch_size=50, resume=True)
+    got = write_outputs(part)
+    for key in ("verdict", "totals", "by_op", "by_clause", "by_flag", "batches", "faults"):
+        assert got[key] == expected[key], key
+
+
+def test_a_poisoned_hand_in_a_hand_suite(tmp_path: Path) -> None:
+    suite = tmp_path / "joker"
+    generate("joker", suite)
+    batch = next(b for b in iter_batches(suite, 1000) if b.op == "paigow.player_bonus" and b.tc_ids[0] == 1001)
+    case = batch.cases[500]
+    out = tmp_path / "run"
+    cmd = poison_cmd(tmp_path, "segv", [case])
+    runner = Runner(lambda: SubprocessAdapter().open(cmd, SessionOptions(timeout=60)), suite, out, batch_size=1000,
+                    max_hands=3000, policy=FaultPolicy(retries=1))
+    result = runner.run()
+    assert result.verdict == "incomplete"
+    assert result.totals == {"pass": 2 * 3000 - 2, "fail": 0, "unsupported": 0, "fault": 2}
+    rows = fault_rows(out)
+    alone = {(op, tc) for _, op, tc, n, _, k, _ in rows if n == 1}
+    assert alone == {("paigow.player_bonus", 1501), ("paigow.banker_bonus", 1501)}
+    assert all(k == "crash" for *_, k, _ in rows)
