@@ -70,7 +70,7 @@ class SessionOptions:
     pass_env: tuple[str, ...] = ()        # environment variables handed to a vendor process
     max_line_bytes: int = 64 << 20        # longest answer line accepted
     memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
-    cpu_limit_s: int | None = None        # CPU-time limit of a vendor process
+    cpu_limit_s: int | None = 3600        # CPU-time limit of a vendor process (a restart starts afresh)
 
 
 @runtime_checkable

@@ -5,7 +5,8 @@
 * ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
   failures' tcIds, for a vendor's CI;
 * ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
-  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``).
+  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``), and one
+  ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "by_flag": db.totals("flag"),
         "batches": db.batch_statuses(),
         "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail")} for f in faults],
+        "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
     }
 
 
@@ -113,41 +115,44 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
 
 
 def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
-    """One file per failing group: the request line(s) holding its failing cases, as sent. The
-    folder is built beside the old one and swapped in whole."""
+    """One file per failing group: the request line(s) holding its failing cases, as sent; one per
+    poisoned case. The folder is built beside the old one and swapped in whole."""
     folder, building = run_dir / "failures", run_dir / ".failures.tmp"
-    groups: dict[tuple[str, str, int], dict[str, Any]] = {}
+    replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
     for rec in db.failures():
-        key = (rec["file"], rec["op"], rec["tg_id"])
-        g = groups.setdefault(key, {"config": rec["config"], "cases": [], "tc_ids": []})
-        g["cases"].append(rec["case"])
-        g["tc_ids"].append(rec["tc_id"])
+        stem = rec["file"].removesuffix(".jsonl.gz")
+        name = f"{stem}.{rec['op']}.tg{rec['tg_id']}"
+        replay = replays.setdefault(name, (rec["op"], rec["config"], [], []))
+        replay[2].append(rec["case"])
+        replay[3].append(rec["tc_id"])
+    for rec in db.poisoned():
+        stem = rec["file"].removesuffix(".jsonl.gz")
+        replays[f"poisoned.{stem}.{rec['op']}.tc{rec['tc_id']}"] = (rec["op"], rec["config"], [rec["case"]],
+                                                                    [rec["tc_id"]])
     shutil.rmtree(building, ignore_errors=True)
-    if groups:
+    if replays:
         try:
-            _write_replays(groups, building)
+            _write_replays(replays, building)
         except BaseException:
             shutil.rmtree(building, ignore_errors=True)
             raise
     if folder.exists():
         shutil.rmtree(folder)
-    if groups:
+    if replays:
         os.replace(building, folder)
-    return len(groups)
+    return len(replays)
 
 
-def _write_replays(groups: dict[tuple[str, str, int], dict[str, Any]], folder: Path) -> None:
+def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path) -> None:
     folder.mkdir()
-    for (file, op, tg_id), g in sorted(groups.items()):
-        stem = file.removesuffix(".jsonl.gz")
-        path = folder / f"{stem}.{op}.tg{tg_id}.jsonl"
+    for name, (op, config, cases, tc_ids) in sorted(replays.items()):
         hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
-        request = {"id": 1, "op": op, "config": g["config"], "cases": g["cases"]}
-        with open(path, "w", encoding="utf-8") as f:
+        request = {"id": 1, "op": op, "config": config, "cases": cases}
+        with open(folder / f"{name}.jsonl", "w", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")
             f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
             f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
-        (folder / f"{stem}.{op}.tg{tg_id}.tcids.json").write_text(json.dumps(g["tc_ids"]) + "\n", encoding="utf-8")
+        (folder / f"{name}.tcids.json").write_text(json.dumps(tc_ids) + "\n", encoding="utf-8")
 
 
 def write_outputs(run_dir: Path) -> dict[str, Any]:

@@ -15,7 +15,9 @@ uninterrupted one would.
 
 Every attempt that faulted is a row of the batch's outcome (kind, detail, the vendor's stderr
 tail, and the cases it covered), written in the batch's own transaction: a run killed at any
-point and resumed records the same faults as an uninterrupted run.
+point and resumed records the same faults as an uninterrupted run. A case that faults on its own
+(every attempt of it alone) is also kept with its inputs (``poisoned``) for the reports and a
+replay file.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tablecert.harness.contract import VendorFault, VendorSession
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.results import BatchOutcome, dumps
 from tablecert.harness.suite_reader import Batch
 
 STDERR_KEPT = 4000
@@ -53,11 +55,18 @@ def part(batch: Batch, lo: int, hi: int) -> Batch:
                    flags=batch.flags[lo:hi], clauses=batch.clauses[lo:hi])
 
 
+def poison_record(batch: Batch, fault: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The ``poisoned`` row of a one-case batch, from the last fault row of its attempts."""
+    return (batch.file, batch.op, batch.tg_id, batch.tc_ids[0], dumps(batch.config), dumps(batch.cases[0]),
+            fault[5], fault[6])
+
+
 def merge(into: BatchOutcome, other: BatchOutcome) -> None:
     into.counts.update(other.counts)
     into.confusion.update(other.confusion)
     into.failures.extend(other.failures)
     into.faults.extend(other.faults)
+    into.poisoned.extend(other.poisoned)
 
 
 class Recovery:
@@ -83,8 +92,8 @@ class Recovery:
         file, op, first_tc, n = key
         if self.unanswered_runs.get(op, 0) >= self.policy.give_up_after:
             out = self.whole(as_batch(), "fault", "fault")
-            out.faults.append((file, op, first_tc, n, 0, "not_sent",
-                               f"not sent: {self.unanswered_runs[op]} batches of {op} in a row got no answer", ""))
+            out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {self.policy.give_up_after} "
+                               f"batches of {op} in a row got no answer", ""))
             self.unanswered_runs[op] += 1
             return out
         faults: list[tuple[Any, ...]] = []
@@ -103,6 +112,8 @@ class Recovery:
         else:
             out = self.whole(batch, "fault", "fault")
             out.faults.extend(faults)
+            if n == 1:
+                out.poisoned.append(poison_record(batch, faults[-1]))
         answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
         self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
         if not out.counts[("op", op, "fault")]:
@@ -137,10 +148,12 @@ class Recovery:
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
             results = None
+            tried = 0
             for _ in range(tries):
                 if spent >= budget:
                     break
                 spent += 1
+                tried += 1
                 try:
                     results = self._send(piece)
                     break
@@ -150,6 +163,8 @@ class Recovery:
                 merge(out, self.judge(piece, results))
             elif hi - lo == 1:
                 merge(out, self.whole(piece, "fault", "fault"))
+                if tried == tries:                                   # every attempt of it alone faulted
+                    out.poisoned.append(poison_record(piece, out.faults[-1]))
             else:
                 mid = (lo + hi) // 2
                 pending += [(mid, hi), (lo, mid)]

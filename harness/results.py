@@ -10,6 +10,8 @@ Tables:
 * ``failures``: each failing vector with its inputs, expected and actual answers;
 * ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
   (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case);
+* ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
+  bisection), with its inputs, so it can be replayed;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): hand labels, expected x vendor.
 
@@ -41,6 +43,9 @@ CREATE TABLE IF NOT EXISTS failures (
 CREATE TABLE IF NOT EXISTS faults (
     file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
     attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS poisoned (
+    file TEXT NOT NULL, op TEXT NOT NULL, tg_id INTEGER NOT NULL, tc_id INTEGER NOT NULL, config TEXT NOT NULL,
+    "case" TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
 CREATE TABLE IF NOT EXISTS counts (
     dimension TEXT NOT NULL, key TEXT NOT NULL, outcome TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY (dimension, key, outcome));
@@ -74,6 +79,7 @@ class BatchOutcome:
     confusion: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     failures: list[tuple[Any, ...]] = field(default_factory=list)
     faults: list[tuple[Any, ...]] = field(default_factory=list)
+    poisoned: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class RunDatabase:
@@ -131,6 +137,7 @@ class RunDatabase:
                 [(op, e, a, n) for (op, e, a), n in outcome.confusion.items()])
             db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
+            db.executemany("INSERT OR REPLACE INTO poisoned VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.poisoned)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -170,6 +177,16 @@ class RunDatabase:
     def faults(self) -> list[dict[str, Any]]:
         cols = ["file", "op", "first_tc", "n", "attempt", "kind", "detail", "stderr_tail"]
         return [dict(zip(cols, r)) for r in self.db.execute("SELECT * FROM faults ORDER BY rowid")]
+
+    def poisoned(self) -> list[dict[str, Any]]:
+        """The cases that fault the vendor on their own, in suite order."""
+        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "kind", "detail"]
+        out = []
+        for row in self.db.execute("SELECT * FROM poisoned ORDER BY file, op, tc_id"):
+            rec = dict(zip(cols, row))
+            rec["config"], rec["case"] = json.loads(rec["config"]), json.loads(rec["case"])
+            out.append(rec)
+        return out
 
     def confusion(self) -> dict[str, dict[str, dict[str, int]]]:
         out: dict[str, dict[str, dict[str, int]]] = {}

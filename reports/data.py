@@ -147,6 +147,19 @@ class FaultRecord:
 
 
 @dataclass(frozen=True)
+class PoisonedCase:
+    """A case that faulted the vendor on its own, every time it was sent alone."""
+
+    file: str
+    op: str
+    tc_id: int
+    kind: str
+    detail: str
+    case: str                # compact JSON of the inputs
+    replay: str              # failures/ file that sends it
+
+
+@dataclass(frozen=True)
 class SuiteFile:
     path: str
     sha256: str
@@ -173,6 +186,8 @@ class ReportData:
     faults_by_kind: list[tuple[str, int, int]]
     faults: list[FaultRecord]
     faults_total: int
+    poisoned: list[PoisonedCase]
+    poisoned_total: int
     math: GameMath
     summary_sha256: str
     manifest: dict[str, Any] | None
@@ -374,6 +389,19 @@ def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[Fa
     return by_kind, distinct, sum(c for _, c, _ in by_kind)
 
 
+def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
+    """The first ``FAULTS_SHOWN`` cases that fault the vendor on their own, and how many there are
+    (a run database from before the table existed has none)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'poisoned'").fetchone():
+        return [], 0
+    total = db.execute("SELECT COUNT(*) FROM poisoned").fetchone()[0]
+    rows = db.execute('SELECT file, op, tc_id, kind, detail, "case" FROM poisoned ORDER BY file, op, tc_id LIMIT ?',
+                      (FAULTS_SHOWN,)).fetchall()
+    return [PoisonedCase(file, op, tc_id, kind, clip(detail, 300), show_json(case),
+                         f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl")
+            for file, op, tc_id, kind, detail, case in rows], total
+
+
 def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, bool | None, list[SuiteFile]]:
     path = run_dir / "suite" / "manifest.json"
     if not path.is_file():
@@ -409,6 +437,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         classes = _classes(db, _totals(db, "flag"), run_dir)
         confusion = _confusion(db)
         faults_by_kind, faults, faults_total = _faults(db)
+        poisoned, poisoned_total = _poisoned(db)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
     finally:
         db.close()
@@ -433,7 +462,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         verdict_title=VERDICTS[verdict], vendor=vendor, totals=totals,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,
         by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes,
-        confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total, math=math,
+        confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total,
+        poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
         problems=problems + math.problems)

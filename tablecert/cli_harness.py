@@ -38,11 +38,15 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
+    if min(args.memory_limit, args.cpu_limit, args.max_answer_mb) < 1:
+        raise UsageError("--memory-limit, --cpu-limit and --max-answer-mb must be at least 1")
     from tablecert.harness.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     adapter, target = chosen[0]
-    options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()))
+    options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
+                             max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
+                             cpu_limit_s=args.cpu_limit)
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     result, summary = certify(VendorTarget(adapter, target, options), args.suite, out, profile=args.profile,
@@ -106,6 +110,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from tablecert.harness.contract import SessionOptions
+
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
         return subcommand(sub, name, func, help_text)
 
@@ -129,6 +135,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "each with the vendor restarted (default 2)")
     p.add_argument("--no-bisect", action="store_true", help="record a batch that keeps faulting as a whole, "
                    "without splitting it to find the case that kills the vendor")
+    defaults = SessionOptions()
+    p.add_argument("--memory-limit", type=int, metavar="MB", default=defaults.memory_limit_mb,
+                   help=f"address-space limit of the vendor process (default {defaults.memory_limit_mb} MB)")
+    p.add_argument("--cpu-limit", type=int, metavar="SECONDS", default=defaults.cpu_limit_s,
+                   help=f"CPU time one vendor process may use before it is killed and restarted "
+                        f"(default {defaults.cpu_limit_s} s)")
+    p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
+                   help=f"longest answer accepted, from any adapter (default {defaults.max_line_bytes >> 20} MB)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")

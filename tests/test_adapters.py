@@ -452,6 +452,15 @@ def test_memory_limit_is_enforced(tmp_path: Path) -> None:
     assert "MemoryError" in fault.stderr_tail
 
 
+def test_cpu_time_limit_is_enforced(tmp_path: Path) -> None:
+    body = "    while True: pass\n"
+    started = time.monotonic()
+    fault, _, _ = fault_of(vendor(tmp_path, body), SessionOptions(timeout=30.0, cpu_limit_s=1))
+    assert fault.kind is FaultKind.CRASH
+    assert "SIGXCPU" in fault.detail or "SIGKILL" in fault.detail
+    assert time.monotonic() - started < 10.0          # by the CPU limit, long before the 30 s timeout
+
+
 # -- python plugins -------------------------------------------------------------------------------
 
 

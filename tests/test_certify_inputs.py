@@ -72,7 +72,18 @@ DAMAGE: dict[str, tuple[Callable[[Path, str], None], str]] = {
     "other-schema": (lambda s, r: rewrite_header(s, r, schema="acvp-vectors"), "'acvp-vectors'"),
     "other-op": (lambda s, r: rewrite_header(s, r, op="craps.place_odds"), "header op 'craps.place_odds'"),
     "prompt-for-expected": (lambda s, r: rewrite_header(s, r, view="prompt"), "header view 'prompt'"),
+    "unknown-op": (lambda s, r: (rewrite_header(s, r, op="craps.teleport"), relist_op(s, r, "craps.teleport")),
+                   "craps.teleport"),
 }
+
+
+def relist_op(suite: Path, rel: str, op: str) -> None:
+    """Name another op for the file in the manifest (its digest already matches)."""
+    manifest = json.loads((suite / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        if entry["path"] == rel:
+            entry["op"] = op
+    (suite / "manifest.json").write_text(json.dumps(manifest, indent=2))
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
@@ -86,7 +97,8 @@ def test_a_damaged_suite_is_refused_in_one_line(edge: Path, tmp_path: Path, dama
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.startswith("tablecert: error:")
-    assert TARGET.split("/")[1] in done.stderr and words in done.stderr, done.stderr
+    assert words in done.stderr, done.stderr
+    assert TARGET.split("/")[1] in done.stderr or damage == "unknown-op", done.stderr
     if damage == "truncated-relisted":
         # found only while reading: what was judged before the damaged file is kept
         db = sqlite3.connect(out / "run.db")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,25 @@ def test_bad_input_is_one_line_exit_2(args):
 def test_unknown_subcommand_is_exit_2():
     out = run("frobnicate")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+PROFILE = Path(__file__).parents[1] / "oracle" / "profiles" / "odds-10x.toml"
+
+
+@pytest.mark.parametrize("old, new, where", [
+    ("\n[craps]\n", "\n[craps\n", "not valid TOML"),                                  # malformed
+    ("unit = 100 ", "unit = 0 ", "craps.unit"),                                      # not a positive unit
+    ("bar = 12", "bar = 7", "craps.bar"),                                            # no such bar number
+    ("bar = 12", "bar = 12\nbarr = 12", "craps.barr: unknown field"),                # a misspelt field
+    ('free_odds = { "4" = "10"', 'free_odds = { "4" = "20"', "craps.free_odds.4"),  # free above max
+    ('commission_rate = "0"', 'commission_rate = "-0.05"', "craps.commission_rate"),
+])
+def test_a_bad_table_config_is_one_line_naming_file_and_field(tmp_path, old, new, where):
+    text = PROFILE.read_text()
+    assert old in text
+    path = tmp_path / "table.toml"
+    path.write_text(text.replace(old, new, 1))
+    out = run("check-config", str(path))
+    assert out.returncode == 2, out.stdout
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"tablecert: error: {path}: ") and where in out.stderr, out.stderr

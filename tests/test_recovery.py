@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pypdf import PdfReader
 from test_runner import CrashesOnSettle, run
 
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
@@ -86,6 +87,17 @@ def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Pa
     assert sorted(set(alone)) == sorted(hit)
     for f, tc in hit:                          # each poisoned case tried alone 1 + retries times
         assert alone.count((f, tc)) == 2
+    assert sorted((p["file"], p["tc_id"]) for p in summary["poisoned"]) == sorted(hit)
+    assert {p["kind"] for p in summary["poisoned"]} == {kind}
+    # each poisoned case has a replay file that faults the vendor again, and the findings name it
+    file, tc = hit[0]
+    replay = out / "failures" / f"poisoned.{file.removesuffix('.jsonl.gz')}.craps.settle.tc{tc}.jsonl"
+    assert json.loads(replay.read_text().splitlines()[1])["cases"] == [case]
+    again = subprocess.run(shlex.split(poison_cmd(tmp_path, mode, [case])), stdin=replay.open(), capture_output=True,
+                           timeout=60)
+    assert again.returncode != 0 or b"Segmentation" in again.stdout
+    findings = "".join(page.extract_text() for page in PdfReader(out / "findings.pdf").pages)
+    assert f"tcId {tc}" in findings and "faulted the vendor on" in findings
     holding = {b.key for b in iter_batches(edge, BATCH) if any((b.file, tc) in hit for tc in b.tc_ids)}
     assert summary["batches"].get("partial") == len(holding) and "fault" not in summary["batches"]
     whole_tries = Counter((f, op, tc) for f, op, tc, n, *_ in rows if n == BATCH)
@@ -211,4 +223,6 @@ def test_a_poisoned_hand_in_a_hand_suite(tmp_path: Path) -> None:
     rows = fault_rows(out)
     alone = {(op, tc) for _, op, tc, n, _, k, _ in rows if n == 1}
     assert alone == {("paigow.player_bonus", 1501), ("paigow.banker_bonus", 1501)}
+    poisoned = write_outputs(out)["poisoned"]
+    assert sorted((p["op"], p["tc_id"]) for p in poisoned) == sorted(alone)
     assert all(k == "crash" for *_, k, _ in rows)

@@ -66,7 +66,8 @@ def _first_error(v: Validator, obj: Any) -> str | None:
     try:
         v(obj)
     except fastjsonschema.JsonSchemaValueException as err:
-        return err.message[:200]
+        got = f", got {json.dumps(err.value)[:60]}" if isinstance(err.value, (str, int, float, bool)) else ""
+        return err.message[:200] + got
     return None
 
 
@@ -194,7 +195,8 @@ def _header_problem(path: Path, entry: dict[str, Any], suite: str) -> str | None
     for field, want in (("view", entry.get("view")), ("suite", suite), ("op", entry.get("op"))):
         if header.get(field) != want:
             return f"header {field} {header.get(field)!r}, the manifest says {want!r}"
-    return None
+    bad = _first_error(validator(f"vector-line.{entry['view']}.schema.json", "header"), header)
+    return f"header: schema: {bad}" if bad else None
 
 
 def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[str]:
