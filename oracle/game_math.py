@@ -24,10 +24,11 @@ def _figure(name: str, value: Fraction, note: str = "") -> dict[str, Any]:
 
 
 def game_math(profile: str | None = None, progress: Callable[[int, int], None] | None = None,
-              recompute: bool = True) -> dict[str, Any]:
+              recompute: bool = True, joint_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """All figures as JSON-able data (fractions as "p/q" strings, percentages to 3 places). The
     pai gow figures are recomputed (census and exact joint count, about 15 s) unless
-    ``recompute`` is false, when the committed ``paigow_exact.toml`` is used."""
+    ``recompute`` is false, when the committed ``paigow_exact.toml`` is used. ``progress`` follows
+    the census (hands), ``joint_progress`` the joint count (tasks: a base card set and a first card)."""
     profiles = [profile] if profile else list_profiles()
     craps = []
     for pid in profiles:
@@ -37,7 +38,7 @@ def game_math(profile: str | None = None, progress: Callable[[int, int], None] |
             "title": loaded.title,
             "figures": [_figure(f.name, f.value, f.note) for f in craps_returns(loaded)],
         })
-    pg = paigow_returns(run_census(progress)) if recompute else committed_returns()
+    pg = paigow_returns(run_census(progress), joint_progress) if recompute else committed_returns()
     paigow = {
         "figures": [
             _figure("player hand bonus alone: house edge", -pg.player_bonus_alone,

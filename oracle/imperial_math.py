@@ -104,6 +104,10 @@ def count_qualifying_avoiding(cards: tuple[int, ...]) -> int:
     return int(counts.sum())
 
 
+PROGRESS_STEPS = 40
+"""Slices of the work in count_qualifying_containing, each followed by a progress report."""
+
+
 def count_qualifying_containing(bases: list[tuple[int, ...]], progress: Callable[[int, int], None] | None = None) -> list[int]:
     """For each base card set, the number of qualifying player hands (from the whole 53-card deck)
     that hold every card of it; a base of 7 cards counts itself. Exact integers."""
@@ -132,10 +136,15 @@ def count_qualifying_containing(bases: list[tuple[int, ...]], progress: Callable
         arr = np.array(tasks, dtype=np.int64)
         # Deal heavy and light tasks evenly: a fixed permutation (the sum does not depend on it).
         arr = arr[np.random.default_rng(0).permutation(len(arr))]
-        counts = _run_tasks(base_words, base_jokers, avails, n_avail, arr[:, 0].copy(), arr[:, 1].copy(),
-                            arr[:, 2].copy(), numba.get_num_threads())
-        for (i, _, _), k in zip(arr.tolist(), counts.tolist()):
-            results[i] += k
+        step = -(-len(arr) // PROGRESS_STEPS)
+        for start in range(0, len(arr), step):          # in slices, to report progress between them
+            part = arr[start:start + step]
+            counts = _run_tasks(base_words, base_jokers, avails, n_avail, part[:, 0].copy(), part[:, 1].copy(),
+                                part[:, 2].copy(), numba.get_num_threads())
+            for (i, _, _), k in zip(part.tolist(), counts.tolist()):
+                results[i] += k
+            if progress:
+                progress(min(start + step, len(arr)), len(arr))
     return results
 
 

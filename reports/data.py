@@ -252,8 +252,19 @@ def open_run_db(run_dir: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise RunFolderError(f"{run_dir}: not a run folder (no run.db)")
     db = sqlite3.connect(path)
-    db.execute("PRAGMA query_only = 1")
-    return db
+    try:
+        db.execute("PRAGMA query_only = 1")
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+    # A run folder on read-only media (an archive): SQLite cannot make its lock files there. With
+    # no write-ahead log beside it the file is the whole database and can be read as immutable.
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size:
+        raise RunFolderError(f"{path}: cannot be opened and has a write-ahead log beside it; copy the run folder "
+                             "to a writable place and try again")
+    return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
 
 
 def _totals(db: sqlite3.Connection, dimension: str) -> dict[str, dict[str, int]]:

@@ -35,7 +35,8 @@ def cmd_census(args: argparse.Namespace) -> int:
 def cmd_math(args: argparse.Namespace) -> int:
     from tablecert.oracle.game_math import game_math, format_game_math
 
-    figures = game_math(args.profile, progress=progress_bar("labelling hands", args.quiet))
+    figures = game_math(args.profile, progress=progress_bar("labelling hands", args.quiet),
+                        joint_progress=progress_bar("counting hand pairs", args.quiet, unit="tasks"))
     if args.json:
         _json_out(figures)
     else:

@@ -1,6 +1,7 @@
 """The machine fails the harness: the run folder's disk fills up mid-run, or the folder is
 read-only. Each ends with one line on stderr and exit status 2, the run database stays intact,
-and once there is room again ``--resume`` ends with the summary of an uninterrupted run.
+and once there is room again ``--resume`` ends with the summary of an uninterrupted run. A
+finished run folder made read-only (an archive) still renders the same report.
 
 A real small disk: a tmpfs mounted in a private mount namespace (``unshare``; as root, or as a
 user where user namespaces are allowed), so nothing outside the test sees it.
@@ -47,9 +48,13 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def tablecert(*args: str) -> str:
+    return shlex.join([sys.executable, "-m", "tablecert", *args])
+
+
 def certify_line(suite: Path, out: Path, *extra: str) -> str:
-    return shlex.join([sys.executable, "-m", "tablecert", "certify", "--vendor-plugin", "demo", "--suite", "edge",
-                       "--suite-dir", str(suite), "--out", str(out), "--batch-size", "10", "--quiet", *extra])
+    return tablecert("certify", "--vendor-plugin", "demo", "--suite", "edge", "--suite-dir", str(suite),
+                     "--out", str(out), "--batch-size", "10", "--quiet", *extra)
 
 
 def in_namespace(script: str, tmp: Path) -> subprocess.CompletedProcess:
@@ -95,6 +100,10 @@ mount -o remount,rw,size=256m {disk}
 {certify_line(edge, run, "--resume")} >{seen}/resume.out 2>{seen}/resume.err; echo $? >{seen}/resume.rc
 cp {run}/summary.json {seen}/summary.json
 ls -a {run} >{seen}/listing
+mount -o remount,ro {disk}
+{tablecert("report", str(run), "--kind", "certificate", "--out", str(seen / "again.pdf"), "--quiet")} \
+    2>{seen}/report.err; echo $? >{seen}/report.rc
+cp {run}/certificate.pdf {seen}/certificate.pdf
 """, tmp_path)
 
     def read(name: str) -> str:
@@ -122,3 +131,6 @@ ls -a {run} >{seen}/listing
     for key in COMPARED:
         assert got[key] == expected[key], key
     assert not [name for name in read("listing").split() if name.endswith(".tmp")]
+    # the finished run folder, now read-only (an archive), still renders the same certificate
+    assert read("report.rc").strip() == "0", read("report.err")
+    assert (seen / "again.pdf").read_bytes() == (seen / "certificate.pdf").read_bytes()
