@@ -1,6 +1,6 @@
 """Render time and size of the certification PDFs: the demo vendor on the `edge` suite, then the
-same run database with a million failure rows added (fabricated by SQL), where time and pages
-must stay bounded. Also the cost of signing (PAdES + summary) and of verifying.
+same run database with a million failure rows added (fabricated by SQL, as
+``tests/test_reports.py`` does), where time and pages must stay bounded. Also the cost of signing (PAdES + summary) and of verifying.
 
     python benchmarks/bench_reports.py [--failures N]
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sqlite3
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +26,9 @@ from tablecert.reports import KINDS, render_pdf, verify_report, write_reports
 from tablecert.reports.data import load_report_data
 from tablecert.vectors.suites import generate
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+from test_reports import fabricate_failures  # noqa: E402  (the test suite's fabrication, shared)
+
 
 def demo_run(folder: Path) -> Path:
     generate("edge", folder / "suite")
@@ -34,19 +37,6 @@ def demo_run(folder: Path) -> Path:
     Runner(lambda: adapter.open(spec, SessionOptions(timeout=60)), folder / "suite", folder).run()
     write_outputs(folder)
     return folder
-
-
-def add_failures(run: Path, n: int) -> None:
-    """``n`` more failure rows (copies of the run's own with new tcIds), counts scaled to match."""
-    db = sqlite3.connect(run / "run.db")
-    base = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
-    with db:
-        db.execute("CREATE TEMP TABLE proto AS SELECT row_number() OVER () - 1 AS k, * FROM failures")
-        db.execute("""INSERT INTO failures WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
-                      SELECT p.file, p.op, p.tg_id, 100000000 + i, p.config, p."case", p.expected, p.actual, p.flags,
-                             p.clauses FROM seq JOIN proto p ON p.k = i % ?""", (n, base))
-        db.execute("UPDATE counts SET n = n * ? WHERE outcome = 'fail'", ((n + base) // base,))
-    db.close()
 
 
 def measure(label: str, run: Path) -> None:
@@ -85,7 +75,7 @@ def main() -> None:
         big = Path(tmp) / "big"
         shutil.copytree(run, big, ignore=shutil.ignore_patterns("*.pdf", "*.sig*"))
         start = time.perf_counter()
-        add_failures(big, args.failures)
+        fabricate_failures(big, args.failures)
         print(f"{'(fabricate rows)':<22} {time.perf_counter() - start:5.2f} s, {args.failures:,} failures added")
         measure(f"+{args.failures:,} failures", big)
 

@@ -3,7 +3,8 @@
 :class:`DemoVendor` is a plausible craps and pai gow implementation, "Demo Craps & Pai Gow", that
 ships three realistic bugs. It is registered as the Python plugin ``demo`` (entry-point group
 ``tablecert.vendors``), so ``tablecert`` can certify it like any outside vendor and produce a
-failing report. It is built on the reference vendor: every answer is the oracle's except where
+failing report. It is built on the reference vendor (through
+:class:`~tablecert.harness.vendor_kit.PaigowVendor`): every answer is the oracle's except where
 one of the bugs below changes it (nothing of the oracle is patched).
 """
 
@@ -13,12 +14,11 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from tablecert.harness.vendor_kit import PaigowVendor, of_a_kind
 from tablecert.oracle import craps
-from tablecert.oracle.cards import ACE, JOKER, parse_hand, rank_of, suit_of
-from tablecert.oracle.errors import ConfigError
-from tablecert.oracle.hands import PLAYER_CATEGORIES, PLAYER_LABELS, STRAIGHTS, banker_label, player_category
-from tablecert.oracle.paigow import pay_tables
-from tablecert.oracle.vendor import OPS, ReferenceVendor
+from tablecert.oracle.cards import ACE, JOKER, rank_of, suit_of
+from tablecert.oracle.hands import PLAYER_CATEGORIES, PLAYER_LABELS, STRAIGHTS, player_category
+from tablecert.oracle.vendor import OPS
 
 WHEEL = frozenset({ACE, 0, 1, 2, 3})
 """A-2-3-4-5 as rank indices."""
@@ -31,15 +31,7 @@ def _straight(ranks: set[int], joker: bool) -> bool:
 
 def _of_a_kind(cards: tuple[int, ...]) -> str:
     """The category the ranks alone make, the joker as an ace."""
-    counts = Counter(rank_of(c) if c != JOKER else ACE for c in cards)
-    m = sorted(counts.values(), reverse=True) + [0]
-    if m[0] >= 4:
-        return "four_of_a_kind"
-    if m[0] == 3:
-        return "full_house" if m[1] >= 2 else "three_of_a_kind"
-    if m[0] == 2:
-        return "two_pair" if m[1] == 2 else "pair"
-    return "high_card"
+    return of_a_kind(Counter(rank_of(c) if c != JOKER else ACE for c in cards))
 
 
 def demo_player_label(cards: tuple[int, ...]) -> str:
@@ -57,7 +49,7 @@ def demo_player_label(cards: tuple[int, ...]) -> str:
     return category if category in PLAYER_LABELS else "none"
 
 
-class DemoVendor(ReferenceVendor):
+class DemoVendor(PaigowVendor):
     """Demo Craps & Pai Gow 3.2.0: a vendor with three bugs, for the lab's eyes.
 
     1. Craps commission (``craps.place_odds``): a table configured with ``commission_rounding:
@@ -82,46 +74,14 @@ class DemoVendor(ReferenceVendor):
         return {"implementation": {"name": self.name, "version": self.version, "build": self.build},
                 "ops": list(OPS)}
 
-    def handle(self, request: object) -> dict[str, Any]:
-        response = super().handle(request)
-        if "results" not in response:
-            return response
-        assert isinstance(request, dict)
-        op = request["op"]
-        try:
-            config = OPS[op][0](request.get("config"))
-        except ConfigError:
-            return response
-        response["results"] = [result if "error" in result else self._answer(op, config, case, result)
-                               for case, result in zip(request["cases"], response["results"])]
-        return response
-
-    def _answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
-        if op == "craps.place_odds" and config.commission_rounding == "down":  # bug 1
+    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
+        if "error" not in result and op == "craps.place_odds" and config.commission_rounding == "down":  # bug 1
             nearest = replace(config, commission_rounding="nearest")
             return {"commission": craps.commission(nearest, case["bet"], case["flat"], case["point"], case["odds"])}
-        if op == "paigow.player_bonus":  # bug 2
-            return {"hand": demo_player_label(parse_hand(case["cards"]))}
-        if op == "paigow.settle":  # bugs 2 and 3
-            return self._settle(config, case)
-        return result
+        return super().answer(op, config, case, result)
 
-    def _settle(self, cap: int, case: dict[str, Any]) -> dict[str, Any]:
-        tables = pay_tables()
-        dealer = parse_hand(case["dealer"])
-        seat_hands = [(seat, parse_hand(seat["cards"])) for seat in case["seats"]]
-        bank_seat = case["bank_seat"]
-        bank_hand = next((hand for seat, hand in seat_hands if seat["seat"] == bank_seat), None)
-        out = []
-        for seat, hand in seat_hands:
-            wager = seat["wager"]
-            p_label = demo_player_label(hand)
-            b_label = banker_label(dealer if bank_hand is None or seat["seat"] == bank_seat else bank_hand)
-            p_win = wager * tables.player_bonus.get(p_label, 0)
-            b_win = wager * tables.banker_bonus.get(b_label, 0)
-            out.append({"seat": seat["seat"], "player_bonus": p_label, "player_bonus_win": p_win,
-                        "banker_bonus": b_label, "banker_bonus_win": b_win,
-                        "total_win": min(cap, p_win) + min(cap, b_win),
-                        "wager_lost": wager > 0 and not (p_label in tables.player_bonus
-                                                         or b_label in tables.banker_bonus)})
-        return {"seats": out}
+    def player_label(self, cards: tuple[int, ...]) -> str:  # bug 2 (player bonus and settlement)
+        return demo_player_label(cards)
+
+    def total_win(self, player_win: int, banker_win: int, cap: int) -> int:  # bug 3
+        return min(cap, player_win) + min(cap, banker_win)

@@ -17,11 +17,11 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+from tablecert.harness.vendor_kit import PaigowVendor, PatchedVendor, of_a_kind
 from tablecert.oracle import craps, hands
-from tablecert.oracle.cards import ACE, JOKER, RANKS, card_index, parse_hand, rank_of, suit_of
-from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.cards import ACE, JOKER, RANKS, card_index, rank_of, suit_of
+from tablecert.oracle.errors import CaseError
 from tablecert.oracle.hands import PLAYER_CATEGORIES, PLAYER_LABELS, ROYAL_RANKS, STRAIGHTS
-from tablecert.oracle.paigow import pay_tables
 from tablecert.oracle.table_config import round_to_unit
 from tablecert.oracle.vendor import OPS, ReferenceVendor, error
 
@@ -31,83 +31,8 @@ LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 
 
 # ============================================================================================
-# Bases: the reference's answers, rewritten case by case
-
-
-class PatchedVendor(ReferenceVendor):
-    """The reference vendor whose per-case answers pass through :meth:`answer` (the identity
-    here). Request-level answers, hello and malformed configs are the reference's."""
-
-    def handle(self, request: object) -> dict[str, Any]:
-        response = super().handle(request)
-        if "results" not in response:
-            return response
-        assert isinstance(request, dict)
-        op = request["op"]
-        try:
-            config = OPS[op][0](request.get("config"))
-        except ConfigError:
-            return response  # every case invalid_config, as the reference says
-        response["results"] = [self.answer(op, config, case, result)
-                               for case, result in zip(request["cases"], response["results"])]
-        return response
-
-    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
-        """The vendor's answer to one case, given the reference's ``result`` (a result or an error)."""
-        return result
-
-
-class PaigowVendor(PatchedVendor):
-    """Pai gow answers recomputed from small hooks, each the reference's unless overridden: the
-    two hand labels, which hand a seat's banker bonus is judged on, the cap, and when the wager is
-    lost. Validation (every error) stays the reference's."""
-
-    def player_label(self, cards: tuple[int, ...]) -> str:
-        return hands.player_label(cards)
-
-    def banker_label(self, cards: tuple[int, ...]) -> str:
-        return hands.banker_label(cards)
-
-    def banker_hand(self, seat: int, dealer: tuple[int, ...], bank_seat: int | None,
-                    bank_hand: tuple[int, ...] | None) -> tuple[int, ...]:
-        return dealer if bank_hand is None or seat == bank_seat else bank_hand
-
-    def total_win(self, player_win: int, banker_win: int, cap: int) -> int:
-        return min(cap, player_win + banker_win)
-
-    def wager_lost(self, wager: int, player_pays: bool, banker_pays: bool) -> bool:
-        return wager > 0 and not (player_pays or banker_pays)
-
-    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
-        if "error" in result:
-            return result
-        if op == "paigow.player_bonus":
-            return {"hand": self.player_label(parse_hand(case["cards"]))}
-        if op == "paigow.banker_bonus":
-            return {"hand": self.banker_label(parse_hand(case["cards"]))}
-        if op == "paigow.settle":
-            return self._settle(config, case)
-        return result
-
-    def _settle(self, cap: int, case: dict[str, Any]) -> dict[str, Any]:
-        tables = pay_tables()
-        dealer = parse_hand(case["dealer"])
-        seat_hands = [(seat, parse_hand(seat["cards"])) for seat in case["seats"]]
-        bank_seat = case["bank_seat"]
-        bank_hand = next((h for s, h in seat_hands if s["seat"] == bank_seat), None)
-        out = []
-        for seat, hand in seat_hands:
-            wager = seat["wager"]
-            p_label = self.player_label(hand)
-            b_label = self.banker_label(self.banker_hand(seat["seat"], dealer, bank_seat, bank_hand))
-            p_win = wager * tables.player_bonus.get(p_label, 0)
-            b_win = wager * tables.banker_bonus.get(b_label, 0)
-            out.append({"seat": seat["seat"], "player_bonus": p_label, "player_bonus_win": p_win,
-                        "banker_bonus": b_label, "banker_bonus_win": b_win,
-                        "total_win": self.total_win(p_win, b_win, cap),
-                        "wager_lost": self.wager_lost(wager, p_label in tables.player_bonus,
-                                                      b_label in tables.banker_bonus)})
-        return {"seats": out}
+# Bases: PatchedVendor and PaigowVendor (tablecert.harness.vendor_kit), the reference's answers
+# rewritten case by case
 
 
 # ============================================================================================
@@ -154,18 +79,6 @@ def _label(category: str) -> str:
     return category if category in PLAYER_LABELS else "none"
 
 
-def _of_a_kind(counts: Counter[int]) -> str:
-    """The category that rank multiplicities alone make (four of a kind down to high card)."""
-    m = sorted(counts.values(), reverse=True) + [0, 0]
-    if m[0] >= 4:
-        return "four_of_a_kind"
-    if m[0] == 3:
-        return "full_house" if m[1] >= 2 else "three_of_a_kind"
-    if m[0] == 2:
-        return "two_pair" if m[1] == 2 else "pair"
-    return "high_card"
-
-
 def _ace_counts(real: list[int], joker: bool) -> Counter[int]:
     """Rank multiplicities with the joker as an ace (as the reference counts them)."""
     counts = Counter(rank_of(c) for c in real)
@@ -191,7 +104,7 @@ def _below_flush(real: list[int], joker: bool) -> str:
     """What a hand is when its flush is not seen: a straight, else what its ranks make."""
     if _has_straight({rank_of(c) for c in real}, joker):
         return "straight"
-    return _of_a_kind(_ace_counts(real, joker))
+    return of_a_kind(_ace_counts(real, joker))
 
 
 # ============================================================================================
@@ -451,7 +364,7 @@ class JokerTooWild(PaigowVendor):
         if joker:
             counts = Counter(rank_of(c) for c in real)
             counts[max(counts, key=lambda r: (counts[r], r))] += 1
-            category = _better(category, _of_a_kind(counts))
+            category = _better(category, of_a_kind(counts))
         return _label(category)
 
 
@@ -480,9 +393,9 @@ class WheelMissed(PaigowVendor):
             flush = _flush_suit(real, joker)
             assert flush is not None
             if not _has_straight(flush[1], joker, no_wheel):
-                category = _better(_of_a_kind(_ace_counts(real, joker)), "flush")
+                category = _better(of_a_kind(_ace_counts(real, joker)), "flush")
         elif category == "straight" and not _has_straight({rank_of(c) for c in real}, joker, no_wheel):
-            category = _of_a_kind(_ace_counts(real, joker))
+            category = of_a_kind(_ace_counts(real, joker))
         return _label(category)
 
 

@@ -10,7 +10,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from fractions import Fraction
 from io import BytesIO
 from pathlib import Path
@@ -290,13 +289,11 @@ def fabricate_failures(run: Path, n: int) -> None:
 
 
 @pytest.mark.slow
-def test_a_million_failures_render_in_seconds_on_bounded_pages(run_copy):
+def test_a_million_failures_render_on_bounded_pages(run_copy):
+    """Pages stay bounded however many vectors fail (the render time is benchmarks/bench_reports.py's)."""
     fabricate_failures(run_copy, 1_000_000)
-    started = time.perf_counter()
     paths = write_reports(run_copy)
-    elapsed = time.perf_counter() - started
     pages = [len(PdfReader(p).pages) for p in paths]
-    assert elapsed < 20, elapsed
     assert all(n <= 30 for n in pages), pages
     text = pdf_text(paths[0])
     assert "NOT CERTIFIED" in text and "more failures of this class are not shown" in text
