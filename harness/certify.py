@@ -16,7 +16,7 @@ from tablecert.harness.contract import SessionOptions, VendorSession, find_adapt
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunResult
-from tablecert.oracle.profiles import DEFAULT_PROFILE
+from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.checks import load_manifest, verify
 from tablecert.vectors.suites import generate
 
@@ -48,7 +48,7 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     profile = profile or DEFAULT_PROFILE
     if (folder / "manifest.json").is_file():
         manifest = load_manifest(folder)
-        if (manifest["suite"] == suite and manifest["profile"]["id"] == profile
+        if (manifest["suite"] == suite and manifest["profile"] == {"id": profile, "sha256": load_profile(profile).sha256}
                 and set(manifest["views"]) == {"prompt", "expected"} and not verify(folder)):
             return folder
     generate(suite, folder, profile, "both", progress)

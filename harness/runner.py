@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
-from tablecert.harness.contract import Hello, VendorFault, VendorSession
+from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
@@ -87,6 +87,19 @@ def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
     for i in range(len(batch.cases)):
         _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
     return out
+
+
+def _who(identity: dict[str, Any]) -> str:
+    """A vendor's identity from its hello, for messages (its strings shortened)."""
+    ops = ", ".join(identity.get("ops", []))
+    return (f"{str(identity.get('name'))[:60]!r} {str(identity.get('version'))[:30]!r} "
+            f"build {str(identity.get('build'))[:60]!r} (ops {ops or 'none'})")
+
+
+def _same_vendor(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The same implementation (name, version, build) with the same ops, in any order."""
+    return ({k: a.get(k) for k in ("name", "version", "build")} == {k: b.get(k) for k in ("name", "version", "build")}
+            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])))
 
 
 def manifest_digest(suite_dir: Path) -> str:
@@ -163,10 +176,19 @@ class Runner:
             except VendorFault:
                 session.close()
                 raise
+            identity = {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)}
             if self.hello is None:
+                recorded = self.db.meta().get("vendor")
+                if recorded is not None and not _same_vendor(recorded, identity):
+                    session.close()
+                    raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
+                                   "a run is resumed only with the vendor it began with (start a new run folder)")
                 self.hello = hello
-                self.db.set_meta(vendor_hello=dict(hello.raw), vendor={"name": hello.name, "version": hello.version,
-                                                                        "build": hello.build, "ops": list(hello.ops)})
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity)
+            elif not _same_vendor(identity, self.db.meta().get("vendor") or {}):
+                session.close()
+                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
+                                                       f"{_who(self.db.meta().get('vendor') or {})}")
             self.session = session
         return self.session
 

@@ -16,7 +16,10 @@ table with the bonus payout ``cap`` and the minimum bonus wager ``min_wager`` (m
     min_wager = 500
 
 :func:`load_profile` reads a shipped profile through ``importlib.resources`` (package data of
-``tablecert.oracle``); :func:`load_profile_file` reads a user's file. Both check the whole file
+``tablecert.oracle``); :func:`load_profile_file` reads a user's file. :func:`resolve_profile`
+takes what a user typed after ``--profile``: a shipped id, or the path of a table configuration
+file, which must be compliant and is then known by its id for the rest of the process (a lab
+certifying a vendor's own table). Both check the whole file
 (:class:`ProfileError`, a ``ValueError``, on any fault) and record the SHA-256 of its bytes, so a
 report can say exactly which configuration it certified.
 """
@@ -91,8 +94,42 @@ def list_profiles() -> list[str]:
                   if entry.name.endswith(".toml") and entry.is_file())
 
 
+_FROM_FILES: dict[str, Profile] = {}
+"""Profiles read from a user's files this process (:func:`resolve_profile`), by id."""
+
+
+def resolve_profile(text: str | None) -> str | None:
+    """The profile id for a ``--profile`` value: a shipped id as it is (None stays None, the
+    default), or the path of a table configuration file (``.toml``), which is read, checked and
+    registered under its id. A file whose table breaks the regulation is refused (ProfileError
+    naming its first finding): vectors for a table no lab may certify would certify nothing."""
+    if text is None or text in list_profiles():
+        return text
+    if not (text.endswith(".toml") or "/" in text):
+        return text                                    # an unknown id: load_profile says so
+    profile = load_profile_file(text)
+    if profile.id in list_profiles():
+        if load_profile(profile.id).sha256 == profile.sha256:
+            return profile.id                          # a copy of the shipped file
+        raise ProfileError(f"{text}: id {profile.id!r} is a shipped profile's; give your table its own id")
+    findings = profile.findings()
+    if findings:
+        first = findings[0]
+        raise ProfileError(f"{text}: the table is not compliant ({len(findings)} regulatory finding"
+                           f"{'s' if len(findings) != 1 else ''}; first: {first.id} ({first.clause}): {first.message}); "
+                           f"`tablecert check-config {text}` lists them all")
+    known = _FROM_FILES.get(profile.id)
+    if known is not None and known.sha256 != profile.sha256:
+        raise ProfileError(f"{text}: another file with id {profile.id!r} was already given")
+    _FROM_FILES[profile.id] = profile
+    return profile.id
+
+
 def load_profile(profile_id: str) -> Profile:
-    """A shipped profile by id; ProfileError naming the known ids if there is none."""
+    """A shipped profile by id (or one registered by :func:`resolve_profile`); ProfileError naming
+    the known ids if there is none."""
+    if isinstance(profile_id, str) and profile_id in _FROM_FILES:
+        return _FROM_FILES[profile_id]
     known = list_profiles()
     if not isinstance(profile_id, str) or profile_id not in known:
         raise ProfileError(f"unknown profile {profile_id!r}; known profiles: {', '.join(known)}")

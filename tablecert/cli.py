@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 from pathlib import Path
@@ -35,7 +37,9 @@ def cmd_census(args: argparse.Namespace) -> int:
 def cmd_math(args: argparse.Namespace) -> int:
     from tablecert.oracle.game_math import game_math, format_game_math
 
-    figures = game_math(args.profile, progress=progress_bar("labelling hands", args.quiet),
+    from tablecert.oracle.profiles import resolve_profile
+
+    figures = game_math(resolve_profile(args.profile), progress=progress_bar("labelling hands", args.quiet),
                         joint_progress=progress_bar("counting hand pairs", args.quiet, unit="tasks"))
     if args.json:
         _json_out(figures)
@@ -126,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("math", cmd_math, "Exact returns of the craps line bets with each profile's odds, and of "
             "the Imperial pai gow bonus.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--profile", help="only this rule profile (default: every shipped profile)")
+    p.add_argument("--profile", help="only this rule profile: a shipped id or a compliant table configuration "
+                   "file (default: every shipped profile)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add("reference-vendor", cmd_reference_vendor, "Serve the oracle over the vendor protocol "
         "(tablecert-vendor/1) on stdin/stdout: a complete model vendor.")
@@ -151,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a scheduler stopping the job) unwinds like Ctrl-C: the vendor process group is
+        # killed and the batch being written is rolled back, so --resume continues cleanly.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return int(args.func(args))
     except UsageError as err:

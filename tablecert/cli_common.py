@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Any
 
 
+PROFILE_HELP = ("rule profile: a shipped id (`tablecert profiles`) or a table configuration file in the same "
+                "TOML form, which must be compliant (default: the default profile)")
+
+
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit status 2."""
 

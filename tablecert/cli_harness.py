@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import UsageError, existing_dir, progress_bar, step_printer, subcommand
+from tablecert.cli_common import PROFILE_HELP, UsageError, existing_dir, progress_bar, step_printer, subcommand
 
 
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
@@ -49,7 +49,10 @@ def cmd_certify(args: argparse.Namespace) -> int:
                              cpu_limit_s=args.cpu_limit)
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
-    result, summary = certify(VendorTarget(adapter, target, options), args.suite, out, profile=args.profile,
+    from tablecert.oracle.profiles import resolve_profile
+
+    result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
+                              profile=resolve_profile(args.profile),
                               suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
@@ -126,7 +129,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
     p.add_argument("--suite", default="standard", help="edge | standard | joker | exhaustive (default standard)")
     p.add_argument("--out", required=True, help="run folder")
-    p.add_argument("--profile", help="rule profile id (default: the default profile)")
+    p.add_argument("--profile", help=PROFILE_HELP)
     p.add_argument("--suite-dir", help="use this generated suite folder instead of generating one")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
     p.add_argument("--batch-size", type=int, help="cases per request (default 1000; 20,000 hands for the "

@@ -6,22 +6,24 @@ import argparse
 from typing import Any
 from pathlib import Path
 
-from tablecert.cli_common import existing_dir, step_printer, subcommand
+from tablecert.cli_common import PROFILE_HELP, existing_dir, step_printer, subcommand
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.suites import generate
 
     out = Path(args.out)
-    manifest = generate(args.suite, out, args.profile, args.view, progress=step_printer(args.quiet))
+    manifest = generate(args.suite, out, resolve_profile(args.profile), args.view, progress=step_printer(args.quiet))
     print(f"{args.suite}: {manifest['numberOfTests']:,} tests in {len(manifest['files'])} files -> {out}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.suites import generate
 
-    manifest = generate(args.suite, Path(args.out), args.profile, "prompt")
+    manifest = generate(args.suite, Path(args.out), resolve_profile(args.profile), "prompt")
     print(f"{args.suite}: prompts of {manifest['numberOfTests']:,} tests -> {args.out} (give this folder to the vendor; "
           f"its answers come back as a responses file for 'tablecert validate')")
     return 0
@@ -73,13 +75,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     g = add("generate", cmd_generate, "Generate a suite into a folder (prompt and/or expected view, manifest).")
     g.add_argument("--suite", required=True, help="edge | standard | joker | exhaustive")
     g.add_argument("--out", required=True, help="output folder")
-    g.add_argument("--profile", help="rule profile id (default: the default profile)")
+    g.add_argument("--profile", help=PROFILE_HELP)
     g.add_argument("--view", default="both", choices=["prompt", "expected", "both"], help="which view(s) to write")
     g.add_argument("--quiet", action="store_true", help="no progress lines")
     e = add("export", cmd_export, "Write only the prompt view of a suite, for a vendor answering offline.")
     e.add_argument("--suite", required=True, help="edge | standard")
     e.add_argument("--out", required=True, help="output folder")
-    e.add_argument("--profile", help="rule profile id (default: the default profile)")
+    e.add_argument("--profile", help=PROFILE_HELP)
     for name, func, text in (("lint", cmd_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids."),
                              ("verify", cmd_verify, "Check every file of a suite folder against its manifest's digests.")):
         add(name, func, text).add_argument("dir", help="suite folder")

@@ -102,3 +102,40 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
     assert kills >= 15, f"killed only {kills} times before the run finished"
     print(f"soak: {kills} kills, {starts} starts")
     same_results(out, whole)
+
+
+def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path):
+    """SIGTERM (a scheduler stopping the job) while the harness waits on a hung vendor: exit 130
+    at once, the vendor's process group killed, the database intact; --resume then finishes."""
+    suite = tmp_path / "suite"
+    generate("edge", suite)
+    with gzip.open(suite / "prompt" / "craps.odds_limits.odds-3-4-5x.jsonl.gz", "rt") as f:
+        case = [json.loads(line) for line in f if '"type":"test"' in line][150]["case"]
+    spec = tmp_path / "hang-poison.json"
+    spec.write_text(json.dumps({"cases": [case]}))
+    hanging = ("--vendor-cmd", shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "hang"]))
+    out = tmp_path / "run"
+    proc = certify(suite, out, "--timeout", "120", vendor=hanging)
+    deadline = time.monotonic() + 60
+    vendor_pids: list[int] = []
+    while time.monotonic() < deadline and not vendor_pids:
+        time.sleep(0.2)
+        found = subprocess.run(["pgrep", "-f", str(spec)], capture_output=True, text=True).stdout.split()
+        vendor_pids = [int(p) for p in found]
+    assert vendor_pids, "the vendor never started"
+    time.sleep(3.0)                                          # the vendor is now stuck on the poisoned batch
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 130
+    for pid in vendor_pids:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \
+                Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            time.sleep(0.1)
+        assert not Path(f"/proc/{pid}").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z", "vendor left running"
+    assert sqlite3.connect(out / "run.db").execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    reference = ("--vendor-cmd", shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"]))
+    assert certify(suite, out, "--resume", vendor=reference).wait(timeout=600) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["totals"]["pass"] == json.loads((suite / "manifest.json").read_text())["numberOfTests"]

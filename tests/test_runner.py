@@ -164,3 +164,46 @@ def test_certify_cli_exit_codes(edge, tmp_path):
     assert gone.returncode == 2 and gone.stderr.count("\n") == 1 and "Traceback" not in gone.stderr
     both = certify("--vendor-cmd", "x", "--vendor-plugin", "demo", "--out", str(tmp_path / "both"))
     assert both.returncode == 2
+
+
+def test_a_run_resumes_only_with_the_vendor_it_began_with(edge, tmp_path):
+    calls = []
+
+    def stop(done: int, total: int) -> None:
+        calls.append(done)
+        if len(calls) == 3:
+            raise Interrupt()
+
+    with pytest.raises(Interrupt):
+        run(ReferenceVendor, edge, tmp_path, progress=stop)
+    with pytest.raises(RunError, match="resumed only with the vendor it began with"):
+        run(CrapsOnly, edge, tmp_path, resume=True)              # another ops list: another vendor
+    assert run(ReferenceVendor, edge, tmp_path, resume=True).verdict == "pass"
+
+
+class NewBuildAfterCrash(ReferenceVendor):
+    """Crashes on its first batch; every restart says it is a new build."""
+
+    starts = 0
+
+    def __init__(self) -> None:
+        NewBuildAfterCrash.starts += 1
+        self.build = f"b{NewBuildAfterCrash.starts}"
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        return dict(hello, implementation={**hello["implementation"], "build": self.build})
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        if request.get("op") != "hello" and self.build == "b1":
+            raise RuntimeError("first build crashes")
+        return super().handle(request)
+
+
+def test_a_vendor_that_restarts_as_another_build_is_not_trusted(edge, tmp_path):
+    NewBuildAfterCrash.starts = 0
+    result = run(NewBuildAfterCrash, edge, tmp_path, batch_size=1000)
+    assert result.verdict == "incomplete" and result.totals["pass"] == 0
+    kinds = Counter(f["kind"] for f in write_outputs(tmp_path)["faults"])
+    assert kinds["crash"] == 1 and kinds["bad_hello"] >= 2
+    assert any("the restarted vendor says it is" in f["detail"] for f in write_outputs(tmp_path)["faults"])

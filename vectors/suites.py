@@ -83,10 +83,11 @@ def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     sample = _by_op(paigow_cases.sample_groups(profile.paigow_cap))
     for op, pid, part, groups in _edge_sets(profile_id):
         yield op, pid, part, groups + (sample.get(op, []) if op in PAIGOW_OPS else [])
-    for pid in list_profiles():
+    shipped = list_profiles()
+    for pid in shipped + ([profile_id] if profile_id not in shipped else []):   # and a lab's own table
         domain = _by_op(craps_cases.domain_groups(load_profile(pid).craps, pid))
         for op in CRAPS_OPS:
-            yield op, pid, "domain", domain[op]
+            yield op, pid, "domain", domain.get(op, [])
 
 
 def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
