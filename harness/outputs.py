@@ -39,6 +39,16 @@ def write_atomically(path: Path, data: bytes) -> Path:
     return path
 
 
+def replay_name(file: str, op: str, tg_id: int) -> str:
+    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
+    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
+
+
+def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
+    """The replay file in ``failures/`` that sends one poisoned case alone."""
+    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
+
+
 def summary(db: RunDatabase) -> dict[str, Any]:
     meta = db.meta()
     faults = db.faults()
@@ -120,15 +130,12 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     folder, building = run_dir / "failures", run_dir / ".failures.tmp"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
     for rec in db.failures():
-        stem = rec["file"].removesuffix(".jsonl.gz")
-        name = f"{stem}.{rec['op']}.tg{rec['tg_id']}"
-        replay = replays.setdefault(name, (rec["op"], rec["config"], [], []))
+        replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
         replay[2].append(rec["case"])
         replay[3].append(rec["tc_id"])
     for rec in db.poisoned():
-        stem = rec["file"].removesuffix(".jsonl.gz")
-        replays[f"poisoned.{stem}.{rec['op']}.tc{rec['tc_id']}"] = (rec["op"], rec["config"], [rec["case"]],
-                                                                    [rec["tc_id"]])
+        replays[poisoned_replay_name(rec["file"], rec["op"], rec["tc_id"])] = (rec["op"], rec["config"], [rec["case"]],
+                                                                               [rec["tc_id"]])
     shutil.rmtree(building, ignore_errors=True)
     if replays:
         try:
@@ -148,11 +155,11 @@ def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], fo
     for name, (op, config, cases, tc_ids) in sorted(replays.items()):
         hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
         request = {"id": 1, "op": op, "config": config, "cases": cases}
-        with open(folder / f"{name}.jsonl", "w", encoding="utf-8") as f:
+        with open(folder / name, "w", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")
             f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
             f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
-        (folder / f"{name}.tcids.json").write_text(json.dumps(tc_ids) + "\n", encoding="utf-8")
+        (folder / f"{name.removesuffix('.jsonl')}.tcids.json").write_text(json.dumps(tc_ids) + "\n", encoding="utf-8")
 
 
 def write_outputs(run_dir: Path) -> dict[str, Any]:

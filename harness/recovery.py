@@ -74,8 +74,8 @@ class Recovery:
 
     ``start`` gives the live session (starting and greeting the vendor if needed), ``drop`` ends it
     after a fault; ``judge`` judges a batch's results; ``whole`` counts every vector of a batch
-    with one outcome; ``given_up`` is the op -> batches-without-answer count read from the run
-    database."""
+    with one outcome; ``unanswered_runs`` is the op -> batches-in-a-row-without-answer count read
+    from the run database."""
 
     def __init__(self, start: Callable[[], VendorSession], drop: Callable[[], None], policy: FaultPolicy,
                  judge: Callable[[Batch, list[Any]], BatchOutcome], whole: Callable[[Batch, str, str], BatchOutcome],
@@ -147,13 +147,10 @@ class Recovery:
                 merge(out, self.whole(piece, "fault", "fault"))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
+            allowed = min(tries, budget - spent)
             results = None
-            tried = 0
-            for _ in range(tries):
-                if spent >= budget:
-                    break
+            for _ in range(allowed):
                 spent += 1
-                tried += 1
                 try:
                     results = self._send(piece)
                     break
@@ -163,7 +160,7 @@ class Recovery:
                 merge(out, self.judge(piece, results))
             elif hi - lo == 1:
                 merge(out, self.whole(piece, "fault", "fault"))
-                if tried == tries:                                   # every attempt of it alone faulted
+                if allowed == tries:                                 # every attempt of it alone faulted
                     out.poisoned.append(poison_record(piece, out.faults[-1]))
             else:
                 mid = (lo + hi) // 2

@@ -89,6 +89,11 @@ def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
     return out
 
 
+def _identity(hello: Hello) -> dict[str, Any]:
+    """What a hello says the vendor is (kept in the run's meta as ``vendor``)."""
+    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)}
+
+
 def _who(identity: dict[str, Any]) -> str:
     """A vendor's identity from its hello, for messages (its strings shortened)."""
     ops = ", ".join(identity.get("ops", []))
@@ -176,7 +181,7 @@ class Runner:
             except VendorFault:
                 session.close()
                 raise
-            identity = {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)}
+            identity = _identity(hello)
             if self.hello is None:
                 recorded = self.db.meta().get("vendor")
                 if recorded is not None and not _same_vendor(recorded, identity):
@@ -185,10 +190,10 @@ class Runner:
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
                 self.hello = hello
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity)
-            elif not _same_vendor(identity, self.db.meta().get("vendor") or {}):
+            elif not _same_vendor(identity, _identity(self.hello)):
                 session.close()
                 raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
-                                                       f"{_who(self.db.meta().get('vendor') or {})}")
+                                                       f"{_who(_identity(self.hello))}")
             self.session = session
         return self.session
 

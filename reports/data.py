@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 
@@ -232,11 +233,6 @@ def show_json(raw: str, limit: int = JSON_SHOWN) -> str:
     return clip(text, limit)
 
 
-def replay_name(file: str, op: str, tg_id: int) -> str:
-    """The replay file that ``tablecert.harness.outputs`` writes for a failing group."""
-    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
-
-
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -409,7 +405,7 @@ def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
     rows = db.execute('SELECT file, op, tc_id, kind, detail, "case" FROM poisoned ORDER BY file, op, tc_id LIMIT ?',
                       (FAULTS_SHOWN,)).fetchall()
     return [PoisonedCase(file, op, tc_id, kind, clip(detail, 300), show_json(case),
-                         f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl")
+                         poisoned_replay_name(file, op, tc_id))
             for file, op, tc_id, kind, detail, case in rows], total
 
 

@@ -36,7 +36,6 @@ def cmd_census(args: argparse.Namespace) -> int:
 
 def cmd_math(args: argparse.Namespace) -> int:
     from tablecert.oracle.game_math import game_math, format_game_math
-
     from tablecert.oracle.profiles import resolve_profile
 
     figures = game_math(resolve_profile(args.profile), progress=progress_bar("labelling hands", args.quiet),

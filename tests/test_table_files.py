@@ -15,6 +15,7 @@ from tablecert.oracle import profiles
 from tablecert.oracle.profiles import ProfileError, list_profiles, resolve_profile
 from tablecert.vectors import suites
 from tablecert.vectors.checks import lint
+from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.suites import generate
 
 SHIPPED = Path(profiles.__file__).with_name("profiles") / "odds-10x.toml"
@@ -56,7 +57,7 @@ def test_the_standard_suite_adds_the_tables_domain(tmp_path: Path, monkeypatch: 
 
     def record(base: dict, label: str):
         labels.append(label)
-        return iter(())
+        return iter([VectorGroup(op, base, "stub") for op in suites.CRAPS_OPS])
 
     monkeypatch.setattr(suites.craps_cases, "domain_groups", record)
     for _ in suites._standard_sets("acme-table-7"):

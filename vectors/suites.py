@@ -87,7 +87,7 @@ def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     for pid in shipped + ([profile_id] if profile_id not in shipped else []):   # and a lab's own table
         domain = _by_op(craps_cases.domain_groups(load_profile(pid).craps, pid))
         for op in CRAPS_OPS:
-            yield op, pid, "domain", domain.get(op, [])
+            yield op, pid, "domain", domain[op]
 
 
 def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
