@@ -15,12 +15,12 @@ from typing import Any
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.runner import Runner, RunResult
+from tablecert.harness.runner import Runner, RunResult, VendorNotGreeted
+from tablecert.harness.verdict import EXIT_CODES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.checks import load_manifest, verify
 from tablecert.vectors.suites import generate
 
-EXIT_CODES = {"pass": 0, "fail": 1, "incomplete": 2}
 
 
 @dataclass
@@ -60,14 +60,21 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
-            cert: Path | None = None) -> tuple[RunResult, dict[str, Any]]:
+            cert: Path | None = None, require: str | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
-    findings PDFs (signed with ``sign_key`` when given)."""
+    findings PDFs (signed with ``sign_key`` when given). ``require``: the ops the lab requires
+    (:func:`~tablecert.harness.verdict.required_ops`). A vendor that cannot be started or greeted
+    still gets ``summary.json`` (nothing judged, the reason and any fault in it) before
+    :class:`~tablecert.harness.runner.VendorNotGreeted` is raised."""
     out.mkdir(parents=True, exist_ok=True)
     folder = prepare_suite(suite, profile, out, suite_dir, step)
     runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,
-                    run_meta={"adapter": vendor.adapter, "target": vendor.target})
-    result = runner.run()
+                    run_meta={"adapter": vendor.adapter, "target": vendor.target}, require=require)
+    try:
+        result = runner.run()
+    except VendorNotGreeted:
+        write_outputs(out)
+        raise
     summary = write_outputs(out)
     if reports:
         from tablecert.reports import store_game_math, write_reports

@@ -27,6 +27,7 @@ from tablecert import __version__
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
 from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.verdict import conclude, suite_ops
 from tablecert.vectors.checks import load_manifest
 
 
@@ -93,7 +94,9 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"], adapter="offline",
                 target=str(responses), state="running",
-                vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []})
+                vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []},
+                suite_ops=suite_ops(manifest), suite_tests=int(manifest["numberOfTests"]),
+                required_ops=suite_ops(manifest))
     done = 0
     total = sum(len(b.cases) for b in batches)
     for batch in batches:
@@ -101,8 +104,7 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
         done += len(batch.cases)
         if progress:
             progress(done, total)
-    totals = db.outcome_totals()
-    verdict = "fail" if totals["fail"] else "pass"
-    db.set_meta(finished=utc_now(), state="finished", verdict=verdict)
+    db.set_meta(finished=utc_now(), state="finished")
+    verdict = conclude(db).verdict
     db.close()
     return verdict

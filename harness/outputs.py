@@ -1,12 +1,17 @@
 """The run folder's outputs, all written from the run database (so a resumed run writes the same):
 
-* ``summary.json``: verdict (``pass`` | ``fail`` | ``incomplete``), totals by outcome, op, clause and
-  flag, the vendor's hello, suite and profile digests, faults;
+* ``summary.json``: verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
+  :mod:`tablecert.harness.verdict`) with its reasons and scope, totals by outcome, op, clause and
+  flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
+  recovered it) and their totals per kind;
 * ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
-  failures' tcIds, for a vendor's CI;
+  failures' tcIds, and one erroring test case per vendor fault naming the cases it hit, for a
+  vendor's CI;
 * ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
-  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``), and one
-  ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``).
+  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``), one
+  ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``)
+  and one ``fault.KIND.*.jsonl`` per fault kind: the first request that met it, to send alone to a
+  fresh vendor process.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.results import RunDatabase
+from tablecert.harness.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
+JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
 
 
 def write_atomically(path: Path, data: bytes) -> Path:
@@ -49,11 +56,21 @@ def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
     return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
 
 
+def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
+    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
+    stem = file.removesuffix(".jsonl.gz") or "start"
+    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"
+
+
 def summary(db: RunDatabase) -> dict[str, Any]:
     meta = db.meta()
     faults = db.faults()
+    by_kind = fault_counts(faults)
+    first = {r["kind"]: r for r in db.fault_requests()}
     return {
         "verdict": meta.get("verdict", "incomplete"),
+        "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
+        "scope": meta.get("scope"),
         "state": meta.get("state"),
         "tablecert_version": meta.get("tablecert_version"),
         "suite": meta.get("suite"),
@@ -71,7 +88,12 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "by_clause": db.totals("clause"),
         "by_flag": db.totals("flag"),
         "batches": db.batch_statuses(),
-        "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail")} for f in faults],
+        "fault_totals": {"count": len(faults), "recovered": sum(f["recovered"] for f in faults),
+                         "by_kind": {kind: dict(c, first_request=(
+                             fault_replay_name(kind, first[kind]["file"], first[kind]["op"], first[kind]["first_tc"])
+                             if kind in first else None)) for kind, c in by_kind.items()}},
+        "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail", "recovered")}
+                   for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
     }
 
@@ -98,6 +120,11 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
         op_flags.setdefault(op, {})[flag] = counts
     ops = db.totals("op")
     totals = db.outcome_totals()
+    faults_by_op: dict[str, list[dict[str, Any]]] = {}
+    for fault in db.faults():
+        faults_by_op.setdefault(fault["op"], []).append(fault)
+    for op in faults_by_op:
+        ops.setdefault(op, {})
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals["fail"]}" '
              f'errors="{totals["fault"]}" skipped="{totals["unsupported"]}">']
@@ -105,8 +132,10 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
         counts = ops[op]
         flags = op_flags.get(op, {})
         failed = [f for f in flags if flags[f].get("fail")]
-        lines.append(f'  <testsuite name={quoteattr(op)} tests="{len(flags)}" failures="{len(failed)}" '
-                     f'errors="{1 if counts.get("fault") else 0}" skipped="{1 if counts.get("unsupported") else 0}">')
+        shown = min(len(faults_by_op.get(op, [])), JUNIT_FAULTS + 1)
+        lines.append(f'  <testsuite name={quoteattr(op)} tests="{len(flags) + shown}" failures="{len(failed)}" '
+                     f'errors="{(1 if counts.get("fault") else 0) + shown}" '
+                     f'skipped="{1 if counts.get("unsupported") else 0}">')
         for flag in sorted(flags):
             c = flags[flag]
             lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
@@ -119,9 +148,29 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             elif c.get("unsupported") and not c.get("pass"):
                 lines.append('      <skipped message="op not listed in the vendor\'s hello"/>')
             lines.append("    </testcase>")
+        lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")
     lines.append("</testsuites>")
     write_atomically(run_dir / "junit.xml", ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _fault_cases(faults: list[dict[str, Any]]) -> list[str]:
+    """One erroring test case per vendor fault, named by the cases it hit (the first JUNIT_FAULTS;
+    one more test case counts the rest)."""
+    lines = []
+    for f in faults[:JUNIT_FAULTS]:
+        hit = (f"tcId {f['first_tc']}" if f["n"] == 1 else f"tcId {f['first_tc']} and the next {f['n'] - 1}"
+               if f["n"] else "hello")
+        name = f"vendor fault {f['kind']}: {f['file'] or 'start'} {hit} (attempt {f['attempt']})"
+        message = f"{f['kind']}: {f['detail']}" + (" (a retry then answered these cases)" if f["recovered"] else "")
+        lines += [f"    <testcase classname={quoteattr(f['op'])} name={quoteattr(name)}>",
+                  f"      <error type={quoteattr(f['kind'])} message={quoteattr(message[:2000])}/>",
+                  "    </testcase>"]
+    if len(faults) > JUNIT_FAULTS:
+        lines += [f'    <testcase classname={quoteattr(faults[0]["op"])} name="vendor faults not listed">',
+                  f'      <error type="fault" message="{len(faults) - JUNIT_FAULTS} more vendor faults of this op '
+                  f'(summary.json lists them all)"/>', "    </testcase>"]
+    return lines
 
 
 def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
@@ -136,6 +185,9 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     for rec in db.poisoned():
         replays[poisoned_replay_name(rec["file"], rec["op"], rec["tc_id"])] = (rec["op"], rec["config"], [rec["case"]],
                                                                                [rec["tc_id"]])
+    for rec in db.fault_requests():
+        replays[fault_replay_name(rec["kind"], rec["file"], rec["op"], rec["first_tc"])] = (
+            rec["op"], rec["config"], rec["cases"], list(range(rec["first_tc"], rec["first_tc"] + rec["n"])))
     shutil.rmtree(building, ignore_errors=True)
     if replays:
         try:

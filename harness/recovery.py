@@ -14,10 +14,13 @@ That state is read back from the run database, so a resumed run gives up exactly
 uninterrupted one would.
 
 Every attempt that faulted is a row of the batch's outcome (kind, detail, the vendor's stderr
-tail, and the cases it covered), written in the batch's own transaction: a run killed at any
+tail, the cases it covered, and whether a later attempt answered all of them: *recovered*),
+written in the batch's own transaction: a run killed at any
 point and resumed records the same faults as an uninterrupted run. A case that faults on its own
 (every attempt of it alone) is also kept with its inputs (``poisoned``) for the reports and a
-replay file.
+replay file. So is the first request that met each fault kind, replayed alone into a fresh
+process from ``failures/fault.*.jsonl``. Retries and bisection are for diagnosis: any fault,
+recovered or not, withholds certification (:mod:`tablecert.harness.verdict`).
 """
 
 from __future__ import annotations
@@ -67,6 +70,35 @@ def merge(into: BatchOutcome, other: BatchOutcome) -> None:
     into.failures.extend(other.failures)
     into.faults.extend(other.faults)
     into.poisoned.extend(other.poisoned)
+    into.fault_requests.extend(other.fault_requests)
+
+
+class _FaultLog:
+    """The faults met while one batch is settled: each row with the part of the batch it hit
+    (indices ``lo:hi``), and the first request of each fault kind not yet kept by the run. A row
+    is *recovered* when a later attempt answered every case of its part."""
+
+    def __init__(self, batch: Callable[[], Batch], kinds_kept: set[str]) -> None:
+        self._batch, self._kinds_kept = batch, kinds_kept
+        self._rows: list[tuple[tuple[Any, ...], int, int]] = []
+        self.requests: list[tuple[Any, ...]] = []
+
+    def add(self, piece: Batch | None, key: tuple[str, str, int, int], lo: int, hi: int, fault: VendorFault) -> None:
+        file, op, first_tc, n = key
+        self._rows.append(((file, op, first_tc, n, len(self._rows) + 1, fault.kind.value, fault.detail,
+                            fault.stderr_tail[-STDERR_KEPT:]), lo, hi))
+        if fault.kind.value not in self._kinds_kept:
+            self._kinds_kept.add(fault.kind.value)
+            sent = piece if piece is not None else self._batch()
+            self.requests.append((fault.kind.value, file, op, first_tc, n, dumps(sent.config), dumps(sent.cases)))
+
+    @property
+    def last(self) -> tuple[Any, ...]:
+        return self._rows[-1][0]
+
+    def rows(self, lost: set[int]) -> list[tuple[Any, ...]]:
+        """Every row with its ``recovered`` flag, given the indices of the cases left unanswered."""
+        return [row + (int(not any(i in lost for i in range(lo, hi))),) for row, lo, hi in self._rows]
 
 
 class Recovery:
@@ -75,14 +107,16 @@ class Recovery:
     ``start`` gives the live session (starting and greeting the vendor if needed), ``drop`` ends it
     after a fault; ``judge`` judges a batch's results; ``whole`` counts every vector of a batch
     with one outcome; ``unanswered_runs`` is the op -> batches-in-a-row-without-answer count read
-    from the run database."""
+    from the run database; ``kinds_kept`` the fault kinds whose first request the run database
+    already holds."""
 
     def __init__(self, start: Callable[[], VendorSession], drop: Callable[[], None], policy: FaultPolicy,
                  judge: Callable[[Batch, list[Any]], BatchOutcome], whole: Callable[[Batch, str, str], BatchOutcome],
-                 unanswered_runs: dict[str, int] | None = None) -> None:
+                 unanswered_runs: dict[str, int] | None = None, kinds_kept: set[str] | None = None) -> None:
         self.start, self.drop, self.policy = start, drop, policy
         self.judge, self.whole = judge, whole
         self.unanswered_runs: dict[str, int] = dict(unanswered_runs or {})
+        self.kinds_kept: set[str] = set(kinds_kept or ())
 
     def outcome(self, key: tuple[str, str, int, int], send_whole: Callable[[], BatchOutcome],
                 as_batch: Callable[[], Batch]) -> BatchOutcome:
@@ -93,27 +127,30 @@ class Recovery:
         if self.unanswered_runs.get(op, 0) >= self.policy.give_up_after:
             out = self.whole(as_batch(), "fault", "fault")
             out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {self.policy.give_up_after} "
-                               f"batches of {op} in a row got no answer", ""))
+                               f"batches of {op} in a row got no answer", "", 0))
             self.unanswered_runs[op] += 1
             return out
-        faults: list[tuple[Any, ...]] = []
+        log = _FaultLog(as_batch, self.kinds_kept)
         for _ in range(self.policy.retries + 1):
             try:
                 out = send_whole()
             except VendorFault as fault:
-                self._fault(faults, key, fault)
+                self.drop()
+                log.add(None, key, 0, n, fault)
                 continue
-            out.faults[:0] = faults
+            out.faults[:0] = log.rows(set())
+            out.fault_requests.extend(log.requests)
             self.unanswered_runs[op] = 0
             return out
         batch = as_batch()
         if self.policy.bisect and n > 1:
-            out = self._bisect(batch, faults)
+            out, lost = self._bisect(batch, log)
         else:
-            out = self.whole(batch, "fault", "fault")
-            out.faults.extend(faults)
+            out, lost = self.whole(batch, "fault", "fault"), set(range(n))
             if n == 1:
-                out.poisoned.append(poison_record(batch, faults[-1]))
+                out.poisoned.append(poison_record(batch, log.last))
+        out.faults[:0] = log.rows(lost)
+        out.fault_requests.extend(log.requests)
         answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
         self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
         if not out.counts[("op", op, "fault")]:
@@ -123,19 +160,14 @@ class Recovery:
         return out
 
     # -- internals
-    def _fault(self, faults: list[tuple[Any, ...]], key: tuple[str, str, int, int], fault: VendorFault) -> None:
-        self.drop()
-        file, op, first_tc, n = key
-        faults.append((file, op, first_tc, n, len(faults) + 1, fault.kind.value, fault.detail,
-                       fault.stderr_tail[-STDERR_KEPT:]))
-
     def _send(self, batch: Batch) -> list[Any]:
         return self.start().batch(batch.op, batch.config, batch.cases)
 
-    def _bisect(self, batch: Batch, faults: list[tuple[Any, ...]]) -> BatchOutcome:
-        """Judge every case of ``batch`` that a request without the poisoned cases can answer."""
+    def _bisect(self, batch: Batch, log: _FaultLog) -> tuple[BatchOutcome, set[int]]:
+        """Judge every case of ``batch`` that a request without the poisoned cases can answer;
+        also the indices of the cases left unanswered."""
         out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "fault")
-        out.faults.extend(faults)
+        lost: set[int] = set()
         budget = bisect_budget(len(batch.cases))
         spent = 0
         mid = len(batch.cases) // 2
@@ -145,6 +177,7 @@ class Recovery:
             piece = part(batch, lo, hi)
             if spent >= budget:
                 merge(out, self.whole(piece, "fault", "fault"))
+                lost.update(range(lo, hi))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
             allowed = min(tries, budget - spent)
@@ -155,14 +188,16 @@ class Recovery:
                     results = self._send(piece)
                     break
                 except VendorFault as fault:
-                    self._fault(out.faults, (piece.file, piece.op, piece.tc_ids[0], hi - lo), fault)
+                    self.drop()
+                    log.add(piece, (piece.file, piece.op, piece.tc_ids[0], hi - lo), lo, hi, fault)
             if results is not None:
                 merge(out, self.judge(piece, results))
             elif hi - lo == 1:
                 merge(out, self.whole(piece, "fault", "fault"))
+                lost.add(lo)
                 if allowed == tries:                                 # every attempt of it alone faulted
-                    out.poisoned.append(poison_record(piece, out.faults[-1]))
+                    out.poisoned.append(poison_record(piece, log.last))
             else:
                 mid = (lo + hi) // 2
                 pending += [(mid, hi), (lo, mid)]
-        return out
+        return out, lost

@@ -9,7 +9,11 @@ Tables:
   a resumed run skips these;
 * ``failures``: each failing vector with its inputs, expected and actual answers;
 * ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
-  (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case);
+  (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case) and
+  whether a later attempt answered every one of those cases (``recovered``); a vendor that could
+  not be started or greeted is a fault of op ``hello`` with no cases;
+* ``fault_requests``: for each fault kind, the first request that met it (op, config, cases),
+  replayed alone into a fresh vendor process from ``failures/fault.*.jsonl``;
 * ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
   bisection), with its inputs, so it can be replayed;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
@@ -42,7 +46,11 @@ CREATE TABLE IF NOT EXISTS failures (
     flags TEXT NOT NULL, clauses TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
 CREATE TABLE IF NOT EXISTS faults (
     file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
-    attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL);
+    attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL,
+    recovered INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS fault_requests (
+    kind TEXT PRIMARY KEY, file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
+    config TEXT NOT NULL, cases TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS poisoned (
     file TEXT NOT NULL, op TEXT NOT NULL, tg_id INTEGER NOT NULL, tc_id INTEGER NOT NULL, config TEXT NOT NULL,
     "case" TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
@@ -80,6 +88,7 @@ class BatchOutcome:
     failures: list[tuple[Any, ...]] = field(default_factory=list)
     faults: list[tuple[Any, ...]] = field(default_factory=list)
     poisoned: list[tuple[Any, ...]] = field(default_factory=list)
+    fault_requests: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class RunDatabase:
@@ -92,6 +101,9 @@ class RunDatabase:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(faults)")}
+            if "recovered" not in columns:          # a run database of an earlier release, resumed
+                self.db.execute("ALTER TABLE faults ADD COLUMN recovered INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self.db.close()
@@ -136,8 +148,9 @@ class RunDatabase:
                 "INSERT INTO confusion VALUES (?, ?, ?, ?) ON CONFLICT (op, expected, actual) DO UPDATE SET n = n + excluded.n",
                 [(op, e, a, n) for (op, e, a), n in outcome.confusion.items()])
             db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
-            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
+            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
             db.executemany("INSERT OR REPLACE INTO poisoned VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.poisoned)
+            db.executemany("INSERT OR IGNORE INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.fault_requests)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -175,8 +188,29 @@ class RunDatabase:
             yield rec
 
     def faults(self) -> list[dict[str, Any]]:
-        cols = ["file", "op", "first_tc", "n", "attempt", "kind", "detail", "stderr_tail"]
-        return [dict(zip(cols, r)) for r in self.db.execute("SELECT * FROM faults ORDER BY rowid")]
+        cols = ["file", "op", "first_tc", "n", "attempt", "kind", "detail", "stderr_tail", "recovered"]
+        return [dict(zip(cols, r), recovered=bool(r[8]))
+                for r in self.db.execute(f"SELECT {', '.join(cols)} FROM faults ORDER BY rowid")]
+
+    def fault_kinds(self) -> set[str]:
+        """The fault kinds whose first request is kept (``fault_requests``)."""
+        return {kind for (kind,) in self.db.execute("SELECT kind FROM fault_requests")}
+
+    def fault_requests(self) -> list[dict[str, Any]]:
+        """The first request that met each fault kind, by kind."""
+        cols = ["kind", "file", "op", "first_tc", "n", "config", "cases"]
+        out = []
+        for row in self.db.execute(f"SELECT {', '.join(cols)} FROM fault_requests ORDER BY kind"):
+            rec = dict(zip(cols, row))
+            rec["config"], rec["cases"] = json.loads(rec["config"]), json.loads(rec["cases"])
+            out.append(rec)
+        return out
+
+    def record_start_fault(self, kind: str, detail: str, stderr_tail: str) -> None:
+        """A vendor that could not be started or greeted: a fault of op ``hello`` with no cases."""
+        with self._storage(), self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("INSERT INTO faults VALUES ('', 'hello', 0, 0, 1, ?, ?, ?, 0)", (kind, detail, stderr_tail))
 
     def poisoned(self) -> list[dict[str, Any]]:
         """The cases that fault the vendor on their own, in suite order."""

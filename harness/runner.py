@@ -5,8 +5,11 @@ previous run already recorded (``resume``), sends each through a :class:`VendorS
 every answer, and records the batch atomically. Ops the vendor did not list in ``hello`` are
 *unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
 :mod:`tablecert.harness.recovery`: the vendor is restarted, the batch retried, then bisected to
-the case that kills the vendor; vectors left unanswered are ``fault`` and the run's verdict
-becomes ``incomplete``.
+the case that kills the vendor; vectors left unanswered are ``fault``. Any fault, even one a
+retry recovered, makes the run's verdict ``fail`` (:mod:`tablecert.harness.verdict` decides it,
+with the scope the lab requires). A vendor that cannot be started or greeted ends the run with
+:class:`VendorNotGreeted`, after the run database records why (a fault, unless the program could
+not be executed at all) so that ``summary.json`` can be written.
 
 The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.hand_runner`:
 the same batches, outcomes and database, without Python work per case while answers are right.
@@ -33,6 +36,7 @@ from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
+from tablecert.harness.verdict import conclude, required_ops, suite_ops
 from tablecert.vectors.checks import load_manifest
 
 LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
@@ -44,9 +48,14 @@ class RunError(Exception):
     that belongs to another run)."""
 
 
+class VendorNotGreeted(RunError):
+    """The vendor could not be started or never answered ``hello``: the run database says why
+    and holds the verdict ``incomplete`` (nothing judged) or stays resumable."""
+
+
 @dataclass
 class RunResult:
-    verdict: str                       # pass | fail | incomplete
+    verdict: str                       # pass | scoped_pass | fail | incomplete
     totals: dict[str, int]             # outcome -> vectors
     run_dir: Path
 
@@ -118,12 +127,14 @@ class Runner:
                  batch_size: int | None = None, policy: FaultPolicy | None = None, resume: bool = False,
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
-                 max_hands: int | None = None) -> None:
+                 max_hands: int | None = None, require: str | None = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
         ``max_hands``: run only the first hands of a hand suite (a slice, for tests and trials;
-        the verdict is then ``incomplete``)."""
+        the verdict is then ``incomplete``); ``require``: the ops the lab requires (see
+        :func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a resumed
+        run the ones it began with)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -145,14 +156,29 @@ class Runner:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
                              state="running", **(run_meta or {}))
+        self._scope_meta(manifest, require)
         self.hand_suite = manifest["suite"] in HAND_SUITES
         self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
         self.failures = self.db.outcome_totals()["fail"]
         self.recovery = Recovery(self._start, self._drop, policy or FaultPolicy(), judge_batch, whole_batch,
-                                 self.db.unanswered_runs())
+                                 self.db.unanswered_runs(), self.db.fault_kinds())
 
+    def _scope_meta(self, manifest: dict[str, Any], require: str | None) -> None:
+        """Keep the suite's ops and size, and the ops required, in the meta (the verdict reads them)."""
+        ops = suite_ops(manifest)
+        stored = self.db.meta().get("required_ops")
+        if require is None and stored is not None:
+            required = stored
+        else:
+            scope = None
+            if (require or "").strip() == "profile":
+                from tablecert.oracle.profiles import load_profile
+
+                scope = load_profile(manifest["profile"]["id"]).scope
+            required = required_ops(require, ops, scope)
+        self.db.set_meta(suite_ops=ops, suite_tests=int(manifest["numberOfTests"]), required_ops=required)
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
         run database without it the size of its first batch), else the one asked for."""
@@ -209,18 +235,31 @@ class Runner:
             try:
                 self._start()
             except VendorFault as err:
-                raise RunError(f"vendor could not be started or greeted: {err}") from err
+                self._not_greeted(err, bool(done))
             if self.hand_suite:
                 run_hands(self, done, total)
             else:
                 self._run_batches(done, total)
         finally:
             self._drop()
-        verdict = self.verdict(stopped_early=self.stop_after_failures is not None and self.failures >= self.stop_after_failures)
-        self.db.set_meta(finished=utc_now(), state="finished", verdict=verdict)
-        result = RunResult(verdict, self.db.outcome_totals(), self.run_dir)
+        self.db.set_meta(finished=utc_now(), state="finished")
+        decision = conclude(self.db, sliced=self.max_hands is not None)
+        result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()
         return result
+
+    def _not_greeted(self, err: VendorFault, resumed: bool) -> None:
+        """Record why the vendor could not be started or greeted, then raise VendorNotGreeted. A
+        vendor that started and did not answer ``hello`` properly committed a fault (it stays with
+        the run, resumed or not); a program that cannot be executed at all is the lab's set-up."""
+        why = f"{err.kind.value}: {err.detail}"
+        if err.kind is not FaultKind.START:
+            self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail)
+        if not resumed:
+            self.db.set_meta(state="not_started", not_started=why, finished=utc_now())
+            conclude(self.db)
+        self.db.close()
+        raise VendorNotGreeted(f"vendor could not be started or greeted: {why}") from err
 
     def _run_batches(self, done: set[tuple[str, str, int]], total: int) -> None:
         assert self.hello is not None
@@ -246,14 +285,3 @@ class Runner:
 
         return self.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
                                      lambda: batch)
-
-    def verdict(self, stopped_early: bool = False) -> str:
-        totals = self.db.outcome_totals()
-        statuses = self.db.batch_statuses()
-        if totals["fail"]:
-            return "fail"
-        if statuses.get("fault") or statuses.get("partial") or stopped_early:
-            return "incomplete"
-        if sum(totals.values()) < count_cases(self.suite_dir):
-            return "incomplete"
-        return "pass"

@@ -15,6 +15,10 @@ table with the bonus payout ``cap`` and the minimum bonus wager ``min_wager`` (m
     cap = 4000000
     min_wager = 500
 
+An optional ``scope`` lists the ops a table of this kind offers (``scope = ["craps.odds_limits",
+"craps.place_odds", "craps.settle"]`` for a craps-only product): what ``certify --require
+profile`` requires. Without it a profile requires every op.
+
 :func:`load_profile` reads a shipped profile through ``importlib.resources`` (package data of
 ``tablecert.oracle``); :func:`load_profile_file` reads a user's file. :func:`resolve_profile`
 takes what a user typed after ``--profile``: a shipped id, or the path of a table configuration
@@ -49,6 +53,7 @@ from tablecert.oracle.table_config import (
 DEFAULT_PROFILE = "odds-3-4-5x"
 
 _PROFILE_KEYS = ("id", "title", "description", "craps", "paigow")
+_OPTIONAL_KEYS = ("scope",)
 _PAIGOW_KEYS = ("cap", "min_wager")
 _ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
@@ -73,6 +78,7 @@ class Profile:
     paigow_min_wager: int
     sha256: str
     source: str
+    scope: tuple[str, ...] | None = None     # the ops a table of this kind offers (None: all)
 
     def craps_config(self) -> dict[str, Any]:
         """A deep copy of the raw craps table config."""
@@ -162,7 +168,7 @@ def parse_profile(data: bytes, source: str) -> Profile:
     for key in _PROFILE_KEYS:
         if key not in raw:
             raise ProfileError(f"{source}: missing '{key}'")
-    extra = sorted(set(raw) - set(_PROFILE_KEYS))
+    extra = sorted(set(raw) - set(_PROFILE_KEYS) - set(_OPTIONAL_KEYS))
     if extra:
         raise ProfileError(f"{source}: unknown key '{extra[0]}'")
     for key in ("id", "title", "description"):
@@ -187,6 +193,12 @@ def parse_profile(data: bytes, source: str) -> Profile:
         raise ProfileError(f"{source}: paigow.cap must be a non-negative integer of minor units")
     if not is_int(pg["min_wager"]) or pg["min_wager"] <= 0:
         raise ProfileError(f"{source}: paigow.min_wager must be a positive integer of minor units")
+    scope = raw.get("scope")
+    if scope is not None:
+        from tablecert.oracle.vendor import OPS
+
+        if not isinstance(scope, list) or not scope or not all(isinstance(op, str) and op in OPS for op in scope):
+            raise ProfileError(f"{source}: 'scope' must be a non-empty list of ops ({', '.join(OPS)})")
     return Profile(
         id=raw["id"],
         title=raw["title"],
@@ -197,4 +209,5 @@ def parse_profile(data: bytes, source: str) -> Profile:
         paigow_min_wager=pg["min_wager"],
         sha256=hashlib.sha256(data).hexdigest(),
         source=source,
+        scope=tuple(scope) if scope is not None else None,
     )

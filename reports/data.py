@@ -14,8 +14,10 @@ import datetime as dt
 import hashlib
 import json
 import sqlite3
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,8 @@ from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
-VERDICTS = {"pass": "CERTIFIED", "fail": "NOT CERTIFIED", "incomplete": "INCOMPLETE"}
+VERDICTS = {"pass": "CERTIFIED", "scoped_pass": "CERTIFIED FOR A STATED SCOPE", "fail": "NOT CERTIFIED",
+            "incomplete": "INCOMPLETE"}
 EXEMPLARS = 5            # smallest failures kept per class (the certificate shows the first 3)
 EXEMPLAR_WINDOW = 1000   # failures of a class read (in run order) to choose them and list replays
 REPLAYS_SHOWN = 12       # replay files listed per class
@@ -148,6 +151,32 @@ class FaultRecord:
 
 
 @dataclass(frozen=True)
+class FaultClass:
+    """One fault kind as a bug class: how often, how often a retry recovered it, what the process
+    did the first time, the first request that met it and the replay file that sends it alone."""
+
+    kind: str
+    title: str
+    effect: str
+    count: int
+    recovered: int
+    detail: str              # the first occurrence's detail (exit status or signal, seconds, bytes)
+    file: str
+    op: str
+    first_tc: int
+    n: int
+    replay: str | None       # failures/ file, when the request was kept
+    stderr_tail: str
+
+    @property
+    def where(self) -> str:
+        if not self.n:
+            return "the hello" if self.op == "hello" else self.op
+        cases = f"tcId {self.first_tc}" + (f" to {self.first_tc + self.n - 1}" if self.n > 1 else "")
+        return f"{self.op} request of {self.file}, {cases}"
+
+
+@dataclass(frozen=True)
 class PoisonedCase:
     """A case that faulted the vendor on its own, every time it was sent alone."""
 
@@ -173,8 +202,11 @@ class ReportData:
     run_dir: Path
     submission: Submission
     meta: dict[str, Any]
-    verdict: str                     # pass | fail | incomplete
+    verdict: str                     # pass | scoped_pass | fail | incomplete
     verdict_title: str
+    reasons: list[str]
+    scope: dict[str, Any]
+    fault_classes: list[FaultClass]
     vendor: dict[str, Any]
     totals: dict[str, int]
     suite_tests: int | None
@@ -396,6 +428,33 @@ def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[Fa
     return by_kind, distinct, sum(c for _, c, _ in by_kind)
 
 
+def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
+    """Each fault kind, most severe first, with its first occurrence and first kept request."""
+    from tablecert.harness.outputs import fault_replay_name
+    from tablecert.harness.verdict import SEVERE_FIRST
+
+    words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))
+    has = {row[1] for row in db.execute("PRAGMA table_info(faults)")}
+    recovered = "SUM(recovered)" if "recovered" in has else "0"
+    kept = {}
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fault_requests'").fetchone():
+        kept = {k: (f, o, t) for k, f, o, t in db.execute("SELECT kind, file, op, first_tc FROM fault_requests")}
+    out = []
+    for kind, count, back, first in db.execute(
+            f"SELECT kind, COUNT(*), {recovered}, MIN(rowid) FROM faults GROUP BY kind").fetchall():
+        file, op, first_tc, n, detail, stderr = db.execute(
+            "SELECT file, op, first_tc, n, detail, stderr_tail FROM faults WHERE rowid = ?", (first,)).fetchone()
+        replay = fault_replay_name(kind, *kept[kind]) if kind in kept else None
+        if kind in kept:
+            file, op, first_tc = kept[kind]
+            n = db.execute("SELECT n FROM fault_requests WHERE kind = ?", (kind,)).fetchone()[0]
+        w = words.get(kind, {})
+        out.append(FaultClass(kind, w.get("title", f"Vendor fault {kind}"), w.get("effect", ""), count, back or 0,
+                              clip(detail, 300), file, op, first_tc, n, replay, stderr[-STDERR_SHOWN:]))
+    rank = {k: i for i, k in enumerate(SEVERE_FIRST)}
+    return sorted(out, key=lambda c: (rank.get(c.kind, len(rank)), c.kind))
+
+
 def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
     """The first ``FAULTS_SHOWN`` cases that fault the vendor on their own, and how many there are
     (a run database from before the table existed has none)."""
@@ -424,6 +483,13 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
     return manifest, matches, files
 
 
+def _title(verdict: str, scope: dict[str, Any]) -> str:
+    """The verdict box's title: a scoped pass says how much of the suite it certifies."""
+    if verdict == "scoped_pass" and scope.get("suite_ops"):
+        return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
+    return VERDICTS[verdict]
+
+
 def load_report_data(run_dir: Path, submission: Submission | None = None) -> ReportData:
     """Read everything both documents need from the run folder (bounded work; see the module)."""
     run_dir = Path(run_dir)
@@ -445,6 +511,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         confusion = _confusion(db)
         faults_by_kind, faults, faults_total = _faults(db)
         poisoned, poisoned_total = _poisoned(db)
+        fault_classes = _fault_classes(db)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
     finally:
         db.close()
@@ -466,7 +533,9 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     vendor = meta.get("vendor") or {}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
-        verdict_title=VERDICTS[verdict], vendor=vendor, totals=totals,
+        verdict_title=_title(verdict, meta.get("scope") or {}), vendor=vendor, totals=totals,
+        reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
+        scope=meta.get("scope") or {}, fault_classes=fault_classes,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,
         by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes,
         confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total,

@@ -9,7 +9,7 @@ The XML vocabulary (root ``<document title author subject keywords header status
 
 ``h1 h2 h3 title subtitle p note code`` (``p class="small|tiny|..."``)
     a paragraph of ReportLab markup in that style (``h1`` also makes an outline entry);
-``verdict status="pass|fail|incomplete"`` with ``<big>`` and ``<small>``
+``verdict status="pass|scoped_pass|fail|incomplete"`` with ``<big>`` and ``<small>``
     the coloured verdict box;
 ``table widths="w1 w2 ..." size="normal|small|tiny" kind="grid|kv|plain" mono="2 3"``
     rows ``<tr class="head|fail|warn">`` of ``<td|th span="n" align="right" class="code">``;

@@ -12,13 +12,23 @@ from typing import Any
 from tablecert.cli_common import PROFILE_HELP, UsageError, existing_dir, progress_bar, step_printer, subcommand
 
 
+def verdict_words(summary: dict[str, Any]) -> str:
+    """The verdict as the terminal says it (a scoped pass names its ops)."""
+    if summary["verdict"] == "scoped_pass":
+        return "PASS FOR " + ", ".join((summary.get("scope") or {}).get("tested", [])) + " ONLY"
+    return str(summary["verdict"]).upper()
+
+
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
     vendor = summary.get("vendor") or {}
+    faults = summary.get("fault_totals") or {"count": 0, "recovered": 0}
     lines = [f"vendor:  {vendor.get('name')} {vendor.get('version')} ({vendor.get('build')})",
              f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...)",
-             f"verdict: {summary['verdict'].upper()}  pass {t['pass']:,}  fail {t['fail']:,}  "
-             f"unsupported {t['unsupported']:,}  fault {t['fault']:,}"]
+             f"verdict: {verdict_words(summary)}  pass {t['pass']:,}  fail {t['fail']:,}  "
+             f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
+             f"({faults['recovered']:,} recovered by a retry)"]
+    lines += [f"  why: {reason}" for reason in summary.get("verdict_reasons") or []]
     failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
     for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
         lines.append(f"  failed {flag}: {n:,}")
@@ -29,7 +39,8 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    from tablecert.harness.certify import EXIT_CODES, VendorTarget, certify
+    from tablecert.harness.certify import VendorTarget, certify
+    from tablecert.harness.verdict import EXIT_CODES
     from tablecert.harness.contract import SessionOptions
 
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
@@ -56,7 +67,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
-                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert))
+                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
+                              require=args.require)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -66,7 +78,7 @@ def _path(text: str | None) -> Path | None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from tablecert.harness.certify import EXIT_CODES
+    from tablecert.harness.verdict import EXIT_CODES
     from tablecert.harness.offline import validate_responses
     from tablecert.harness.outputs import write_outputs
 
@@ -147,6 +159,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
                    help=f"longest answer accepted, from any adapter (default {defaults.max_line_bytes >> 20} MB)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
+    p.add_argument("--require", metavar="SCOPE", help="the ops the lab requires: 'all' (the default: every op "
+                   "of the suite), 'profile' (the profile's declared scope), or a comma-separated list of ops "
+                   "and games (craps, paigow). A required op the vendor leaves untested fails the run; a run "
+                   "that passes every required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")

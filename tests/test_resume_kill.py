@@ -22,7 +22,7 @@ import pytest
 
 from tablecert.vectors.suites import generate
 
-COMPARED = ("verdict", "totals", "by_op", "by_clause", "by_flag", "batches", "faults", "suite_manifest_sha256", "vendor")
+COMPARED = ("verdict", "verdict_reasons", "scope", "fault_totals", "totals", "by_op", "by_clause", "by_flag", "batches", "faults", "suite_manifest_sha256", "vendor")
 POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
 
 
@@ -30,6 +30,42 @@ def certify(suite: Path, out: Path, *extra: str, vendor: tuple[str, ...] = ("--v
     return subprocess.Popen([sys.executable, "-m", "tablecert", "certify", *vendor, "--suite", "edge",
                              "--suite-dir", str(suite), "--out", str(out), "--batch-size", "10", "--quiet", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def batches_recorded(out: Path) -> int:
+    """Batches the run in ``out`` has committed so far (0 before its database exists)."""
+    if not (out / "run.db").exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{out / 'run.db'}?mode=ro", uri=True, timeout=5) as db:
+            return db.execute("SELECT COUNT(*) FROM batches").fetchone()[0]
+    except sqlite3.OperationalError:           # the schema is not written yet
+        return 0
+
+
+def kill_after(proc: subprocess.Popen, out: Path, target: int) -> bool:
+    """Wait until the run has committed ``target`` batches (observable progress, not the clock),
+    then SIGKILL it; False if it finished first."""
+    while batches_recorded(out) < target:
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return True
+
+
+def kill_points(total: int, kills: int, seed: int) -> list[int]:
+    """``kills`` distinct batch counts, seeded, each below the run's ``total`` batches."""
+    return sorted(random.Random(seed).sample(range(1, int(total * 0.9)), kills))
+
+
+def sleeping(pid: int) -> bool:
+    """The process sleeps in nanosleep (the poisoned vendor's hang), not in a read of its input."""
+    try:
+        return Path(f"/proc/{pid}/wchan").read_text().strip() in ("hrtimer_nanosleep", "do_nanosleep")
+    except OSError:
+        return False
 
 
 def same_results(got_dir: Path, want_dir: Path) -> None:
@@ -45,32 +81,29 @@ def same_results(got_dir: Path, want_dir: Path) -> None:
 
 @pytest.mark.slow
 def test_sigkill_at_random_points_then_resume(tmp_path):
+    """Killed after 8 seeded numbers of committed batches (so the same points on any machine)."""
     suite = tmp_path / "suite"
     generate("edge", suite)
     whole = tmp_path / "whole"
     assert certify(suite, whole).wait(timeout=600) == 1
-    expected = json.loads((whole / "summary.json").read_text())
+    total = batches_recorded(whole)
 
     out = tmp_path / "killed"
     kills = 0
-    rng = random.Random(7)                                   # fixed seed: the same kill points each run
-    delays = [rng.uniform(0.6, 1.6) for _ in range(8)]
     proc = certify(suite, out)
-    for delay in delays:
-        time.sleep(delay)
-        if proc.poll() is not None:
-            break
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    for target in kill_points(total, 8, 7):
+        assert kill_after(proc, out, target), f"the run finished before {target} of {total} batches"
         kills += 1
         proc = certify(suite, out, "--resume")
     assert proc.wait(timeout=600) == 1
-    assert kills >= 3, f"killed only {kills} times before the run finished: make the batches smaller"
+    assert kills == 8
     same_results(out, whole)
 
 
 @pytest.mark.slow
 def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
+    """40 kills at seeded numbers of committed batches; a kill lands wherever the harness is then,
+    in the middle of retries and bisections too."""
     suite = tmp_path / "suite"
     generate("edge", suite)
     cases = []
@@ -84,24 +117,20 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
     assert certify(suite, whole, vendor=vendor).wait(timeout=600) == 1         # fail outranks incomplete
     summary = json.loads((whole / "summary.json").read_text())
     assert summary["totals"]["fault"] >= 3 and summary["totals"]["fail"] > 0
+    assert summary["verdict"] == "fail" and summary["fault_totals"]["count"] >= 3
+    total = batches_recorded(whole)
 
     out = tmp_path / "killed"
-    rng = random.Random(20261129)
     kills, starts = 0, 1
     proc = certify(suite, out, vendor=vendor)
-    while kills < 40:
-        time.sleep(rng.uniform(0.2, 1.2))
-        if proc.poll() is not None:
-            break
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    for target in kill_points(total, 40, 20261129):
+        assert kill_after(proc, out, target), f"the run finished before {target} of {total} batches"
         kills += 1
         proc = certify(suite, out, "--resume", vendor=vendor)
         starts += 1
     assert proc.wait(timeout=600) == 1
-    assert kills >= 15, f"killed only {kills} times before the run finished"
     print(f"soak: {kills} kills, {starts} starts")
-    same_results(out, whole)
+    same_results(out, whole)                 # the faults and the verdict too (COMPARED)
 
 
 def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path):
@@ -123,7 +152,12 @@ def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path):
         found = subprocess.run(["pgrep", "-f", str(spec)], capture_output=True, text=True).stdout.split()
         vendor_pids = [int(p) for p in found]
     assert vendor_pids, "the vendor never started"
-    time.sleep(3.0)                                          # the vendor is now stuck on the poisoned batch
+    deadline = time.monotonic() + 60                         # the vendor is now stuck on the poisoned batch:
+    while time.monotonic() < deadline and not any(sleeping(pid) for pid in vendor_pids):  # seen, not timed
+        time.sleep(0.05)
+        found = subprocess.run(["pgrep", "-f", str(spec)], capture_output=True, text=True).stdout.split()
+        vendor_pids = [int(p) for p in found] or vendor_pids
+    assert any(sleeping(pid) for pid in vendor_pids), "the vendor never reached the poisoned batch"
     assert proc.poll() is None
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == 130

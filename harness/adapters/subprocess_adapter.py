@@ -469,7 +469,9 @@ class SubprocessSession:
         return VendorFault(kind, detail, self.stderr_tail())
 
     def _timeout(self, what: str) -> VendorFault:
-        return self._fault(FaultKind.TIMEOUT, f"{what} within {self._options.timeout:g} s; process group killed")
+        got = len(self._buf)
+        return self._fault(FaultKind.TIMEOUT, f"{what} within {self._options.timeout:g} s ({got:,} byte"
+                           f"{'s' if got != 1 else ''} of an unfinished answer received); process group killed")
 
     def _crash(self, what: str) -> VendorFault:
         """End of output or a broken pipe: the exit status if the vendor ends within the grace period."""

@@ -1,0 +1,194 @@
+"""The verdict of a run and the scope it certifies, decided from the run database alone.
+
+Everything a verdict depends on is in the run database (the counts, the fault rows, and the
+run's meta: the suite's ops and size, the ops the lab requires, the run's state), so a finished
+run, a resumed one, ``summary.json``, the reports and a signature all decide the same.
+
+==============  ===  =========================================================================
+verdict         exit meaning
+==============  ===  =========================================================================
+``pass``        0    every vector of the suite was answered and agreed with the oracle, and the
+                     implementation committed no fault at any point of the run: CERTIFIED
+``scoped_pass`` 0    the same for the ops the lab required (``--require``), while the suite
+                     holds ops the implementation does not declare: CERTIFIED FOR those ops
+``fail``        1    a wrong answer; or a vendor fault at any point of the run (hello, any
+                     request, any restart, any resumed part), even one a retry recovered; or
+                     an op the lab required left untested
+``incomplete``  2    no verdict on the implementation could be reached: the run was interrupted
+                     and not resumed, the vendor could never be started or greeted, or only a
+                     part of the suite was run on purpose
+==============  ===  =========================================================================
+
+Retries, restarts and bisection exist to diagnose a faulty vendor in one run; they never make a
+faulty run pass.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tablecert.harness.contract import KNOWN_OPS
+from tablecert.harness.results import RunDatabase
+
+EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
+HAND_STREAM_OP = "paigow.hands"          # a hand suite's manifest entry, standing for its two label ops
+HAND_STREAM_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
+             "paigow": tuple(op for op in KNOWN_OPS if op.startswith("paigow."))}
+SEVERE_FIRST = ("crash", "timeout", "start", "bad_hello", "malformed", "wrong_id", "wrong_count", "wrong_op",
+                "request_error", "not_sent")
+"""Fault kinds, the ones that stop a game in the middle of a round first (the reports' order)."""
+
+
+class ScopeError(ValueError):
+    """A ``--require`` that names no op of the suite, or an unknown op (one-line message)."""
+
+
+def suite_ops(manifest: Mapping[str, Any]) -> list[str]:
+    """The ops a suite's vectors exercise, in the contract's order."""
+    ops: set[str] = set()
+    for entry in manifest.get("files", []):
+        op = entry.get("op")
+        if op == HAND_STREAM_OP:
+            ops.update(HAND_STREAM_OPS)
+        elif isinstance(op, str):
+            ops.add(op)
+    return [op for op in KNOWN_OPS if op in ops] + sorted(ops - set(KNOWN_OPS))
+
+
+def required_ops(require: str | None, ops: list[str], profile_scope: Iterable[str] | None = None) -> list[str]:
+    """The ops a lab requires, from ``--require``: ``all`` (the default: every op of the suite),
+    ``profile`` (the profile's declared ``scope``, else all), or a comma-separated list of ops and
+    game names (``craps``, ``paigow``). Every required op must be one the suite holds."""
+    text = (require or "all").strip()
+    if text == "all":
+        return list(ops)
+    if text == "profile":
+        if profile_scope is None:
+            return list(ops)
+        wanted = list(profile_scope)
+    else:
+        wanted = []
+        for word in (w.strip() for w in text.split(",")):
+            if word in OP_GROUPS:
+                wanted += [op for op in OP_GROUPS[word] if op in ops]
+            elif word in KNOWN_OPS:
+                wanted.append(word)
+            else:
+                raise ScopeError(f"--require: {word!r} is not an op ({', '.join(KNOWN_OPS)}), a game "
+                                 "(craps, paigow), 'all' or 'profile'")
+    missing = [op for op in wanted if op not in ops]
+    if missing:
+        raise ScopeError(f"--require: the suite holds no vectors for {', '.join(missing)} "
+                         f"(its ops: {', '.join(ops)})")
+    if not wanted:
+        raise ScopeError("--require names no op of the suite")
+    return [op for op in ops if op in wanted]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a run certifies: the suite's ops, the ones the lab required, the ones the vendor
+    answered (tested) and the ones it did not declare (untested), and the register clauses that
+    only untested vectors cite."""
+
+    suite_ops: tuple[str, ...]
+    required: tuple[str, ...]
+    tested: tuple[str, ...]
+    untested: tuple[str, ...]
+    untested_clauses: tuple[str, ...]
+
+    @property
+    def required_untested(self) -> tuple[str, ...]:
+        return tuple(op for op in self.required if op in self.untested)
+
+    @property
+    def complete(self) -> bool:
+        return not self.untested
+
+    def as_json(self) -> dict[str, Any]:
+        return {"suite_ops": list(self.suite_ops), "required": list(self.required), "tested": list(self.tested),
+                "untested": list(self.untested), "untested_clauses": list(self.untested_clauses),
+                "complete": self.complete}
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str                 # pass | scoped_pass | fail | incomplete
+    reasons: tuple[str, ...]     # why, one sentence each (empty for a clean pass)
+    scope: Scope
+
+
+def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per fault kind (most severe first): how often it happened and how often a retry recovered it."""
+    count: Counter[str] = Counter()
+    recovered: Counter[str] = Counter()
+    for f in faults:
+        count[f["kind"]] += 1
+        recovered[f["kind"]] += bool(f.get("recovered"))
+    order = sorted(count, key=lambda k: (SEVERE_FIRST.index(k) if k in SEVERE_FIRST else len(SEVERE_FIRST), k))
+    return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
+
+
+def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
+    by_op = db.totals("op")
+    ops = list(meta.get("suite_ops") or sorted(by_op))
+    required = list(meta.get("required_ops") or ops)
+    answered = {op for op, c in by_op.items() if c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)}
+    untested = [op for op in ops if op not in answered and by_op.get(op, {}).get("unsupported")]
+    tested = [op for op in ops if op in answered]
+    clauses = db.totals("clause")
+    untested_clauses = sorted(c for c, n in clauses.items()
+                              if n.get("unsupported") and not (n.get("pass", 0) + n.get("fail", 0) + n.get("fault", 0)))
+    return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses))
+
+
+def decide(db: RunDatabase, *, sliced: bool = False) -> Decision:
+    """The verdict of the run in ``db`` (see the module docstring). ``sliced``: only a part of
+    the suite was run on purpose."""
+    meta = db.meta()
+    scope = _scope(db, meta)
+    totals = db.outcome_totals()
+    faults = fault_counts(db.faults())
+    reasons: list[str] = []
+    if meta.get("state") == "not_started":
+        why = meta.get("not_started") or "the vendor could not be started or greeted"
+        return Decision("incomplete", (f"no vector was judged: {why}",), scope)
+    if totals["fail"]:
+        reasons.append(f"{totals['fail']:,} vector{'s' if totals['fail'] != 1 else ''} answered differently "
+                       "from the reference oracle")
+    if faults:
+        n = sum(f["count"] for f in faults.values())
+        back = sum(f["recovered"] for f in faults.values())
+        kinds = ", ".join(f"{f['count']:,} x {kind}" for kind, f in faults.items())
+        reasons.append(f"the implementation faulted {n:,} time{'s' if n != 1 else ''} ({kinds}); "
+                       f"{back:,} of them recovered by a retry, which does not make a fault acceptable")
+    if scope.required_untested:
+        reasons.append("required op" + ("s" if len(scope.required_untested) != 1 else "")
+                       + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}")
+    if meta.get("state") != "finished":
+        return Decision("incomplete", tuple(reasons) + ("the run was interrupted and not resumed",), scope)
+    if reasons:
+        return Decision("fail", tuple(reasons), scope)
+    run = sum(totals.values())
+    suite_tests = meta.get("suite_tests")
+    if sliced or meta.get("sliced"):
+        return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors)",), scope)
+    if isinstance(suite_tests, int) and run < suite_tests:
+        return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
+    if totals["fault"]:
+        return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
+    if not scope.complete:
+        return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
+                                        f"{', '.join(scope.untested)} (not required)",), scope)
+    return Decision("pass", (), scope)
+
+
+def conclude(db: RunDatabase, *, sliced: bool = False) -> Decision:
+    """Decide the run's verdict and keep it, with its reasons and scope, in the run's meta."""
+    decision = decide(db, sliced=sliced)
+    db.set_meta(verdict=decision.verdict, verdict_reasons=list(decision.reasons), scope=decision.scope.as_json())
+    return decision
