@@ -435,7 +435,7 @@ def test_faults_on_the_raw_path_are_recorded_and_retried(joker: Path, tmp_path: 
     script.write_text(FAULTY_RAW_VENDOR, encoding="utf-8")
     result = run(joker, tmp_path / "run", shlex.join([sys.executable, str(script)]), max_hands=500, hand_batch_size=500,
                  policy=FaultPolicy(bisect=False))
-    assert result.verdict == "incomplete" and result.totals["fault"] == 1_000
+    assert result.verdict == "fail" and result.totals["fault"] == 1_000
     db = sqlite3.connect(tmp_path / "run" / "run.db")
     kinds = db.execute("SELECT op, kind, COUNT(*) FROM faults GROUP BY op, kind ORDER BY op").fetchall()
     assert kinds == [(OPS[1], "crash", 3), (OPS[0], "wrong_id", 3)]
