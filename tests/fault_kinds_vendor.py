@@ -10,7 +10,8 @@ KIND: ``exit`` (exits with status 3), ``segv`` (kills itself with SIGSEGV), ``cu
 answer line, then exit), ``hang`` (sleeps), ``garbage`` (a line that is not JSON), ``flood`` (a
 2 MB line), ``wrong_id``, ``wrong_count``, ``wrong_op``, ``request_error``, or ``bad_hello``
 (every process names another build in its hello, so every restart is a bad hello; it crashes on
-the twentieth request like ``exit`` to be restarted at all).
+the twentieth request like ``exit`` to be restarted at all), or ``declare=OP,OP...`` (no fault:
+it lists only those ops in its hello).
 
 Everything it needs is on its command line: it reads no file, so it runs the same inside the
 harness's sandbox.
@@ -75,7 +76,11 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         answer = vendor.handle(request)
-        if request.get("op") == "hello" and kind == "bad_hello":
+        if request.get("op") == "hello" and kind.startswith("declare="):
+            answer["ops"] = kind.removeprefix("declare=").split(",")
+        elif kind.startswith("declare="):
+            pass
+        elif request.get("op") == "hello" and kind == "bad_hello":
             answer["implementation"]["build"] = f"build-{os.getpid()}"
         elif request.get("op") not in ("hello", "bye", poisoned_op):
             batches += 1

@@ -24,7 +24,6 @@ from tablecert.vectors.suites import generate
 
 HERE = Path(__file__).parent
 FAULT_VENDOR = HERE / "fault_kinds_vendor.py"
-SCOPED_VENDOR = HERE / "scoped_vendor.py"
 LABEL_OPS = "paigow.player_bonus,paigow.banker_bonus"
 POISONED_OP = "paigow.settle"
 
@@ -107,7 +106,7 @@ def test_a_vendor_that_restarts_as_another_build_fails(edge: Path, tmp_path: Pat
 
 
 def test_a_partial_vendor_is_not_certified_unless_the_lab_accepts_its_scope(edge: Path, tmp_path: Path) -> None:
-    vendor = [sys.executable, str(SCOPED_VENDOR), LABEL_OPS]
+    vendor = [sys.executable, str(FAULT_VENDOR), f"declare={LABEL_OPS}"]
     done = certify(edge, tmp_path / "all", vendor)
     assert done.returncode == 1, done.stdout + done.stderr
     summary = json.loads((tmp_path / "all" / "summary.json").read_text())
@@ -142,7 +141,7 @@ def test_a_profile_declares_the_scope_a_lab_requires(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tablecert", "vectors", "generate", "--suite", "edge", "--profile",
                            str(table), "--out", str(suite)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    vendor = [sys.executable, str(SCOPED_VENDOR), LABEL_OPS]
+    vendor = [sys.executable, str(FAULT_VENDOR), f"declare={LABEL_OPS}"]
     done = certify(suite, tmp_path / "run", vendor, "--profile", str(table), "--require", "profile")
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["verdict"] == "scoped_pass"
