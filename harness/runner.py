@@ -111,6 +111,20 @@ def manifest_digest(suite_dir: Path) -> str:
     return hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
 
 
+def run_verdict(db: RunDatabase, suite_tests: int, stopped_early: bool = False) -> str:
+    """The verdict of the results in a run database, for a suite of ``suite_tests`` vectors (what
+    a run records at its end, and what signing recomputes)."""
+    totals = db.outcome_totals()
+    statuses = db.batch_statuses()
+    if totals["fail"]:
+        return "fail"
+    if statuses.get("fault") or statuses.get("partial") or stopped_early:
+        return "incomplete"
+    if sum(totals.values()) < suite_tests:
+        return "incomplete"
+    return "pass"
+
+
 class Runner:
     """One run of one suite against one vendor (see the module docstring)."""
 
@@ -144,7 +158,7 @@ class Runner:
         if not meta:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
-                             state="running", **(run_meta or {}))
+                             suite_tests=count_cases(suite_dir), state="running", **(run_meta or {}))
         self.hand_suite = manifest["suite"] in HAND_SUITES
         self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
         self.session: VendorSession | None = None
@@ -248,12 +262,4 @@ class Runner:
                                      lambda: batch)
 
     def verdict(self, stopped_early: bool = False) -> str:
-        totals = self.db.outcome_totals()
-        statuses = self.db.batch_statuses()
-        if totals["fail"]:
-            return "fail"
-        if statuses.get("fault") or statuses.get("partial") or stopped_early:
-            return "incomplete"
-        if sum(totals.values()) < count_cases(self.suite_dir):
-            return "incomplete"
-        return "pass"
+        return run_verdict(self.db, count_cases(self.suite_dir), stopped_early)

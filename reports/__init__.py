@@ -25,7 +25,7 @@ from pathlib import Path
 
 from reportlab.platypus import Flowable
 
-from tablecert.harness.outputs import write_atomically
+from tablecert.harness.run_folder import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
 from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission

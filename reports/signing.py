@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
 
-from tablecert.harness.outputs import write_atomically
+from tablecert.harness.run_folder import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
