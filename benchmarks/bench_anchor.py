@@ -9,8 +9,8 @@ did before), and to anchor it (verify + the release comparison + the link checks
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 from tablecert.harness.certify import prepare_suite
@@ -18,12 +18,8 @@ from tablecert.vectors.anchor import anchor_suite
 from tablecert.vectors.checks import verify
 from tablecert.vectors.suites import generate
 
-
-def timed(what: str, func):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    value = func()
-    print(f"  {what:<28} {time.perf_counter() - start:7.2f} s")
-    return value
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_suites import timed  # noqa: E402  (the suites benchmark's timer, shared)
 
 
 def main() -> None:

@@ -48,7 +48,11 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     found to be: the one given (a custom one only with ``custom``), a release suite already in
     OUT/suite, or a new one generated there (built in a new folder and renamed into place)."""
     if suite_dir is not None:
-        return suite_dir, anchor_suite(suite_dir, suite, allow_custom=custom)
+        anchor = anchor_suite(suite_dir, suite, allow_custom=custom)
+        given = load_manifest(suite_dir)["profile"]["id"]
+        if profile is not None and given != profile:
+            raise SuiteAnchorError(f"{suite_dir}: the suite is for profile {given!r}, not the {profile!r} asked for")
+        return suite_dir, anchor
     folder = out / "suite"
     profile = profile or DEFAULT_PROFILE
     refuse_link(folder, "suite/")

@@ -134,6 +134,9 @@ def test_the_suite_asked_for_and_the_folder_must_agree(edge: Path, tmp_path: Pat
     done = tablecert("certify", "--vendor-cmd", REFERENCE, "--suite", "standard", "--suite-dir", str(edge),
                      "--out", str(tmp_path / "run"), "--quiet")
     one_line_refusal(done, "holds the 'edge' suite, not the 'standard' asked for")
+    done = tablecert("certify", "--vendor-cmd", REFERENCE, "--suite", "edge", "--profile", "odds-10x",
+                     "--suite-dir", str(edge), "--out", str(tmp_path / "run"), "--quiet")
+    one_line_refusal(done, "for profile 'odds-3-4-5x', not the 'odds-10x' asked for")
     assert not (tmp_path / "run" / "run.db").exists()
 
 
@@ -178,3 +181,21 @@ def test_a_hand_suite_is_anchored_by_its_committed_stream_digest(tmp_path: Path)
     rehash(suite)
     anchor = anchor_suite(suite, allow_custom=True)
     assert anchor.kind == CUSTOM and "paigow.hands.labels" in anchor.reason
+
+
+def test_a_labs_own_table_is_anchored_by_regenerating_with_its_file(tmp_path: Path) -> None:
+    table = tmp_path / "our-table.toml"
+    table.write_text(resources_text("odds-10x.toml").replace('id = "odds-10x"', 'id = "lab-table-7"'))
+    suite = tmp_path / "suite"
+    assert tablecert("vectors", "generate", "--suite", "edge", "--profile", str(table), "--out", str(suite),
+                     "--quiet").returncode == 0
+    unknown = tablecert("vectors", "verify", str(suite))
+    assert unknown.returncode == 1 and "'lab-table-7' is not one this tablecert knows" in unknown.stdout, unknown.stdout
+    known = tablecert("vectors", "verify", str(suite), "--profile", str(table))
+    assert known.returncode == 0 and "the 'edge' suite of this tablecert release" in known.stdout, known.stdout
+
+
+def resources_text(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("tablecert.oracle").joinpath("profiles", name).read_text(encoding="utf-8")
