@@ -181,6 +181,16 @@ def test_a_hand_suite_is_anchored_by_its_committed_stream_digest(tmp_path: Path)
     rehash(suite)
     anchor = anchor_suite(suite, allow_custom=True)
     assert anchor.kind == CUSTOM and "paigow.hands.labels" in anchor.reason
+    from tablecert.harness.hand_runner import HandSuite
+
+    descriptor = suite / "expected" / "paigow.hands.json"
+    desc = json.loads(descriptor.read_text())
+    shutil.copy(labels, tmp_path / "outside.labels")
+    desc["stream"] = "../../outside.labels"                # a custom suite reading outside its folder
+    descriptor.write_text(json.dumps(desc, indent=2) + "\n")
+    rehash(suite)
+    with pytest.raises(ValueError, match="not a file of expected/"):
+        HandSuite.load(suite)
 
 
 def test_a_labs_own_table_is_anchored_by_regenerating_with_its_file(tmp_path: Path) -> None:
