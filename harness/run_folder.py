@@ -25,7 +25,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,16 +39,9 @@ class UnsafeRunFolder(ValueError):
     folder that is not a folder, or a run folder another run is using."""
 
 
-def is_link(path: Path) -> bool:
-    try:
-        return stat.S_ISLNK(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        return False
-
-
 def refuse_link(path: Path, what: str = "") -> None:
     """Refuse ``path`` when it is a symbolic link (a missing path is fine)."""
-    if is_link(path):
+    if path.is_symlink():
         raise UnsafeRunFolder(f"{path}: {what or 'this'} is a symbolic link; tablecert does not write or read "
                               "through links in a run folder (remove it)")
 
@@ -58,7 +50,7 @@ def prepare_run_folder(out: Path) -> Path:
     """Create ``out`` if needed; refuse it when it is a link or not a folder."""
     refuse_link(out, "the run folder")
     out.mkdir(parents=True, exist_ok=True)
-    if not out.is_dir() or is_link(out):
+    if not out.is_dir() or out.is_symlink():
         raise UnsafeRunFolder(f"{out}: not a folder")
     return out
 
@@ -122,7 +114,7 @@ def locked_run_folder(out: Path) -> Iterator[None]:
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as err:
-        if is_link(lock):
+        if lock.is_symlink():
             refuse_link(lock, "the lock file")
         raise UnsafeRunFolder(f"{lock}: cannot open the run folder's lock: {err.strerror or err}") from None
     try:
