@@ -103,6 +103,17 @@ def test_validate_refuses_a_forged_suite(forged: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "run" / "run.db").exists()
 
 
+def test_validate_judges_a_custom_suite_when_asked_and_records_it(forged: Path, tmp_path: Path) -> None:
+    from test_offline import answer_prompts, write
+
+    responses = write(tmp_path / "responses.jsonl", answer_prompts(forged))   # the oracle's own answers
+    done = tablecert("validate", "--responses", str(responses), "--suite-dir", str(forged), "--out",
+                     str(tmp_path / "run"), "--quiet", "--custom-suite")
+    assert done.returncode == 1, done.stdout + done.stderr                  # the forged answers disagree
+    anchor = json.loads((tmp_path / "run" / "summary.json").read_text())["suite_anchor"]
+    assert anchor["kind"] == CUSTOM and FORGED in anchor["reason"]
+
+
 def test_a_custom_suite_runs_only_when_asked_and_the_certificate_says_so(forged: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = tablecert("certify", "--vendor-cmd", REFERENCE, "--suite", "edge", "--suite-dir", str(forged),
