@@ -19,9 +19,9 @@ from tablecert.harness.contract import SessionOptions, VendorSession, find_adapt
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunResult
-from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.harness.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
                                           remove_our_folder, replace_folder)
+from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest
 from tablecert.vectors.suites import generate, manifest_bytes
