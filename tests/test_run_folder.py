@@ -59,18 +59,23 @@ def refused_in_one_line(done: subprocess.CompletedProcess, *words: str) -> None:
         assert word in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize("name", ["summary.json", "junit.xml", "certificate.pdf", "findings.pdf",
-                                  ".summary.json.tmp", ".junit.xml.tmp", ".certificate.pdf.tmp"])
-def test_a_link_at_an_output_name_is_replaced_not_followed(edge: Path, tmp_path: Path, name: str) -> None:
+OUTPUT_NAMES = ("summary.json", "junit.xml", "certificate.pdf", "findings.pdf",
+                ".summary.json.tmp", ".junit.xml.tmp", ".certificate.pdf.tmp", ".findings.pdf.tmp")
+
+
+def test_links_at_the_output_names_are_replaced_not_followed(edge: Path, tmp_path: Path) -> None:
+    """Links at every output's name and at the old fixed temporary names, in one run."""
     out = tmp_path / "run"
     out.mkdir()
-    outside = Outside(tmp_path)
-    (out / name).symlink_to(outside.path)
+    outside = {name: Outside(tmp_path, f"precious-{name.strip('.')}") for name in OUTPUT_NAMES}
+    for name, file in outside.items():
+        (out / name).symlink_to(file.path)
     done = certify(out, "--suite-dir", str(edge))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert outside.untouched()
-    if not name.startswith("."):
-        assert not (out / name).is_symlink() and (out / name).stat().st_size > 100
+    for name, file in outside.items():
+        assert file.untouched(), name
+        if not name.startswith("."):
+            assert not (out / name).is_symlink() and (out / name).stat().st_size > 100, name
     assert json.loads((out / "summary.json").read_text())["verdict"] == "pass"
 
 
