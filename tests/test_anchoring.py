@@ -1,8 +1,8 @@
 """Suites anchored in the release: a forged suite (expected answers replaced, manifest re-hashed)
 is refused by ``certify --suite-dir``, ``validate`` and ``vectors verify``; with ``--custom-suite``
 it runs and the certificate's first page names it a custom suite with its digest; ``--suite`` and
-the folder's suite must agree; links in a suite folder are refused; a shipped profile other than
-the default and a hand suite anchor too."""
+the folder's suite must agree; links in a suite folder are refused; a profile other than the
+default (a lab's own table) and a hand suite anchor too."""
 
 from __future__ import annotations
 
@@ -168,19 +168,6 @@ def test_links_in_a_suite_folder_are_refused(edge: Path, tmp_path: Path, what: s
     one_line_refusal(done, "symbolic link")
 
 
-def test_another_shipped_profile_is_anchored_by_regenerating(tmp_path: Path) -> None:
-    suite = tmp_path / "suite"
-    generate("edge", suite, "odds-10x")
-    assert anchor_suite(suite, "edge").kind == RELEASE
-    path = suite / "expected" / "craps.settle.odds-10x.jsonl.gz"
-    lines = gzip.decompress(path.read_bytes()).decode().splitlines(keepends=True)
-    lines[2] = lines[2].replace('"comment":"', '"comment":"edited ', 1)
-    path.write_bytes(gzip.compress("".join(lines).encode(), mtime=0))
-    rehash(suite)
-    anchor = anchor_suite(suite, "edge", allow_custom=True)
-    assert anchor.kind == CUSTOM and "craps.settle.odds-10x" in anchor.reason
-
-
 def test_a_hand_suite_is_anchored_by_its_committed_stream_digest(tmp_path: Path) -> None:
     suite = tmp_path / "joker"
     generate("joker", suite)
@@ -214,6 +201,16 @@ def test_a_labs_own_table_is_anchored_by_regenerating_with_its_file(tmp_path: Pa
     assert unknown.returncode == 1 and "'lab-table-7' is not one this tablecert knows" in unknown.stdout, unknown.stdout
     known = tablecert("vectors", "verify", str(suite), "--profile", str(table))
     assert known.returncode == 0 and "the 'edge' suite of this tablecert release" in known.stdout, known.stdout
+    from tablecert.oracle.profiles import resolve_profile
+
+    assert resolve_profile(str(table)) == "lab-table-7"
+    path = suite / "expected" / "craps.settle.lab-table-7.jsonl.gz"
+    lines = gzip.decompress(path.read_bytes()).decode().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"comment":"', '"comment":"edited ', 1)
+    path.write_bytes(gzip.compress("".join(lines).encode(), mtime=0))
+    rehash(suite)
+    anchor = anchor_suite(suite, "edge", allow_custom=True)
+    assert anchor.kind == CUSTOM and "craps.settle.lab-table-7" in anchor.reason
 
 
 def resources_text(name: str) -> str:
