@@ -1,12 +1,15 @@
 """``tablecert certify``: generate (or reuse) a suite, run it against a vendor, write the outputs.
 
 The suite is generated into ``OUT/suite`` unless a suite folder is given; an existing one is
-reused only when it verifies against its manifest and is the suite and profile asked for. The
-run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`).
+reused only when it is the release's suite and profile asked for (:mod:`tablecert.vectors.anchor`).
+A suite folder given must be the release's too, unless the lab asks for a custom suite. The
+run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`), which the run
+holds locked and never writes through a link (:mod:`tablecert.harness.run_folder`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +19,13 @@ from tablecert.harness.contract import SessionOptions, VendorSession, find_adapt
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunResult, VendorNotGreeted
+from tablecert.harness.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
+                                          remove_our_folder, replace_folder)
 from tablecert.harness.verdict import EXIT_CODES
-from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
-from tablecert.vectors.checks import load_manifest, verify
-from tablecert.vectors.suites import generate
+from tablecert.oracle.profiles import DEFAULT_PROFILE
+from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
+from tablecert.vectors.checks import SuiteCheckError, load_manifest
+from tablecert.vectors.suites import generate, manifest_bytes
 
 
 
@@ -37,22 +43,34 @@ class VendorTarget:
 
 
 def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | None,
-                  progress: Callable[[str], None] | None = None) -> Path:
-    """A verified suite folder: the one given, a reusable one in OUT/suite, or a new one there."""
+                  progress: Callable[[str], None] | None = None, custom: bool = False) -> tuple[Path, SuiteAnchor]:
+    """A suite folder anchored in the release (see :mod:`tablecert.vectors.anchor`) and what it was
+    found to be: the one given (a custom one only with ``custom``), a release suite already in
+    OUT/suite, or a new one generated there (built in a new folder and renamed into place)."""
     if suite_dir is not None:
-        problems = verify(suite_dir)
-        if problems:
-            raise ValueError(f"{suite_dir}: suite does not verify: {problems[0]}")
-        return suite_dir
+        anchor = anchor_suite(suite_dir, suite, allow_custom=custom)
+        given = load_manifest(suite_dir)["profile"]["id"]
+        if profile is not None and given != profile:
+            raise SuiteAnchorError(f"{suite_dir}: the suite is for profile {given!r}, not the {profile!r} asked for")
+        return suite_dir, anchor
     folder = out / "suite"
     profile = profile or DEFAULT_PROFILE
+    refuse_link(folder, "suite/")
     if (folder / "manifest.json").is_file():
-        manifest = load_manifest(folder)
-        if (manifest["suite"] == suite and manifest["profile"] == {"id": profile, "sha256": load_profile(profile).sha256}
-                and set(manifest["views"]) == {"prompt", "expected"} and not verify(folder)):
-            return folder
-    generate(suite, folder, profile, "both", progress)
-    return folder
+        try:
+            anchor = anchor_suite(folder, suite, regenerate=False)
+            if load_manifest(folder)["profile"]["id"] == profile and anchor.kind == RELEASE:
+                return folder, anchor
+        except (SuiteAnchorError, SuiteCheckError):
+            pass                                          # not reusable: made again below
+    building = new_folder(out, "suite")
+    try:
+        manifest = generate(suite, building, profile, "both", progress)
+        replace_folder(building, folder)
+    except BaseException:
+        remove_our_folder(building)
+        raise
+    return folder, SuiteAnchor(RELEASE, suite, hashlib.sha256(manifest_bytes(manifest)).hexdigest())
 
 
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
@@ -60,25 +78,29 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
-            cert: Path | None = None, require: str | None = None) -> tuple[RunResult, dict[str, Any]]:
+            cert: Path | None = None, custom_suite: bool = False,
+            require: str | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
-    findings PDFs (signed with ``sign_key`` when given). ``require``: the ops the lab requires
-    (:func:`~tablecert.harness.verdict.required_ops`). A vendor that cannot be started or greeted
-    still gets ``summary.json`` (nothing judged, the reason and any fault in it) before
-    :class:`~tablecert.harness.runner.VendorNotGreeted` is raised."""
-    out.mkdir(parents=True, exist_ok=True)
-    folder = prepare_suite(suite, profile, out, suite_dir, step)
-    runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,
-                    run_meta={"adapter": vendor.adapter, "target": vendor.target}, require=require)
-    try:
-        result = runner.run()
-    except VendorNotGreeted:
-        write_outputs(out)
-        raise
-    summary = write_outputs(out)
-    if reports:
-        from tablecert.reports import store_game_math, write_reports
+    findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
+    whole run; ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
+    the ops the lab requires (:func:`~tablecert.harness.verdict.required_ops`). A vendor that
+    cannot be started or greeted still gets ``summary.json`` (nothing judged, the reason and any
+    fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised."""
+    with locked_run_folder(out):
+        check_database_files(out / "run.db")
+        folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite)
+        runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
+                        policy=policy, run_meta={"adapter": vendor.adapter, "target": vendor.target,
+                                                 "suite_anchor": anchor.meta()}, require=require)
+        try:
+            result = runner.run()
+        except VendorNotGreeted:
+            write_outputs(out)
+            raise
+        summary = write_outputs(out)
+        if reports:
+            from tablecert.reports import store_game_math, write_reports
 
-        store_game_math(out)
-        write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert)
+            store_game_math(out)
+            write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert)
     return result, summary

@@ -206,7 +206,10 @@ class HandSuite:
     @classmethod
     def load(cls, suite_dir: Path) -> HandSuite:
         desc = json.loads((suite_dir / "expected" / "paigow.hands.json").read_text(encoding="utf-8"))
-        labels = suite_dir / "expected" / desc["stream"]
+        stream = desc["stream"]
+        if not isinstance(stream, str) or stream.startswith(".") or "/" in stream or "\\" in stream:
+            raise ValueError(f"{suite_dir}: the descriptor's stream {str(stream)[:60]!r} is not a file of expected/")
+        labels = suite_dir / "expected" / stream
         if labels.stat().st_size != 2 * desc["numberOfHands"]:
             raise ValueError(f"{labels}: {labels.stat().st_size} bytes for {desc['numberOfHands']} hands")
         return cls(desc["suite"], int(desc["firstPosition"]), int(desc["numberOfHands"]), desc["config"], labels)

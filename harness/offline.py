@@ -25,9 +25,11 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.results import RunDatabase
+from tablecert.harness.run_folder import locked_run_folder
 from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.verdict import conclude, suite_ops
+from tablecert.vectors.anchor import SuiteAnchor, anchor_suite
 from tablecert.vectors.checks import load_manifest
 
 
@@ -72,8 +74,10 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
 
 
 def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
-                       progress: Callable[[int, int], None] | None = None) -> str:
-    """Judge a responses file; returns the verdict. Refuses incomplete files before judging."""
+                       progress: Callable[[int, int], None] | None = None, custom_suite: bool = False) -> str:
+    """Judge a responses file; returns the verdict. Refuses incomplete files, and a suite folder
+    that is not the release's (unless ``custom_suite``), before judging."""
+    anchor = anchor_suite(suite_dir, allow_custom=custom_suite)
     answers = load_responses(responses)
     manifest = load_manifest(suite_dir)
     if manifest["suite"] in ("joker", "exhaustive"):
@@ -87,16 +91,21 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     unknown = sorted(set(answers) - wanted)
     if unknown:
         raise ResponsesError(f"{responses}: answer for unknown {unknown[0][0]} tcId {unknown[0][1]} ({len(unknown)} unknown)")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if (run_dir / "run.db").exists():
+    with locked_run_folder(run_dir):
+        return _judge(responses, suite_dir, run_dir, manifest, anchor, answers, batches, progress)
+
+
+def _judge(responses: Path, suite_dir: Path, run_dir: Path, manifest: dict[str, Any], anchor: SuiteAnchor,
+           answers: dict[tuple[str, int], Any], batches: list[Batch], progress: Callable[[int, int], None] | None) -> str:
+    if (run_dir / "run.db").exists() or (run_dir / "run.db").is_symlink():
         raise RunError(f"{run_dir / 'run.db'} exists: choose a new run folder")
     db = RunDatabase(run_dir / "run.db")
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
-                suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"], adapter="offline",
+                suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
+                suite_tests=count_cases(suite_dir), suite_anchor=anchor.meta(), adapter="offline",
                 target=str(responses), state="running",
                 vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []},
-                suite_ops=suite_ops(manifest), suite_tests=int(manifest["numberOfTests"]),
-                required_ops=suite_ops(manifest))
+                suite_ops=suite_ops(manifest), required_ops=suite_ops(manifest))
     done = 0
     total = sum(len(b.cases) for b in batches)
     for batch in batches:

@@ -17,33 +17,16 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.results import RunDatabase
+from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Replace ``path`` with ``data`` all at once: a reader (or a lab's archive) sees the old file or
-    the new one, never a part; if writing fails (a full disk) the old file stays and no part is left."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
 
 
 def replay_name(file: str, op: str, tg_id: int) -> str:
@@ -75,6 +58,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "tablecert_version": meta.get("tablecert_version"),
         "suite": meta.get("suite"),
         "suite_manifest_sha256": meta.get("suite_manifest_sha256"),
+        "suite_anchor": meta.get("suite_anchor"),
         "profile": meta.get("profile"),
         "vendor": meta.get("vendor"),
         "vendor_hello": meta.get("vendor_hello"),
@@ -175,8 +159,9 @@ def _fault_cases(faults: list[dict[str, Any]]) -> list[str]:
 
 def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     """One file per failing group: the request line(s) holding its failing cases, as sent; one per
-    poisoned case. The folder is built beside the old one and swapped in whole."""
-    folder, building = run_dir / "failures", run_dir / ".failures.tmp"
+    poisoned case; one per fault kind (its first request). The folder is built beside the old one (a new
+    folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
+    folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
     for rec in db.failures():
         replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
@@ -188,30 +173,29 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     for rec in db.fault_requests():
         replays[fault_replay_name(rec["kind"], rec["file"], rec["op"], rec["first_tc"])] = (
             rec["op"], rec["config"], rec["cases"], list(range(rec["first_tc"], rec["first_tc"] + rec["n"])))
-    shutil.rmtree(building, ignore_errors=True)
-    if replays:
-        try:
-            _write_replays(replays, building)
-        except BaseException:
-            shutil.rmtree(building, ignore_errors=True)
-            raise
-    if folder.exists():
-        shutil.rmtree(folder)
-    if replays:
-        os.replace(building, folder)
+    if not replays:
+        remove_our_folder(folder)
+        return 0
+    building = new_folder(run_dir, "failures")
+    try:
+        _write_replays(replays, building)
+        replace_folder(building, folder)
+    except BaseException:
+        remove_our_folder(building)
+        raise
     return len(replays)
 
 
 def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path) -> None:
-    folder.mkdir()
     for name, (op, config, cases, tc_ids) in sorted(replays.items()):
         hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
         request = {"id": 1, "op": op, "config": config, "cases": cases}
-        with open(folder / name, "w", encoding="utf-8") as f:
+        with open(folder / name, "x", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")
             f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
             f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
-        (folder / f"{name.removesuffix('.jsonl')}.tcids.json").write_text(json.dumps(tc_ids) + "\n", encoding="utf-8")
+        with open(folder / f"{name.removesuffix('.jsonl')}.tcids.json", "x", encoding="utf-8") as f:
+            f.write(json.dumps(tc_ids) + "\n")
 
 
 def write_outputs(run_dir: Path) -> dict[str, Any]:

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.run_folder import check_database_files
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS batches (
@@ -96,6 +98,7 @@ class RunDatabase:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        check_database_files(path)   # SQLite follows links: a planted one would put the database elsewhere
         with self._storage():
             self.db = sqlite3.connect(path, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")

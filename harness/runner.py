@@ -242,8 +242,8 @@ class Runner:
                 self._run_batches(done, total)
         finally:
             self._drop()
-        self.db.set_meta(finished=utc_now(), state="finished")
-        decision = conclude(self.db, sliced=self.max_hands is not None)
+        self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": True} if self.max_hands is not None else {}))
+        decision = conclude(self.db)
         result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()
         return result

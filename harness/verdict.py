@@ -146,9 +146,9 @@ def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses))
 
 
-def decide(db: RunDatabase, *, sliced: bool = False) -> Decision:
-    """The verdict of the run in ``db`` (see the module docstring). ``sliced``: only a part of
-    the suite was run on purpose."""
+def decide(db: RunDatabase) -> Decision:
+    """The verdict of the run in ``db`` (see the module docstring); its meta says whether only a
+    part of the suite was run on purpose (``sliced``)."""
     meta = db.meta()
     scope = _scope(db, meta)
     totals = db.outcome_totals()
@@ -175,7 +175,7 @@ def decide(db: RunDatabase, *, sliced: bool = False) -> Decision:
         return Decision("fail", tuple(reasons), scope)
     run = sum(totals.values())
     suite_tests = meta.get("suite_tests")
-    if sliced or meta.get("sliced"):
+    if meta.get("sliced"):
         return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors)",), scope)
     if isinstance(suite_tests, int) and run < suite_tests:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
@@ -187,8 +187,8 @@ def decide(db: RunDatabase, *, sliced: bool = False) -> Decision:
     return Decision("pass", (), scope)
 
 
-def conclude(db: RunDatabase, *, sliced: bool = False) -> Decision:
+def conclude(db: RunDatabase) -> Decision:
     """Decide the run's verdict and keep it, with its reasons and scope, in the run's meta."""
-    decision = decide(db, sliced=sliced)
+    decision = decide(db)
     db.set_meta(verdict=decision.verdict, verdict_reasons=list(decision.reasons), scope=decision.scope.as_json())
     return decision

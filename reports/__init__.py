@@ -25,7 +25,7 @@ from pathlib import Path
 
 from reportlab.platypus import Flowable
 
-from tablecert.harness.outputs import write_atomically
+from tablecert.harness.run_folder import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
 from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission
@@ -34,7 +34,7 @@ from tablecert.reports.signing import SigningError
 KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
 
-__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "render_pdf",
+__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "format_part", "render_pdf",
            "render_report", "sign_run", "store_game_math", "verify_report", "write_reports"]
 
 
@@ -98,6 +98,8 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
     certificate = signing.load_certificate(cert, key) if cert is not None and key is not None else None
     if cert is not None and key is None:
         raise SigningError("a certificate is given but no signing key")
+    if key is not None:
+        signing.check_signable(run_dir)
     data = load_report_data(run_dir, _submission(submission))
     if key is not None:
         data.fingerprint = signing.fingerprint(key.public_key())
@@ -125,6 +127,7 @@ def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | 
     summary = run_dir / "summary.json"
     if not summary.is_file():
         raise RunFolderError(f"{run_dir}: no summary.json to sign")
+    signing.check_signable(run_dir)
     changed = list(signing.sign_summary(summary, key))
     for kind in KINDS:
         pdf = run_dir / f"{kind}.pdf"
@@ -134,10 +137,12 @@ def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | 
     return changed
 
 
-def check_report(pdf_path: str | Path, summary: str | Path | None = None,
-                 pubkey: str | Path | None = None) -> list[tuple[str, bool | None, str]]:
+def check_report(pdf_path: str | Path, summary: str | Path | None = None, pubkey: str | Path | None = None,
+                 cert: str | Path | None = None, trust: str | Path | None = None) -> list[tuple[str, bool | None, str]]:
     """(part, ok, detail) for the PDF signature, the summary signature and the summary digest the
-    report states; ok is None for a part that could not be checked."""
+    report states; ok is None for a part that could not be checked, and for a signature that is
+    intact when no trusted key was named (``pubkey``, ``cert`` or a ``trust`` folder): a signature
+    is good only by a key the lab trusts."""
     import hashlib
 
     from tablecert.reports import signing
@@ -145,17 +150,17 @@ def check_report(pdf_path: str | Path, summary: str | Path | None = None,
     pdf = Path(pdf_path)
     if not pdf.is_file():
         raise FileNotFoundError(f"{pdf}: no such report")
-    key = signing.load_public_key(pubkey) if pubkey is not None else None
+    keys = signing.trusted_keys(pubkey, cert, trust)
     summary_path = Path(summary) if summary is not None else pdf.parent / "summary.json"
     if summary is not None and not summary_path.is_file():
         raise FileNotFoundError(f"{summary_path}: no such summary")
     parts: list[tuple[str, bool | None, str]] = []
-    ok, what, keywords = signing.verify_pdf(pdf, key)
+    ok, what, keywords = signing.verify_pdf(pdf, keys)
     parts.append(("pdf signature", ok, what))
     if not summary_path.is_file():
         parts.append(("summary signature", None, "no summary.json beside the report; give --summary"))
         return parts
-    ok, what = signing.verify_summary(summary_path, key)
+    ok, what = signing.verify_summary(summary_path, keys)
     parts.append(("summary signature", ok, what))
     stated = dict(item.strip().split("=", 1) for item in (keywords or "").split(";") if "=" in item)
     actual = hashlib.sha256(summary_path.read_bytes()).hexdigest()
@@ -169,8 +174,12 @@ def check_report(pdf_path: str | Path, summary: str | Path | None = None,
     return parts
 
 
-def verify_report(pdf_path: str | Path, summary: str | Path | None = None,
-                  pubkey: str | Path | None = None) -> list[str]:
-    """One line per part: ``pdf signature: ok (...)`` or ``... FAILED (reason)``."""
+def verify_report(pdf_path: str | Path, summary: str | Path | None = None, pubkey: str | Path | None = None,
+                  cert: str | Path | None = None, trust: str | Path | None = None) -> list[str]:
+    """One line per part: ``pdf signature: ok (...)``, ``... FAILED (reason)`` or ``... not checked``."""
+    return [format_part(*part) for part in check_report(pdf_path, summary, pubkey, cert, trust)]
+
+
+def format_part(part: str, ok: bool | None, detail: str) -> str:
     words = {True: "ok", False: "FAILED", None: "not checked"}
-    return [f"{part}: {words[ok]} ({detail})" for part, ok, detail in check_report(pdf_path, summary, pubkey)]
+    return f"{part}: {words[ok]} ({detail})"

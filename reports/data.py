@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
+from tablecert.harness.run_folder import check_database_files
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 
@@ -231,6 +232,13 @@ class ReportData:
     fingerprint: str = ""            # the signing key's, when the report is to be signed
 
     @property
+    def suite_anchor(self) -> dict[str, Any]:
+        """How the suite run was anchored (``kind`` release | custom, ``manifest_sha256``); empty
+        for a run recorded before tablecert checked it."""
+        anchor = self.meta.get("suite_anchor")
+        return anchor if isinstance(anchor, dict) else {}
+
+    @property
     def vectors_run(self) -> int:
         return sum(self.totals.values())
 
@@ -277,6 +285,7 @@ def open_run_db(run_dir: Path) -> sqlite3.Connection:
     path = run_dir / "run.db"
     if not run_dir.is_dir():
         raise RunFolderError(f"{run_dir}: no such run folder")
+    check_database_files(path)
     if not path.is_file():
         raise RunFolderError(f"{run_dir}: not a run folder (no run.db)")
     db = sqlite3.connect(path)

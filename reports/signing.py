@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
 
-from tablecert.harness.outputs import write_atomically
+from tablecert.harness.run_folder import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
@@ -136,9 +136,10 @@ def sign_summary(summary: Path, key: Ed25519PrivateKey) -> tuple[Path, Path]:
     return sig_path, meta_path
 
 
-def verify_summary(summary: Path, public_key: Ed25519PublicKey | None = None) -> tuple[bool, str]:
-    """(ok, what): the summary's Ed25519 signature checked against ``public_key`` (else the key
-    recorded beside the signature, whose fingerprint is then reported for the reader to check)."""
+def verify_summary(summary: Path, trusted: list[Ed25519PublicKey] | None = None) -> tuple[bool | None, str]:
+    """(ok, what): the summary's Ed25519 signature. With ``trusted`` keys, ok is True only when
+    one of them made it; without, an intact signature gives ok None (the key recorded beside it
+    made it, but that key is whoever's wrote the files: its fingerprint is reported, not trusted)."""
     sig_path = summary.with_name(summary.name + SIG_SUFFIX)
     meta_path = summary.with_name(summary.name + SIG_META_SUFFIX)
     if not summary.is_file():
@@ -151,18 +152,22 @@ def verify_summary(summary: Path, public_key: Ed25519PublicKey | None = None) ->
         recorded = Ed25519PublicKey.from_public_bytes(base64.b64decode(meta["public_key"])) if meta else None
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return False, f"{sig_path.name} or {meta_path.name} is malformed"
-    key = public_key or recorded
-    if key is None:
-        return False, f"no public key: give --pubkey ({meta_path.name} not found)"
+    data = summary.read_bytes()
+    for key in trusted or ():
+        try:
+            key.verify(signature, data)
+            return True, f"by trusted key {fingerprint(key)}"
+        except InvalidSignature:
+            continue
+    if recorded is None:
+        return False, f"no trusted key made it ({meta_path.name}, naming the key, not found)"
     try:
-        key.verify(signature, summary.read_bytes())
+        recorded.verify(signature, data)
     except InvalidSignature:
-        if recorded is not None and public_key is not None and raw_public(recorded) != raw_public(public_key):
-            return False, f"made with key {fingerprint(recorded)}, not with the key given"
         return False, "the signature does not match summary.json (changed since it was signed)"
-    if public_key is None:
-        return True, f"by key {fingerprint(key)} (recorded beside it; give --pubkey to check whose it is)"
-    return True, f"by key {fingerprint(key)}"
+    if trusted:
+        return False, f"made with key {fingerprint(recorded)}, which is not a trusted key"
+    return None, f"intact, by key {fingerprint(recorded)}, which no trusted key was named to check"
 
 
 # -- the PDF
@@ -190,9 +195,10 @@ def sign_pdf(pdf: Path, key: Ed25519PrivateKey, cert: x509.Certificate | None = 
     write_atomically(pdf, out.getvalue())
 
 
-def verify_pdf(pdf: Path, public_key: Ed25519PublicKey | None = None) -> tuple[bool, str, str | None]:
+def verify_pdf(pdf: Path, trusted: list[Ed25519PublicKey] | None = None) -> tuple[bool | None, str, str | None]:
     """(ok, what, keywords): the PDF's last signature is intact, valid, covers the whole file, and
-    (with ``public_key``) was made with that key. ``keywords`` is the signed document's /Keywords."""
+    was made with one of the ``trusted`` keys (True); intact but with no trusted key named: None
+    (the signer's fingerprint and subject are reported). ``keywords`` is the signed /Keywords."""
     import logging
 
     from pyhanko.pdf_utils.reader import PdfFileReader
@@ -223,13 +229,72 @@ def verify_pdf(pdf: Path, public_key: Ed25519PublicKey | None = None) -> tuple[b
         return False, "the PDF was changed after it was signed", None
     signer_key = serialization.load_der_public_key(signer_cert.public_key.dump())
     fp = fingerprint(signer_key) if isinstance(signer_key, Ed25519PublicKey) else "(not an Ed25519 key)"
-    if public_key is not None and fp != fingerprint(public_key):
-        return False, f"signed by key {fp}, not by the key given", None
+    if trusted and fp not in {fingerprint(k) for k in trusted}:
+        return False, f"signed by key {fp} ({signer_cert.subject.human_friendly}), which is not a trusted key", None
     try:
         info = reader.trailer["/Info"]
         keywords = str(info.get("/Keywords", "")) if info else ""
     except Exception:  # noqa: BLE001
         keywords = ""
     who = signer_cert.subject.human_friendly
-    checked = "" if public_key is not None else "; give --pubkey to check whose key it is"
-    return True, f"by key {fp} ({who}){checked}", keywords
+    if not trusted:
+        return None, f"intact, signed by key {fp} ({who}), which no trusted key was named to check", keywords
+    return True, f"by trusted key {fp} ({who})", keywords
+
+
+def trusted_keys(pubkey: str | Path | None = None, cert: str | Path | None = None,
+                 trust_dir: str | Path | None = None) -> list[Ed25519PublicKey]:
+    """The keys a lab trusts: a public key file, a certificate (trusted for its key), and every
+    ``*.pem``, ``*.crt`` or ``*.pub`` file of a trust folder. A file that is not a key is refused."""
+    keys = [load_public_key(path) for path in (pubkey, cert) if path is not None]
+    if trust_dir is not None:
+        folder = Path(trust_dir)
+        if not folder.is_dir():
+            raise SigningError(f"{folder}: the trust store is not a folder")
+        found = sorted(p for p in folder.iterdir() if p.suffix in (".pem", ".crt", ".pub") and p.is_file())
+        if not found:
+            raise SigningError(f"{folder}: the trust store holds no key (*.pem, *.crt or *.pub)")
+        keys += [load_public_key(path) for path in found]
+    return keys
+
+
+# -- what may be signed
+def check_signable(run_dir: Path) -> None:
+    """Refuse to sign a run folder whose summary.json or recorded verdict is not what its run
+    database's results give: the summary is recomputed (``harness.outputs.summary``) and the
+    verdict too (``harness.verdict.decide``, the rule the run itself applied)."""
+    from tablecert.harness.outputs import summary as recompute
+    from tablecert.harness.results import RunDatabase
+    from tablecert.harness.verdict import decide
+
+    path = run_dir / "run.db"
+    if not path.is_file():
+        raise SigningError(f"{run_dir}: no run.db; nothing to sign")
+    db = RunDatabase(path)
+    try:
+        meta = db.meta()
+        if meta.get("state") != "finished":
+            raise SigningError(f"{path}: the run is not finished (state {meta.get('state')!r}); continue it with "
+                               "--resume before signing")
+        tests = meta.get("suite_tests")
+        if not isinstance(tests, int) or isinstance(tests, bool):
+            raise SigningError(f"{path}: the run does not record its suite's size, so its verdict cannot be "
+                               "recomputed; not signed (run it again with this tablecert)")
+        verdict = decide(db).verdict
+        if meta.get("verdict") != verdict:
+            raise SigningError(f"{path}: the recorded verdict {meta.get('verdict')!r} is not what the results give "
+                               f"({verdict!r}); not signed")
+        want = json.loads(json.dumps(recompute(db), ensure_ascii=False))
+    finally:
+        db.close()
+    summary = run_dir / "summary.json"
+    try:
+        have = json.loads(summary.read_bytes())
+    except FileNotFoundError:
+        raise SigningError(f"{summary}: not found; nothing to sign") from None
+    except (OSError, ValueError) as err:
+        raise SigningError(f"{summary}: unreadable ({err}); not signed") from None
+    if have != want:
+        keys = sorted(set(want) | set(have if isinstance(have, dict) else {}))
+        first = next((k for k in keys if not isinstance(have, dict) or have.get(k) != want.get(k)), "?")
+        raise SigningError(f"{summary}: not the summary of run.db (its {first!r} differs); not signed")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,17 @@ def verdict_words(summary: dict[str, Any]) -> str:
     return str(summary["verdict"]).upper()
 
 
+CUSTOM_HELP = ("run a suite folder that is not the one this tablecert release generates (hand-edited or "
+               "re-hashed); the run records it and the certificate names it a custom suite with its digest")
+
+
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
     vendor = summary.get("vendor") or {}
     faults = summary.get("fault_totals") or {"count": 0, "recovered": 0}
+    custom = " CUSTOM SUITE (not this release's)" if (summary.get("suite_anchor") or {}).get("kind") == "custom" else ""
     lines = [f"vendor:  {vendor.get('name')} {vendor.get('version')} ({vendor.get('build')})",
-             f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...)",
+             f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...){custom}",
              f"verdict: {verdict_words(summary)}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
@@ -68,7 +72,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
-                              require=args.require)
+                              require=args.require, custom_suite=args.custom_suite)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -82,9 +86,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from tablecert.harness.offline import validate_responses
     from tablecert.harness.outputs import write_outputs
 
+    from tablecert.oracle.profiles import resolve_profile
+
     out = Path(args.out)
+    resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
     verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
-                                 progress=progress_bar("judging", args.quiet, unit="answers"))
+                                 progress=progress_bar("judging", args.quiet, unit="answers"),
+                                 custom_suite=args.custom_suite)
     print(format_run_summary(write_outputs(out), out))
     return EXIT_CODES[verdict]
 
@@ -101,17 +109,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     reference vendor against the standard suite, both as real subprocesses."""
     from tablecert.harness.certify import VendorTarget, certify, prepare_suite
     from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.run_folder import prepare_run_folder, remove_our_folder
 
     out = Path(args.out)
     exe = shlex.join([sys.executable, "-m", "tablecert"])
     runs = [("demo-vendor", f"{exe} serve-vendor --plugin demo"), ("reference-vendor", f"{exe} reference-vendor")]
     print(f"== suite 'standard' in {out / 'suite'}", flush=True)
-    suite_dir = prepare_suite("standard", None, out, None, step_printer(args.quiet))
+    suite_dir, _ = prepare_suite("standard", None, prepare_run_folder(out), None, step_printer(args.quiet))
     verdicts = []
     for name, command in runs:
         run_dir = out / name
-        if run_dir.exists():
-            shutil.rmtree(run_dir)
+        remove_our_folder(run_dir)
         print(f"== certifying {name}: {command}", flush=True)
         result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120)), "standard", run_dir,
                                   suite_dir=suite_dir, progress=progress_bar("certifying", args.quiet, unit="vectors"))
@@ -142,7 +150,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--suite", default="standard", help="edge | standard | joker | exhaustive (default standard)")
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--profile", help=PROFILE_HELP)
-    p.add_argument("--suite-dir", help="use this generated suite folder instead of generating one")
+    p.add_argument("--suite-dir", help="use this generated suite folder instead of generating one (it must be the "
+                   "release's suite named by --suite)")
+    p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
     p.add_argument("--batch-size", type=int, help="cases per request (default 1000; 20,000 hands for the "
                    "joker and exhaustive suites)")
@@ -172,7 +182,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p = add("validate", cmd_validate, "Judge a vendor's offline responses file against a suite's expected view "
             "(writes the same run folder as certify). Exit 0 pass, 1 fail, 2 refused.")
     p.add_argument("--responses", required=True, help="JSON Lines: {file, tcId, answer} per case (gzip allowed)")
-    p.add_argument("--suite-dir", required=True, help="the generated suite folder (with its expected view)")
+    p.add_argument("--suite-dir", required=True, help="the generated suite folder (with its expected view; it must "
+                   "be a suite of this release)")
+    p.add_argument("--profile", help="the table configuration file the suite was generated for (a lab's own table)")
+    p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p = add("serve-vendor", cmd_serve_vendor, "Serve a Python vendor plugin over the vendor protocol on "

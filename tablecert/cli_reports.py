@@ -43,16 +43,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+UNTRUSTED = 3
+"""verify-report's exit status when nothing failed but not every part was checked against a key
+the lab trusts (no --pubkey, --cert, --trust or TABLECERT_TRUST; or no summary beside the report)."""
+
+
 def cmd_verify_report(args: argparse.Namespace) -> int:
-    from tablecert.reports import check_report
+    import os
+
+    from tablecert.reports import check_report, format_part
 
     if not Path(args.file).is_file():
         raise UsageError(f"{args.file}: no such report")
-    parts = check_report(args.file, args.summary, args.pubkey)
-    words = {True: "ok", False: "FAILED", None: "not checked"}
-    for part, ok, detail in parts:
-        print(f"{part}: {words[ok]} ({detail})")
-    return 1 if any(ok is False for _, ok, _ in parts) else 0
+    trust = args.trust
+    if trust is None and args.pubkey is None and args.cert is None:
+        trust = os.environ.get("TABLECERT_TRUST") or None
+    parts = check_report(args.file, args.summary, args.pubkey, args.cert, trust)
+    for part in parts:
+        print(format_part(*part))
+    if any(ok is False for _, ok, _ in parts):
+        return 1
+    if any(ok is None for _, ok, _ in parts):
+        if not (args.pubkey or args.cert or trust):
+            print("NOT VERIFIED: no trusted key was named; give the lab's key (--pubkey PEM, --cert PEM, "
+                  "--trust DIR or TABLECERT_TRUST=DIR)")
+        return UNTRUSTED
+    return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,10 +91,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="first compute the exact pai gow figures (all-hands census, ~30 s) into the run database")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p = add("verify-report", cmd_verify_report, "Check a report's PDF signature, the run summary's signature "
-            "and that the summary is the one the report states. Exit 0 ok, 1 a check failed.")
+            "and that the summary is the one the report states, against a key the lab trusts. Exit 0 ok, 1 a check "
+            f"failed, {UNTRUSTED} intact but not checked against a trusted key (none named), 2 bad input.")
     p.add_argument("file", metavar="FILE", help="a signed report PDF")
     p.add_argument("--summary", metavar="SUMMARY", help="the run's summary.json (default: beside the report)")
     p.add_argument("--pubkey", metavar="PEM", help="the lab's public key (PEM key or certificate) to check against")
+    p.add_argument("--cert", metavar="PEM", help="the lab's X.509 certificate (trusted for its key)")
+    p.add_argument("--trust", metavar="DIR", help="a trust store: a folder of the public keys and certificates "
+                   "(*.pem, *.crt, *.pub) the lab trusts (default: $TABLECERT_TRUST when no key is named)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

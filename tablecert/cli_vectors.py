@@ -48,9 +48,25 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """Every file against the manifest, then the manifest against the release: a suite that
+    verifies against its own manifest but is not the release's is a custom suite (exit 1, unless
+    --custom-suite says the lab expects one)."""
+    from tablecert.oracle.profiles import resolve_profile
+    from tablecert.vectors.anchor import CUSTOM, anchor_suite
     from tablecert.vectors.checks import verify
 
-    return report_problems("verify", args.dir, verify(existing_dir(args.dir)))
+    folder = existing_dir(args.dir)
+    status = report_problems("verify", args.dir, verify(folder))
+    if status:
+        return status
+    resolve_profile(args.profile)
+    anchor = anchor_suite(folder, allow_custom=True)
+    if anchor.kind == CUSTOM:
+        print(f"{args.dir}: not the {anchor.suite!r} suite of this tablecert release ({anchor.reason}): a custom suite, "
+              f"manifest sha256 {anchor.manifest_sha256}")
+        return 0 if args.custom_suite else 1
+    print(f"{args.dir}: the {anchor.suite!r} suite of this tablecert release, manifest sha256 {anchor.manifest_sha256}")
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -82,7 +98,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     e.add_argument("--suite", required=True, help="edge | standard")
     e.add_argument("--out", required=True, help="output folder")
     e.add_argument("--profile", help=PROFILE_HELP)
-    for name, func, text in (("lint", cmd_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids."),
-                             ("verify", cmd_verify, "Check every file of a suite folder against its manifest's digests.")):
-        add(name, func, text).add_argument("dir", help="suite folder")
+    add("lint", cmd_lint, "Check a suite folder: schemas, unique tcIds, counts, flags, clause ids.").add_argument(
+        "dir", help="suite folder")
+    v = add("verify", cmd_verify, "Check every file of a suite folder against its manifest's digests, and the "
+            "manifest against this release's (exit 1 for a custom suite).")
+    v.add_argument("dir", help="suite folder")
+    v.add_argument("--profile", help="the table configuration file of a lab's own table the suite was made for")
+    v.add_argument("--custom-suite", action="store_true", help="a custom suite is expected: say so, exit 0")
     add("list", cmd_list, "The suites, their sizes and ops, and the profiles.")

@@ -51,6 +51,39 @@ def descriptor(suite: str, view: str, profile_id: str, profile_sha256: str, cap:
     }
 
 
+def expected_descriptor(suite: str, profile_id: str, profile_sha256: str, cap: int, stream_sha256: str) -> dict[str, Any]:
+    """The expected view's descriptor: the prompt's plus the code books and the stream's digest."""
+    desc = descriptor(suite, "expected", profile_id, profile_sha256, cap)
+    desc.update({"streamFormat": EXPECTED_STREAM_FORMAT, "playerLabels": list(PLAYER_LABELS),
+                 "bankerLabels": list(BANKER_LABELS), "stream": LABELS, "streamSha256": stream_sha256})
+    return desc
+
+
+def descriptor_bytes(desc: dict[str, Any]) -> bytes:
+    return (json.dumps(desc, indent=2) + "\n").encode("utf-8")
+
+
+def release_files(suite: str, profile_id: str, profile_sha256: str, cap: int,
+                  views: tuple[str, ...]) -> list[tuple[WrittenFile, str, int]]:
+    """(file, sha256, size) of every file :func:`write_hand_suite` writes, known without writing
+    the stream: its digest is the committed one (``golden/hand_streams.toml``)."""
+    from tablecert.vectors.hand_stream import golden_digest
+
+    stream_sha, hands = golden_digest(suite)
+    tests = hands * len(HAND_OPS)
+    out = []
+    if "prompt" in views:
+        data = descriptor_bytes(descriptor(suite, "prompt", profile_id, profile_sha256, cap))
+        out.append((WrittenFile(f"prompt/{DESCRIPTOR}", "prompt", "paigow.hands", profile_id, tests, 0),
+                    hashlib.sha256(data).hexdigest(), len(data)))
+    if "expected" in views:
+        data = descriptor_bytes(expected_descriptor(suite, profile_id, profile_sha256, cap, stream_sha))
+        out.append((WrittenFile(f"expected/{DESCRIPTOR}", "expected", "paigow.hands", profile_id, tests, 0),
+                    hashlib.sha256(data).hexdigest(), len(data)))
+        out.append((WrittenFile(f"expected/{LABELS}", "expected", "paigow.hands", profile_id, 0, 0), stream_sha, 2 * hands))
+    return out
+
+
 def write_hand_suite(suite: str, out_dir: Path, profile_id: str, profile_sha256: str, cap: int,
                      views: tuple[str, ...], progress: Callable[[str], None] | None = None) -> list[WrittenFile]:
     hands = suite_size(suite)
@@ -59,7 +92,7 @@ def write_hand_suite(suite: str, out_dir: Path, profile_id: str, profile_sha256:
     if "prompt" in views:
         (out_dir / "prompt").mkdir(parents=True, exist_ok=True)
         desc = descriptor(suite, "prompt", profile_id, profile_sha256, cap)
-        (out_dir / "prompt" / DESCRIPTOR).write_text(json.dumps(desc, indent=2) + "\n", encoding="utf-8")
+        (out_dir / "prompt" / DESCRIPTOR).write_bytes(descriptor_bytes(desc))
         written.append(WrittenFile(f"prompt/{DESCRIPTOR}", "prompt", "paigow.hands", profile_id, tests, 0))
     if "expected" in views:
         (out_dir / "expected").mkdir(parents=True, exist_ok=True)
@@ -70,10 +103,8 @@ def write_hand_suite(suite: str, out_dir: Path, profile_id: str, profile_sha256:
                     progress(f"expected labels from position {first:,}")
                 digest.update(block)
                 f.write(block)
-        desc = descriptor(suite, "expected", profile_id, profile_sha256, cap)
-        desc.update({"streamFormat": EXPECTED_STREAM_FORMAT, "playerLabels": list(PLAYER_LABELS),
-                     "bankerLabels": list(BANKER_LABELS), "stream": LABELS, "streamSha256": digest.hexdigest()})
-        (out_dir / "expected" / DESCRIPTOR).write_text(json.dumps(desc, indent=2) + "\n", encoding="utf-8")
+        desc = expected_descriptor(suite, profile_id, profile_sha256, cap, digest.hexdigest())
+        (out_dir / "expected" / DESCRIPTOR).write_bytes(descriptor_bytes(desc))
         written.append(WrittenFile(f"expected/{DESCRIPTOR}", "expected", "paigow.hands", profile_id, tests, 0))
         written.append(WrittenFile(f"expected/{LABELS}", "expected", "paigow.hands", profile_id, 0, 0))
     return written

@@ -116,17 +116,29 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
                 progress(f"{op} ({pid}{' ' + part if part else ''})")
             written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part)
     manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written)
-    (out_dir / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (out_dir / MANIFEST).write_bytes(manifest_bytes(manifest))
     return manifest
 
 
 def build_manifest(suite: str, profile_id: str, profile_sha256: str, views: tuple[str, ...], out_dir: Path,
                    written: list[WrittenFile]) -> dict[str, Any]:
     files = []
-    for w in sorted(written, key=lambda w: w.path):
+    for w in written:
         sha, size = file_digest(out_dir / w.path)
-        files.append({"path": w.path, "view": w.view, "op": w.op, "profile": w.profile,
-                      "numberOfTests": w.tests, "sha256": sha, "size": size})
+        files.append(manifest_entry(w, sha, size))
+    return manifest_of(suite, profile_id, profile_sha256, views, files)
+
+
+def manifest_entry(w: WrittenFile, sha256: str, size: int) -> dict[str, Any]:
+    """One file's line in the manifest."""
+    return {"path": w.path, "view": w.view, "op": w.op, "profile": w.profile,
+            "numberOfTests": w.tests, "sha256": sha256, "size": size}
+
+
+def manifest_of(suite: str, profile_id: str, profile_sha256: str, views: tuple[str, ...],
+                files: list[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest of a suite folder holding ``files`` (manifest entries, in any order)."""
+    files = sorted(files, key=lambda f: f["path"])
     return {
         "schema": MANIFEST_SCHEMA, "schemaVersion": 1, "suite": suite,
         "profile": {"id": profile_id, "sha256": profile_sha256},
@@ -135,3 +147,8 @@ def build_manifest(suite: str, profile_id: str, profile_sha256: str, views: tupl
         "numberOfTests": sum(f["numberOfTests"] for f in files if f["view"] == views[0]),
         "files": files,
     }
+
+
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    """The bytes of ``manifest.json`` for a manifest (what :func:`generate` writes)."""
+    return (json.dumps(manifest, indent=2) + "\n").encode("utf-8")

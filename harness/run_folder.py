@@ -1,0 +1,128 @@
+"""The run folder is ours alone: nothing tablecert creates, replaces or removes in it follows a link.
+
+A run folder (``OUT``) may have been prepared, or handed over, by someone who wants tablecert to
+write elsewhere. So:
+
+* ``OUT`` itself must be a real folder: a symbolic link there is refused (the lab names the real
+  folder; links higher up the path are the lab's own business and are left alone);
+* every file is written under an unpredictable temporary name created exclusively
+  (``tempfile.mkstemp``: ``O_CREAT|O_EXCL|O_NOFOLLOW``) in the folder of its final name and
+  renamed over it, so a link planted at the final name is replaced, never followed
+  (:func:`write_atomically`);
+* the run database and SQLite's files beside it (``run.db-wal``, ``run.db-shm``,
+  ``run.db-journal``) are refused when any of them is a link, before SQLite opens them;
+* a folder tablecert replaces (``failures/``, ``suite/``) is removed only when it is a real
+  folder, never through a link (:func:`remove_our_folder`);
+* one run at a time: ``certify`` and ``validate`` hold an exclusive ``flock`` on ``OUT/.tablecert.lock``
+  for the whole run, and a second run of the same folder is refused in one line
+  (:func:`locked_run_folder`).
+
+Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK_NAME = ".tablecert.lock"
+DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+class UnsafeRunFolder(ValueError):
+    """A run folder (or a file in it) that tablecert will not write through: a planted link, a
+    folder that is not a folder, or a run folder another run is using."""
+
+
+def refuse_link(path: Path, what: str = "") -> None:
+    """Refuse ``path`` when it is a symbolic link (a missing path is fine)."""
+    if path.is_symlink():
+        raise UnsafeRunFolder(f"{path}: {what or 'this'} is a symbolic link; tablecert does not write or read "
+                              "through links in a run folder (remove it)")
+
+
+def prepare_run_folder(out: Path) -> Path:
+    """Create ``out`` if needed; refuse it when it is a link or not a folder."""
+    refuse_link(out, "the run folder")
+    out.mkdir(parents=True, exist_ok=True)
+    if not out.is_dir() or out.is_symlink():
+        raise UnsafeRunFolder(f"{out}: not a folder")
+    return out
+
+
+def check_database_files(db_path: Path) -> None:
+    """Refuse a run database when it, or a SQLite file beside it, is a link."""
+    for suffix in DATABASE_COMPANIONS:
+        refuse_link(db_path.with_name(db_path.name + suffix), "the run database" if not suffix else "a SQLite file")
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """Replace ``path`` with ``data`` all at once: a reader (or a lab's archive) sees the old file or
+    the new one, never a part; if writing fails (a full disk) the old file stays and no part is left.
+    The bytes go to a new file of an unpredictable name beside ``path`` (created exclusively, never
+    through a link), renamed over ``path``: a link at ``path`` is replaced, not followed."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o644)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def new_folder(parent: Path, name: str) -> Path:
+    """A new, empty folder of an unpredictable name in ``parent`` (to be renamed to ``name``)."""
+    path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent))
+    path.chmod(0o755)
+    return path
+
+
+def remove_our_folder(path: Path) -> None:
+    """Remove a folder tablecert made (``failures/``, ``suite/``): refused when it is a link or not
+    a folder; links inside it are removed, never followed."""
+    refuse_link(path, f"{path.name}/")
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise UnsafeRunFolder(f"{path}: expected a folder made by tablecert, found a file")
+    if not shutil.rmtree.avoids_symlink_attacks:   # pragma: no cover - every platform tablecert runs on has it
+        raise UnsafeRunFolder(f"{path}: this platform cannot remove a folder without following links in it")
+    shutil.rmtree(path)
+
+
+def replace_folder(built: Path, path: Path) -> None:
+    """Put the folder ``built`` (made with :func:`new_folder`) in the place of ``path``."""
+    remove_our_folder(path)
+    os.rename(built, path)
+
+
+@contextmanager
+def locked_run_folder(out: Path) -> Iterator[None]:
+    """Hold the run folder's lock for the block; a folder another run holds is refused."""
+    prepare_run_folder(out)
+    lock = out / LOCK_NAME
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        if lock.is_symlink():
+            refuse_link(lock, "the lock file")
+        raise UnsafeRunFolder(f"{lock}: cannot open the run folder's lock: {err.strerror or err}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UnsafeRunFolder(f"{out}: another tablecert run is using this run folder (wait for it to end, "
+                                  "or choose another folder)") from None
+        yield
+    finally:
+        os.close(fd)
