@@ -8,7 +8,7 @@ run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,9 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     findings PDFs (signed with ``sign_key`` when given)."""
     out.mkdir(parents=True, exist_ok=True)
     folder = prepare_suite(suite, profile, out, suite_dir, step)
+    secret = [out, *(path.resolve().parent for path in (sign_key, cert, submission, declared) if path is not None)]
+    vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
+                                                                           *map(str, secret))))
     runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,
                     run_meta={"adapter": vendor.adapter, "target": vendor.target})
     result = runner.run()

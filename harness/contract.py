@@ -71,6 +71,9 @@ class SessionOptions:
     max_line_bytes: int = 64 << 20        # longest answer line accepted
     memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
     cpu_limit_s: int | None = 3600        # CPU-time limit of a vendor process (a restart starts afresh)
+    isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/sandbox.py)
+    vendor_network: bool = False          # a sandboxed vendor keeps the host's network
+    hidden_paths: tuple[str, ...] = ()    # folders a sandboxed vendor must not see (run folder, key's folder)
 
 
 @runtime_checkable
@@ -129,6 +132,18 @@ def decode_answer(text: str | bytes) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     return json.loads(text, parse_constant=_reject_constant)
+
+
+def shown(text: Any, limit: int) -> str:
+    """A vendor-provided string made safe to print or typeset: control and format characters
+    (ESC, CR, BEL, bidi overrides...) written as ``\\xNN``/``\\uNNNN`` escapes, and at most ``limit``
+    characters, saying how many more there were."""
+    text = str(text)
+    extra = len(text) - limit
+    text = text[:limit]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
+    return f"{text}... ({extra:,} more characters)" if extra > 0 else text
 
 
 def same_id(value: Any, request_id: int) -> bool:

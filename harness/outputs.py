@@ -63,6 +63,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "vendor_hello": meta.get("vendor_hello"),
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
+        "isolation": meta.get("isolation"),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),

@@ -189,7 +189,8 @@ class Runner:
                     raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
                 self.hello = hello
-                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity)
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
+                                 isolation=getattr(session, "isolation", "unknown (outside adapter)"))
             elif not _same_vendor(identity, _identity(self.hello)):
                 session.close()
                 raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "

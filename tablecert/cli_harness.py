@@ -12,13 +12,22 @@ from typing import Any
 from tablecert.cli_common import PROFILE_HELP, UsageError, existing_dir, progress_bar, step_printer, subcommand
 
 
+VENDOR_SHOWN = 80    # characters of a vendor's name, version or build printed on the terminal
+
+
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
-    vendor = summary.get("vendor") or {}
+    from tablecert.harness.contract import shown
+
+    vendor = {k: shown(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
+    isolation = summary.get("isolation")
     lines = [f"vendor:  {vendor.get('name')} {vendor.get('version')} ({vendor.get('build')})",
              f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...)",
              f"verdict: {summary['verdict'].upper()}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}"]
+    if isolation is not None:
+        lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
+                                                            if isolation.startswith("none") else ""))
     failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
     for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
         lines.append(f"  failed {flag}: {n:,}")
@@ -46,7 +55,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     adapter, target = chosen[0]
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
-                             cpu_limit_s=args.cpu_limit)
+                             cpu_limit_s=args.cpu_limit, isolation=args.isolation,
+                             vendor_network=args.vendor_network)
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     from tablecert.oracle.profiles import resolve_profile
@@ -146,6 +156,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                         f"(default {defaults.cpu_limit_s} s)")
     p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
                    help=f"longest answer accepted, from any adapter (default {defaults.max_line_bytes >> 20} MB)")
+    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
+                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (as root: "
+                        "own PID, mount and network namespaces, user nobody, run folder, key folder and HOME "
+                        "hidden), strict = refuse to run without all of it, none = a process group only "
+                        "(default auto; the run records what it had)")
+    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
+                   "(default: loopback of its own only)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")

@@ -70,6 +70,8 @@ class HttpSession(MessageSession):
     def url(self) -> str:
         return self._url
 
+    isolation = "none (HTTP vendor runs outside tablecert's control)"
+
     def stderr_tail(self) -> str:
         """An HTTP vendor's logs are its own: always empty."""
         return ""

@@ -83,6 +83,8 @@ class PythonSession(MessageSession):
     def vendor(self) -> PythonVendor:
         return self._vendor
 
+    isolation = "none (in-process plugin)"    # runs inside the harness: nothing can confine it
+
     def stderr_tail(self) -> str:
         """The traceback of the vendor's last exception, if any (there is no stderr in process)."""
         return self._tail

@@ -33,6 +33,7 @@ import os
 import resource
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -50,8 +51,8 @@ from tablecert.harness.contract import (
     decode_answer,
     parse_hello,
 )
+from tablecert.harness.sandbox import SAFE_PATH, plan
 
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20
 BYE_TIMEOUT = 1.0          # seconds allowed for the answer to bye
@@ -114,6 +115,15 @@ def describe_status(returncode: int) -> str:
     return f"killed by signal {name}"
 
 
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (none if they cannot be listed)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+            return [int(child) for child in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 class _StderrTail:
     """Drains a pipe on a daemon thread, keeping only its last ``size`` bytes."""
 
@@ -165,9 +175,13 @@ class SubprocessSession:
     def __init__(self, argv: list[str], options: SessionOptions) -> None:
         self._options = options
         self._argv = argv
+        sandbox = plan(argv, options)
+        self.isolation = sandbox.description
+        if sandbox.prefix and not shutil.which(argv[0], path=SAFE_PATH):
+            raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
         try:
             self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                sandbox.wrap(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
                 preexec_fn=_preexec(child_limits(options)),
             )
@@ -432,9 +446,15 @@ class SubprocessSession:
 
     def _kill_group(self) -> None:
         # The vendor is not reaped yet, so its pid (= process group id) cannot have been reused.
+        # Under the sandbox it is `unshare`, whose child (the vendor, first process of its PID
+        # namespace, perhaps in a session of its own) is killed too: the namespace dies with it.
         if self._proc.returncode is not None:
             return
-        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), lambda: os.kill(self._proc.pid, signal.SIGKILL)):
+        pid = self._proc.pid
+        kills = [lambda: os.killpg(pid, signal.SIGKILL)]
+        kills += [lambda child=child: os.kill(child, signal.SIGKILL) for child in _children(pid)]
+        kills.append(lambda: os.kill(pid, signal.SIGKILL))
+        for kill in kills:
             try:
                 kill()
             except (ProcessLookupError, PermissionError):
