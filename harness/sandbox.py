@@ -3,9 +3,9 @@
 :func:`plan` turns a vendor command line and :class:`SessionOptions` into the command actually
 started: with util-linux ``unshare``, ``setpriv`` and :mod:`tablecert.harness.sandbox_stage`,
 
-* a PID namespace (``--fork --kill-child``) with its own ``/proc``: the vendor is the namespace's
-  first process, sees no process of the harness, and everything it starts (``setsid`` or not) is
-  killed when it ends or when the harness kills the session;
+* a PID namespace (``--fork --kill-child``) with its own ``/proc``, whose init is the stage: the
+  vendor sees no process of the harness, and everything it starts (``setsid`` or not) is killed
+  when it ends or when the harness kills the session;
 * a network namespace holding only loopback (unless ``vendor_network``);
 * a private mount view in which the run folder, the folders given in ``hidden_paths`` (the
   signing key's) and the harness user's HOME are covered by an empty read-only tmpfs, except the
@@ -48,7 +48,8 @@ NO_ISOLATION = "none (process group only)"
 class Sandbox:
     """The command prefix that confines a vendor, and the mechanisms it gives."""
 
-    prefix: tuple[str, ...]
+    prefix: tuple[str, ...]          # unshare ... python stage SPEC (then the status fd)
+    drop: tuple[str, ...]            # setpriv and its options, up to "--"
     mechanisms: tuple[str, ...]
 
     @property
@@ -56,8 +57,9 @@ class Sandbox:
         """The mechanisms, comma-separated, or ``none (...)`` when there are none."""
         return ", ".join(self.mechanisms) if self.mechanisms else NO_ISOLATION
 
-    def wrap(self, argv: list[str]) -> list[str]:
-        return [*self.prefix, *argv] if self.prefix else argv
+    def wrap(self, argv: list[str], status_fd: int) -> list[str]:
+        """The confined command; the vendor's wait status is written to ``status_fd`` when it ends."""
+        return [*self.prefix, str(status_fd), *self.drop, *argv] if self.prefix else argv
 
 
 @functools.lru_cache(maxsize=None)
@@ -110,7 +112,7 @@ def _hidden(options: SessionOptions) -> list[str]:
 def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     """How to start ``argv`` under ``options.isolation`` (VendorFault START if ``strict`` cannot be met)."""
     if options.isolation == "none":
-        return Sandbox((), ())
+        return Sandbox((), (), ())
     root = os.geteuid() == 0
     network = options.vendor_network
     setpriv = shutil.which("setpriv")
@@ -119,7 +121,7 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
         if options.isolation == "strict":
             raise VendorFault(FaultKind.START, "isolation 'strict' needs util-linux unshare/setpriv and the right to "
                                                "create PID, mount and network namespaces (run as root)")
-        return Sandbox((), ())
+        return Sandbox((), (), ())
     if options.isolation == "strict" and not root:
         raise VendorFault(FaultKind.START, "isolation 'strict' needs root (to run the vendor as another user)")
     hide = _hidden(options)
@@ -138,5 +140,5 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
         mechanisms.append("user namespace")
     mechanisms.append("no capabilities, no_new_privs")
     prefix = (*_namespaces(user_ns, network), sys.executable, "-I", "-S", str(STAGE),
-              json.dumps(spec, separators=(",", ":")), setpriv, *drop, "--")
-    return Sandbox(prefix, tuple(mechanisms))
+              json.dumps(spec, separators=(",", ":")))
+    return Sandbox(prefix, (setpriv, *drop, "--"), tuple(mechanisms))

@@ -1,13 +1,18 @@
 """The inside half of the vendor sandbox (see :mod:`tablecert.harness.sandbox`), standard library only.
 
-Run as ``python -I -S sandbox_stage.py SPEC SETPRIV [SETPRIV-OPTIONS...] -- VENDOR-ARGV...`` by
-``unshare`` inside the vendor's fresh PID, mount (and network) namespaces, still with the
+Run as ``python -I -S sandbox_stage.py SPEC STATUS-FD SETPRIV [OPTIONS...] -- VENDOR-ARGV...`` by
+``unshare`` as the first process (init) of the vendor's fresh PID, mount (and network) namespaces, still with the
 privileges needed to change its mounts. ``SPEC`` is JSON: ``hide`` (folders covered by an empty
 read-only tmpfs), ``home`` (the harness's HOME, covered instead by an empty tmpfs the vendor
 user owns and named the vendor's ``HOME``), ``expose`` (folders under a hidden one made visible again, read-only: the vendor
 program's install tree), ``loopback`` (bring ``lo`` up). It then leaves the working folder if it
-was hidden and execs ``setpriv``, which drops the user, groups and capabilities and execs the
-vendor. Any failure is one line on stderr and exit status 126 (the vendor never runs unconfined).
+was hidden and forks the vendor: ``setpriv`` drops the user, groups and capabilities and execs it.
+
+The stage stays the namespace's init (a vendor as init could not be killed by its own signals):
+it lets go of the vendor's pipes, reaps every orphan, and when the vendor ends writes its raw wait
+status as one decimal line to STATUS-FD (for the harness: "killed by signal SIGSEGV", not an exit
+status) and exits, which kills whatever the vendor left running in the namespace. Any failure
+before the vendor starts is one line on stderr and exit status 126 (it never runs unconfined).
 """
 
 import ctypes
@@ -30,7 +35,8 @@ def _mount(libc, source, target, fstype, flags, data):
 
 def main(argv):
     spec = json.loads(argv[1])
-    rest = argv[2:]
+    status_fd = int(argv[2])
+    rest = argv[3:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     # Hold the exposed trees open before anything covers them.
@@ -60,12 +66,37 @@ def main(argv):
         os.chdir(os.getcwd())       # re-resolve: a hidden working folder is left for the empty cover
     except OSError:
         os.chdir("/")
-    os.execv(rest[0], rest)
+    vendor = os.fork()
+    if vendor == 0:
+        try:
+            os.close(status_fd)
+            os.execv(rest[0], rest)
+        finally:
+            os._exit(127)
+    return vendor, status_fd
+
+
+def init(vendor, status_fd):
+    """Reap until the vendor ends; report its wait status; exit (the namespace goes with us)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid == vendor:
+            os.write(status_fd, f"{status}\n".encode())
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
 if __name__ == "__main__":
     try:
-        main(sys.argv)
+        started = main(sys.argv)
     except (OSError, ValueError, KeyError, IndexError) as error:
         sys.stderr.write(f"tablecert sandbox: cannot confine the vendor: {error}\n")
         sys.exit(126)
+    init(*started)

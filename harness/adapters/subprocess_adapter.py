@@ -177,17 +177,24 @@ class SubprocessSession:
         self._argv = argv
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
+        self._status_fd: int | None = None      # the sandbox's report of the vendor's wait status
         if sandbox.prefix and not shutil.which(argv[0], path=SAFE_PATH):
             raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
+        status_w = -1
+        if sandbox.prefix:
+            self._status_fd, status_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                sandbox.wrap(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                sandbox.wrap(argv, status_w), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
-                preexec_fn=_preexec(child_limits(options)),
+                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=_preexec(child_limits(options)),
             )
         except (OSError, subprocess.SubprocessError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: {reason}") from None
+        finally:
+            if status_w >= 0:
+                os.close(status_w)
         assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
         self._in_fd = self._proc.stdin.fileno()
         self._out_fd = self._proc.stdout.fileno()
@@ -467,7 +474,7 @@ class SubprocessSession:
         self._closed = True
         self._alive = False
         self._kill_group()
-        returncode = self._proc.wait()
+        returncode = self._vendor_returncode(self._proc.wait())
         if self._status is None:
             self._status = describe_status(returncode)
         self._stderr.finish(0.5)
@@ -478,6 +485,24 @@ class SubprocessSession:
                     stream.close()
             except OSError:
                 pass
+
+    def _vendor_returncode(self, returncode: int) -> int:
+        """The vendor's own return code: under the sandbox as its namespace's init reported it
+        (the started process is ``unshare``), else the started process's."""
+        if self._status_fd is None:
+            return returncode
+        try:
+            os.set_blocking(self._status_fd, False)
+            report = os.read(self._status_fd, 64)
+        except OSError:
+            report = b""
+        finally:
+            os.close(self._status_fd)
+            self._status_fd = None
+        try:
+            return os.waitstatus_to_exitcode(int(report))
+        except ValueError:
+            return returncode
 
     def _die(self) -> None:
         self._alive = False
