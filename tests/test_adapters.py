@@ -667,3 +667,54 @@ def test_http_body_not_json_is_malformed() -> None:
 def test_serve_http_binds_loopback_only_by_default() -> None:
     with pytest.raises(ValueError):
         serve_http(ReferenceVendor(), host="0.0.0.0")
+
+
+class _DripHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every POST a byte at a time, a byte every 0.2 s (``continues``: first endless
+    ``100 Continue`` lines instead)."""
+
+    protocol_version = "HTTP/1.1"
+    continues = False
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b'{"id": 0, "ops": [], "implementation": {"name": "n", "version": "v", "build": "b"}}'
+        head = b"HTTP/1.1 100 Continue\r\n\r\n" if self.continues else \
+            b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)
+        try:
+            for _ in range(200):                 # 40 s at most
+                for byte in head if self.continues else head + body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+                if not self.continues:
+                    break
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+class _ContinueHandler(_DripHandler):
+    continues = True
+
+
+@pytest.mark.parametrize("handler", [_DripHandler, _ContinueHandler])
+def test_http_one_deadline_for_the_whole_answer(handler: type) -> None:
+    """A server that drips a byte every 0.2 s (or sends 100 Continue forever) never lets a
+    per-read timeout of 1 s pass; the answer's deadline does."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        session = HttpAdapter().open(f"http://127.0.0.1:{server.server_address[1]}/vendor", SessionOptions(timeout=1.0))
+        started = time.monotonic()
+        with pytest.raises(VendorFault) as info:
+            session.hello()
+        assert info.value.kind is FaultKind.TIMEOUT, info.value
+        assert time.monotonic() - started < 3.0
+        assert not session.alive
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -57,6 +57,7 @@ STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20
 BYE_TIMEOUT = 1.0          # seconds allowed for the answer to bye
 EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after bye or end of output)
+NAMESPACE_EXIT_GRACE = 5.0  # seconds for a sandboxed vendor's namespace to be torn down once its init is killed
 POLL_SLICE = 0.25          # seconds between checks that the vendor is still running while waiting
 
 
@@ -178,6 +179,7 @@ class SubprocessSession:
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
         self._status_fd: int | None = None      # the sandbox's report of the vendor's wait status
+        self._sandboxed = bool(sandbox.prefix)
         if sandbox.prefix and not shutil.which(argv[0], path=SAFE_PATH):
             raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
         status_w = -1
@@ -453,15 +455,21 @@ class SubprocessSession:
 
     def _kill_group(self) -> None:
         # The vendor is not reaped yet, so its pid (= process group id) cannot have been reused.
-        # Under the sandbox it is `unshare`, whose child (the vendor, first process of its PID
-        # namespace, perhaps in a session of its own) is killed too: the namespace dies with it.
+        # Under the sandbox it is `unshare`: its child, the namespace's init, is killed first;
+        # the kernel kills and reaps every process of the namespace before that init's exit
+        # completes, and only then does `unshare` exit. So once it has exited, nothing the vendor
+        # started is left (before the signing key is ever read).
         if self._proc.returncode is not None:
             return
         pid = self._proc.pid
-        kills = [lambda: os.killpg(pid, signal.SIGKILL)]
-        kills += [lambda child=child: os.kill(child, signal.SIGKILL) for child in _children(pid)]
-        kills.append(lambda: os.kill(pid, signal.SIGKILL))
-        for kill in kills:
+        if self._sandboxed:
+            for child in _children(pid):
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self._wait_exit(NAMESPACE_EXIT_GRACE)
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
             try:
                 kill()
             except (ProcessLookupError, PermissionError):
