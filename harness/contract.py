@@ -126,12 +126,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (a repeated key would let two readers of the
+    same answer see two different values)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {repeated[:60]!r} in an object")
+    return obj
+
+
 def decode_answer(text: str | bytes) -> Any:
-    """A vendor's answer as a JSON value, strictly: UTF-8, and NaN or Infinity refused (ValueError,
-    or RecursionError for absurd nesting). Every adapter decodes answers with this."""
+    """A vendor's answer as a JSON value, strictly: UTF-8, NaN or Infinity refused, and a key
+    repeated in any object refused (ValueError, or RecursionError for absurd nesting). Every
+    adapter decodes answers with this."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    return json.loads(text, parse_constant=_reject_constant)
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
 
 
 def shown(text: Any, limit: int) -> str:

@@ -22,7 +22,8 @@ from tablecert.harness.adapters.http_adapter import HttpAdapter
 from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SAFE_PATH, SubprocessAdapter
-from tablecert.harness.contract import KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault, VendorSession
+from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
+                                        VendorSession, decode_answer)
 from tablecert.oracle.vendor import ReferenceVendor
 
 REFERENCE_CMD = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
@@ -715,6 +716,35 @@ def test_http_one_deadline_for_the_whole_answer(handler: type) -> None:
         assert info.value.kind is FaultKind.TIMEOUT, info.value
         assert time.monotonic() - started < 3.0
         assert not session.alive
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("text", ['{"id": 0, "id": 1}',
+                                  '{"id": 1, "results": [{"total": 5, "total": 7}]}',
+                                  '[[{"a": {"b": 1, "c": {"d": 1, "d": 1}}}]]'])
+def test_a_key_repeated_at_any_depth_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="duplicate key"):
+        decode_answer(text)
+    assert decode_answer(text.replace('"id": 1}', '"di": 1}').replace('"total": 7', '"ltot": 7')
+                         .replace('"d": 1}', '"e": 1}')) is not None
+
+
+class _DuplicateKeyHandler(_RawHandler):
+    body = b'{"id": 0, "ops": [], "implementation": {"name": "n", "version": "v", "build": "b", "name": "m"}}'
+
+
+def test_http_answer_with_a_repeated_key_is_malformed() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DuplicateKeyHandler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        session = HttpAdapter().open(f"http://127.0.0.1:{server.server_address[1]}/vendor", FAST)
+        with pytest.raises(VendorFault) as info:
+            session.hello()
+        assert info.value.kind is FaultKind.MALFORMED
+        assert "duplicate key 'name'" in info.value.detail
     finally:
         server.shutdown()
         server.server_close()
