@@ -28,6 +28,7 @@ from tablecert.harness.results import RunDatabase
 from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
 from tablecert.harness.suite_reader import iter_batches
 from tablecert.vectors.checks import load_manifest
+from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
 
 
 class ResponsesError(ValueError):
@@ -38,8 +39,8 @@ def _open(path: Path) -> Any:
     with open(path, "rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return gzip.open(path, "rb")       # decompressed as a stream, a bounded line at a time
+    return open(path, "rb")
 
 
 def load_responses(path: Path) -> dict[tuple[str, int], Any]:
@@ -47,7 +48,8 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     n = 0
     try:
         with _open(path) as f:
-            for n, line in enumerate(f, 1):
+            for n, raw in bounded_lines(f, str(path), RESPONSE_LINE_BYTES):
+                line = raw.decode("utf-8")
                 if not line.strip():
                     continue
                 try:
@@ -66,7 +68,9 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     except (EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise ResponsesError(f"{path}: truncated or corrupt gzip: {err}") from None
     except UnicodeDecodeError:
-        raise ResponsesError(f"{path}:{n + 1}: not UTF-8 text") from None
+        raise ResponsesError(f"{path}:{n}: not UTF-8 text") from None
+    except LineTooLong as err:
+        raise ResponsesError(str(err)) from None
     return answers
 
 
