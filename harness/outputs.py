@@ -21,6 +21,8 @@ from xml.sax.saxutils import escape, quoteattr
 from tablecert.harness.results import RunDatabase
 
 JUNIT_EXAMPLES = 20
+JUNIT_EXAMPLE_CHARS = 600          # one failure example (case, expected, actual) in junit.xml
+JUNIT_EXAMPLES_CHARS = 2 << 20     # all the examples together: junit.xml stays a few MB
 
 
 def write_atomically(path: Path, data: bytes) -> Path:
@@ -87,12 +89,20 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
     """One <testsuite> per op, one <testcase> per flag of that op (failed with up to
     JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
     examples: dict[tuple[str, str], list[str]] = {}
+    budget = JUNIT_EXAMPLES_CHARS
     for rec in db.failures():
         for flag in rec["flags"]:
             lst = examples.setdefault((rec["op"], flag), [])
-            if len(lst) < JUNIT_EXAMPLES:
-                lst.append(f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
-                           f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
+            if len(lst) < JUNIT_EXAMPLES and budget > 0:
+                text = (f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
+                        f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
+                if len(text) > JUNIT_EXAMPLE_CHARS:
+                    text = f"{text[:JUNIT_EXAMPLE_CHARS]}... ({len(text) - JUNIT_EXAMPLE_CHARS:,} more characters)"
+                budget -= len(text)
+                lst.append(text)
+                if budget <= 0:
+                    lst.append("(further examples left out: junit.xml keeps at most "
+                               f"{JUNIT_EXAMPLES_CHARS:,} characters of them; see run.db and the findings report)")
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)

@@ -31,7 +31,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
-from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
+from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.vectors.checks import load_manifest
 
@@ -69,7 +69,7 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
         if not ok:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, batch.tc_ids[i], config_json, dumps(batch.cases[i]),
-                                 dumps(expected), dumps(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
+                                 dumps(expected), stored_answer(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
     return out
 
 

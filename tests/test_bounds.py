@@ -90,3 +90,43 @@ def test_a_gzip_bomb_suite_file_is_refused_by_the_reader_and_the_linter(edge: Pa
     assert lint == f"{name}:1: line longer than 1,048,576 bytes"
     assert read == f"prompt/{name}:1: line longer than 1,048,576 bytes"
     assert rss < MAX_RSS_KB, f"peak RSS {rss} KiB"
+
+
+class BloatedVendor:
+    """Answers every case with a 20,000-character label: every vector fails, every answer is large."""
+
+    def __init__(self) -> None:
+        from tablecert.oracle.vendor import ReferenceVendor
+
+        self.reference = ReferenceVendor()
+
+    def handle(self, request: dict) -> dict:
+        answer = self.reference.handle(request)
+        if request.get("op") not in ("hello", "bye"):
+            answer["results"] = [{"hand": "x" * 20_000} for _ in request["cases"]]
+        return answer
+
+
+def test_large_failing_answers_are_cut_in_run_db_and_junit(edge: Path, tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    from tablecert.harness.adapters.python_adapter import PythonAdapter
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.runner import Runner
+
+    runner = Runner(lambda: PythonAdapter().open("test_bounds:BloatedVendor", SessionOptions(timeout=60)), edge,
+                    tmp_path, batch_size=200)
+    result = runner.run()
+    summary = write_outputs(tmp_path)
+    assert result.verdict == "fail" and summary["totals"]["pass"] == 0 and summary["totals"]["fail"] > 5000
+    failures = summary["totals"]["fail"]
+    assert (tmp_path / "run.db").stat().st_size < failures * 6_000          # not 20 KB a row
+    assert (tmp_path / "junit.xml").stat().st_size < 3 << 20
+    db = sqlite3.connect(tmp_path / "run.db")
+    actual = json.loads(db.execute("SELECT actual FROM failures LIMIT 1").fetchone()[0])
+    # {"hand":"x...x"}: 9 + 20,000 + 2 characters
+    assert actual["tablecert_cut"].startswith("answer of 20,011 characters cut to its first 4,096")
+    labels = [row[0] for row in db.execute("SELECT DISTINCT actual FROM confusion")]
+    assert labels and all(len(label) < 100 for label in labels)
