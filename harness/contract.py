@@ -68,7 +68,7 @@ class SessionOptions:
 
     timeout: float = 60.0                 # seconds for one answer (hello or batch)
     pass_env: tuple[str, ...] = ()        # environment variables handed to a vendor process
-    max_line_bytes: int = 64 << 20        # longest answer line accepted
+    max_line_bytes: int = 16 << 20        # longest answer line accepted (a decoded answer costs ~35x in memory)
     memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
     cpu_limit_s: int | None = 3600        # CPU-time limit of a vendor process (a restart starts afresh)
     isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/sandbox.py)
