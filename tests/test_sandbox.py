@@ -173,6 +173,30 @@ def test_without_namespaces_auto_degrades_and_strict_refuses(monkeypatch: pytest
     assert sandbox.plan(["vendor"], SessionOptions(isolation="none")).prefix == ()
 
 
+def test_not_root_uses_a_user_namespace_where_the_kernel_allows_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(sandbox, "_works", lambda *command: "--map-root-user" in command)
+    got = sandbox.plan(["vendor"], SessionOptions(isolation="auto"))
+    assert "user namespace" in got.mechanisms and "user nobody" not in got.mechanisms
+    assert "--map-root-user" in got.prefix and "--reuid=65534" not in got.drop
+    assert "--bounding-set=-all" in got.drop and "--no-new-privs" in got.drop
+    with pytest.raises(VendorFault):
+        sandbox.plan(["vendor"], SessionOptions(isolation="strict"))
+    networked = sandbox.plan(["vendor"], SessionOptions(isolation="auto", vendor_network=True))
+    assert "--net" not in networked.prefix and "network: vendor's own" in networked.mechanisms
+
+
+@needs_full
+def test_the_reference_vendor_is_certified_under_the_sandbox(edge: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd",
+                           shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"]), "--suite", "edge",
+                           "--suite-dir", str(edge), "--out", str(out), "--isolation", "strict", "--quiet"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verdict: PASS" in done.stdout and "vendor isolation: pid namespace" in done.stdout
+
+
 def test_an_in_process_plugin_records_that_it_is_not_confined() -> None:
     session = PythonAdapter().open("reference", SessionOptions())
     try:
