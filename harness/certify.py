@@ -65,7 +65,9 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     findings PDFs (signed with ``sign_key`` when given)."""
     out.mkdir(parents=True, exist_ok=True)
     folder = prepare_suite(suite, profile, out, suite_dir, step)
-    secret = [out, *(path.resolve().parent for path in (sign_key, cert, submission, declared) if path is not None)]
+    # What a confined vendor must not see: the run folder, the suite (its expected view holds the
+    # answers) and the folders of the lab's key, certificate and submission files.
+    secret = [out, folder, *(path.resolve().parent for path in (sign_key, cert, submission, declared) if path is not None)]
     vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                            *map(str, secret))))
     runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,

@@ -7,8 +7,8 @@ started: with util-linux ``unshare``, ``setpriv`` and :mod:`tablecert.harness.sa
   vendor sees no process of the harness, and everything it starts (``setsid`` or not) is killed
   when it ends or when the harness kills the session;
 * a network namespace holding only loopback (unless ``vendor_network``);
-* a private mount view in which the run folder, the folders given in ``hidden_paths`` (the
-  signing key's) and the harness user's HOME are covered by an empty read-only tmpfs, except the
+* a private mount view in which the folders given in ``hidden_paths`` (certify gives the run
+  folder, the suite folder and the signing key's) and the harness user's HOME are covered by an empty read-only tmpfs, except the
   vendor program's own install tree (``PREFIX`` of ``PREFIX/bin/PROGRAM``, both as named and with
   links resolved), which stays readable;
 * the vendor's ``HOME`` is a private empty writable tmpfs over the harness's HOME (its caches);
@@ -131,7 +131,7 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
             "home": {"path": home, "size": PRIVATE_HOME_SIZE, "uid": user.pw_uid, "gid": user.pw_gid}
             if home in hide else None}
     drop = ["--pdeathsig=KILL", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
-    mechanisms = ["pid namespace", "private mounts (run folder, key folder and HOME hidden)",
+    mechanisms = ["pid namespace", "private mounts (run folder, suite, key folder and HOME hidden)",
                   "network: vendor's own" if network else "network: loopback only"]
     if root:
         drop = [f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", *drop]

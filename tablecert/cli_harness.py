@@ -111,7 +111,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if run_dir.exists():
             shutil.rmtree(run_dir)
         print(f"== certifying {name}: {command}", flush=True)
-        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120)), "standard", run_dir,
+        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120, isolation="auto")),
+                                  "standard", run_dir,
                                   suite_dir=suite_dir, progress=progress_bar("certifying", args.quiet, unit="vectors"))
         print(format_run_summary(summary, run_dir))
         verdicts.append((name, result.verdict))

@@ -77,6 +77,11 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     (keys / "lab-0644.key").write_bytes(key)
     (keys / "lab-0644.key").chmod(0o644)
     out = lab / "run"
+    suite = lab / "suite"                # the expected view holds the answers
+    shutil.copytree(edge, suite)
+    for folder in (suite, *(p for p in suite.rglob("*") if p.is_dir())):
+        folder.chmod(0o755)
+    expected = next((suite / "expected").glob("*.jsonl.gz"))
     shared = Path(os.environ.get("TMPDIR", "/tmp")) / f"tablecert-hostile-{uuid.uuid4().hex}"
     shared.mkdir(mode=0o755)
     report = shared / "report"
@@ -85,13 +90,13 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     server = socket.create_server(("127.0.0.1", 0))
     server.setblocking(False)
     secret, marker = uuid.uuid4().hex, f"grandchild-{uuid.uuid4().hex}"
-    settings = {"report": str(report), "run_db": str(out / "run.db"), "keys": [str(p) for p in keys.iterdir()],
+    settings = {"report": str(report), "run_db": str(out / "run.db"), "keys": [str(p) for p in keys.iterdir()] + [str(expected)],
                 "harness_pid_file": str(shared / "harness.pid"), "secret": secret,
                 "port": server.getsockname()[1], "marker": marker}
     (shared / "settings.json").write_text(json.dumps(settings))
     cmd = shlex.join([sys.executable, str(HOSTILE), str(shared / "settings.json")])
     proc = subprocess.Popen([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", cmd, "--suite", "edge",
-                             "--suite-dir", str(edge), "--out", str(out), "--sign", str(keys / "lab-0600.key"),
+                             "--suite-dir", str(suite), "--out", str(out), "--sign", str(keys / "lab-0600.key"),
                              "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TABLECERT_LAB_SECRET": secret})
     (shared / "harness.pid").write_text(str(proc.pid))
@@ -133,9 +138,11 @@ def test_the_vendor_cannot_read_or_change_the_run_database(hostile_run: dict[str
 
 
 @needs_full
-def test_the_vendor_cannot_read_the_signing_key_at_either_mode(hostile_run: dict[str, Any]) -> None:
+def test_the_vendor_cannot_read_the_signing_key_at_either_mode_or_the_expected_view(
+        hostile_run: dict[str, Any]) -> None:
     keys = hostile_run["hello"]["keys"]
-    assert sorted(Path(p).name for p in keys) == ["lab-0600.key", "lab-0644.key"]
+    names = sorted(Path(p).name for p in keys)
+    assert len(names) == 3 and {"lab-0600.key", "lab-0644.key"} <= set(names) and names[0].endswith(".jsonl.gz")
     assert all(not got.startswith("ok") for got in keys.values()), keys
     assert (hostile_run["keys"] / "lab-0644.key").read_bytes().startswith(b"-----BEGIN PRIVATE KEY")
 
