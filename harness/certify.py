@@ -60,7 +60,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
-            cert: Path | None = None) -> tuple[RunResult, dict[str, Any]]:
+            cert: Path | None = None, max_run_answer_bytes: int | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -71,6 +71,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                            *map(str, secret))))
     runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress, policy=policy,
+                    max_run_answer_bytes=max_run_answer_bytes,
                     run_meta={"adapter": vendor.adapter, "target": vendor.target})
     result = runner.run()
     summary = write_outputs(out)

@@ -66,6 +66,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
+        "stopped": meta.get("stopped"),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),

@@ -118,12 +118,14 @@ class Runner:
                  batch_size: int | None = None, policy: FaultPolicy | None = None, resume: bool = False,
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
-                 max_hands: int | None = None) -> None:
+                 max_hands: int | None = None, max_run_answer_bytes: int | None = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
         ``max_hands``: run only the first hands of a hand suite (a slice, for tests and trials;
-        the verdict is then ``incomplete``)."""
+        the verdict is then ``incomplete``); ``max_run_answer_bytes``: once the vendor's answers
+        in this run (all sessions) pass this size, nothing more is sent, the reason is kept in the
+        meta (``stopped``) and the verdict is ``incomplete``."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -131,6 +133,9 @@ class Runner:
         self.stop_after_failures = stop_after_failures
         self.progress = progress
         self.max_hands = max_hands
+        self.max_run_answer_bytes = max_run_answer_bytes
+        self.answer_bytes = 0          # answers of the sessions already closed
+        self.over_budget = False
         run_dir.mkdir(parents=True, exist_ok=True)
         db_path = run_dir / "run.db"
         if db_path.exists() and not resume:
@@ -201,7 +206,21 @@ class Runner:
     def _drop(self) -> None:
         if self.session is not None:
             self.session.close()
+            self.answer_bytes += getattr(self.session, "answer_bytes", 0)
             self.session = None
+
+    def should_stop(self) -> bool:
+        """True once enough failures were seen (``stop_after_failures``) or the vendor's answers
+        passed ``max_run_answer_bytes`` (kept in the meta as ``stopped``): send nothing more."""
+        if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+            return True
+        if self.max_run_answer_bytes is not None and not self.over_budget:
+            received = self.answer_bytes + getattr(self.session, "answer_bytes", 0)
+            if received > self.max_run_answer_bytes:
+                self.over_budget = True
+                self.db.set_meta(stopped=f"the vendor's answers passed {self.max_run_answer_bytes:,} bytes "
+                                         f"({received:,} received); nothing more was sent")
+        return self.over_budget
 
     def run(self) -> RunResult:
         done = self.db.done_batches()
@@ -217,7 +236,8 @@ class Runner:
                 self._run_batches(done, total)
         finally:
             self._drop()
-        verdict = self.verdict(stopped_early=self.stop_after_failures is not None and self.failures >= self.stop_after_failures)
+        verdict = self.verdict(stopped_early=self.over_budget or (self.stop_after_failures is not None
+                                                                  and self.failures >= self.stop_after_failures))
         self.db.set_meta(finished=utc_now(), state="finished", verdict=verdict)
         result = RunResult(verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()
@@ -238,7 +258,7 @@ class Runner:
                 self.failures += len(outcome.failures)
             if self.progress:
                 self.progress(seen, total)
-            if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+            if self.should_stop():
                 break
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:

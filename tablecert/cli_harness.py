@@ -12,6 +12,7 @@ from typing import Any
 from tablecert.cli_common import PROFILE_HELP, UsageError, existing_dir, progress_bar, step_printer, subcommand
 
 
+MAX_RUN_ANSWER_MB = 32768    # default cap on all the answers of one run
 VENDOR_SHOWN = 80    # characters of a vendor's name, version or build printed on the terminal
 
 
@@ -25,6 +26,8 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"suite:   {summary['suite']} (manifest sha256 {summary['suite_manifest_sha256'][:16]}...)",
              f"verdict: {summary['verdict'].upper()}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}"]
+    if summary.get("stopped"):
+        lines.append(f"stopped: {summary['stopped']}")
     if isolation is not None:
         lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
                                                             if isolation.startswith("none") else ""))
@@ -47,8 +50,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
-    if min(args.memory_limit, args.cpu_limit, args.max_answer_mb) < 1:
-        raise UsageError("--memory-limit, --cpu-limit and --max-answer-mb must be at least 1")
+    if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
+        raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
     from tablecert.harness.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
@@ -66,7 +69,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
-                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert))
+                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
+                              max_run_answer_bytes=args.max_run_answer_mb << 20)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -164,6 +168,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                         "(default auto; the run records what it had)")
     p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
                    "(default: loopback of its own only)")
+    p.add_argument("--max-run-answer-mb", type=int, metavar="MB", default=MAX_RUN_ANSWER_MB,
+                   help=f"all the vendor's answers of a run together; past it nothing more is sent and the "
+                        f"run is incomplete (default {MAX_RUN_ANSWER_MB} MB: the exhaustive suite's answers "
+                        "are about 7 GB)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")

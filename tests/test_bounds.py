@@ -130,3 +130,19 @@ def test_large_failing_answers_are_cut_in_run_db_and_junit(edge: Path, tmp_path:
     assert actual["tablecert_cut"].startswith("answer of 20,011 characters cut to its first 4,096")
     labels = [row[0] for row in db.execute("SELECT DISTINCT actual FROM confusion")]
     assert labels and all(len(label) < 100 for label in labels)
+
+
+def test_a_run_stops_sending_once_the_answers_pass_the_run_cap(edge: Path, tmp_path: Path) -> None:
+    from tablecert.harness.adapters.python_adapter import PythonAdapter
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.runner import Runner
+
+    runner = Runner(lambda: PythonAdapter().open("reference", SessionOptions(timeout=60)), edge, tmp_path,
+                    batch_size=100, max_run_answer_bytes=50_000)
+    result = runner.run()
+    summary = write_outputs(tmp_path)
+    answered = summary["totals"]["pass"]
+    assert result.verdict == "incomplete" and summary["totals"]["fail"] == 0
+    assert 0 < answered < 5000                                   # stopped early: the edge suite holds 5,131
+    assert summary["stopped"].startswith("the vendor's answers passed 50,000 bytes")

@@ -116,6 +116,7 @@ class HttpSession(MessageSession):
         except BaseException:
             self._die()
             raise
+        self.answer_bytes += len(data)
         if not 200 <= status < 300:
             snippet = data[:200].decode("utf-8", errors="replace")
             raise self._fault(FaultKind.MALFORMED, f"HTTP status {status} {reason} to {op!r}: {snippet}")

@@ -118,6 +118,7 @@ class PythonSession(MessageSession):
             raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
         if len(encoded) > self._options.max_line_bytes:
             raise self._fault(FaultKind.MALFORMED, f"answer longer than {self._options.max_line_bytes} bytes")
+        self.answer_bytes += len(encoded)
         return decode_answer(encoded)
 
 

@@ -210,6 +210,7 @@ class SubprocessSession:
         self._next_id = 1
         self._alive = True
         self._closed = False
+        self.answer_bytes = 0       # size of every answer line received (the runner caps a run's total)
         self._status: str | None = None
         self._stderr = _StderrTail(self._proc.stderr.fileno())
 
@@ -346,6 +347,7 @@ class SubprocessSession:
         while True:
             line = self._take_line()
             if line is not None:
+                self.answer_bytes += len(line) + 1
                 return line
             if self._eof:
                 cut = f" {len(self._buf)} bytes into an answer line" if self._buf else ""
