@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +78,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             progress: Callable[[int, int], None] | None = None,
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
-            cert: Path | None = None, custom_suite: bool = False,
-            require: str | None = None) -> tuple[RunResult, dict[str, Any]]:
+            cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
+            max_run_answer_bytes: int | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
@@ -89,9 +89,16 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     with locked_run_folder(out):
         check_database_files(out / "run.db")
         folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite)
+        # What a confined vendor must not see: the run folder, the suite (its expected view holds the
+        # answers) and the folders of the lab's key, certificate and submission files.
+        secret = [out, folder, *(path.resolve().parent for path in (sign_key, cert, submission, declared)
+                                 if path is not None)]
+        vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
+                                                                               *map(str, secret))))
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
-                        policy=policy, run_meta={"adapter": vendor.adapter, "target": vendor.target,
-                                                 "suite_anchor": anchor.meta()}, require=require)
+                        policy=policy, max_run_answer_bytes=max_run_answer_bytes,
+                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
+                        require=require)
         try:
             result = runner.run()
         except VendorNotGreeted:

@@ -68,9 +68,12 @@ class SessionOptions:
 
     timeout: float = 60.0                 # seconds for one answer (hello or batch)
     pass_env: tuple[str, ...] = ()        # environment variables handed to a vendor process
-    max_line_bytes: int = 64 << 20        # longest answer line accepted
+    max_line_bytes: int = 16 << 20        # longest answer line accepted (a decoded answer costs ~35x in memory)
     memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
     cpu_limit_s: int | None = 3600        # CPU-time limit of a vendor process (a restart starts afresh)
+    isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/sandbox.py)
+    vendor_network: bool = False          # a sandboxed vendor keeps the host's network
+    hidden_paths: tuple[str, ...] = ()    # folders a sandboxed vendor must not see (run folder, key's folder)
 
 
 @runtime_checkable
@@ -123,12 +126,36 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (a repeated key would let two readers of the
+    same answer see two different values)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {repeated[:60]!r} in an object")
+    return obj
+
+
 def decode_answer(text: str | bytes) -> Any:
-    """A vendor's answer as a JSON value, strictly: UTF-8, and NaN or Infinity refused (ValueError,
-    or RecursionError for absurd nesting). Every adapter decodes answers with this."""
+    """A vendor's answer as a JSON value, strictly: UTF-8, NaN or Infinity refused, and a key
+    repeated in any object refused (ValueError, or RecursionError for absurd nesting). Every
+    adapter decodes answers with this."""
     if isinstance(text, bytes):
         text = text.decode("utf-8")
-    return json.loads(text, parse_constant=_reject_constant)
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+
+
+def shown(text: Any, limit: int) -> str:
+    """A vendor-provided string made safe to print or typeset: control and format characters
+    (ESC, CR, BEL, bidi overrides...) written as ``\\xNN``/``\\uNNNN`` escapes, and at most ``limit``
+    characters, saying how many more there were."""
+    text = str(text)
+    extra = len(text) - limit
+    text = text[:limit]
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
+    return f"{text}... ({extra:,} more characters)" if extra > 0 else text
 
 
 def same_id(value: Any, request_id: int) -> bool:

@@ -393,7 +393,7 @@ def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
 
 
 def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bool:
-    """Run a hand suite's batches not in ``done``; True if stopped early (``stop_after_failures``).
+    """Run a hand suite's batches not in ``done``; True if stopped early (``Runner.should_stop``).
 
     The next batch's bytes are prepared on a worker thread while the current one is with the
     vendor (the kernels release the GIL)."""
@@ -435,7 +435,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
                 runner.failures += len(outcome.failures)
                 if runner.progress:
                     runner.progress(count, total)
-                if runner.stop_after_failures is not None and runner.failures >= runner.stop_after_failures:
+                if runner.should_stop():
                     return True
         return False
     finally:

@@ -31,6 +31,9 @@ def passes(expected: dict[str, Any], actual: Any) -> bool:
     return strict_equal(actual, expected["result"])
 
 
+LABEL_CHARS = 64     # a vendor's label or error code, as kept in the confusion matrix
+
+
 def label_of(value: Any, key: str = "hand") -> str:
     """The hand label an answer or expected value stands for, for the confusion matrix:
     the label, ``error:CODE``, or ``(malformed)``."""
@@ -38,10 +41,10 @@ def label_of(value: Any, key: str = "hand") -> str:
         if "result" in value:
             value = value["result"]
         if isinstance(value.get("error"), str):
-            return f"error:{value['error']}"
+            return f"error:{value['error'][:LABEL_CHARS]}"
         if isinstance(value.get("error"), dict):
-            return f"error:{value['error'].get('code')}"
+            return f"error:{str(value['error'].get('code'))[:LABEL_CHARS]}"
         label = value.get(key)
         if isinstance(label, str) and len(value) == 1:
-            return label
+            return label if len(label) <= LABEL_CHARS else f"{label[:LABEL_CHARS]}... ({len(label):,} characters)"
     return "(malformed)"

@@ -31,6 +31,7 @@ from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.verdict import conclude, suite_ops
 from tablecert.vectors.anchor import SuiteAnchor, anchor_suite
 from tablecert.vectors.checks import load_manifest
+from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
 
 
 class ResponsesError(ValueError):
@@ -41,8 +42,8 @@ def _open(path: Path) -> Any:
     with open(path, "rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return gzip.open(path, "rb")       # decompressed as a stream, a bounded line at a time
+    return open(path, "rb")
 
 
 def load_responses(path: Path) -> dict[tuple[str, int], Any]:
@@ -50,7 +51,8 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     n = 0
     try:
         with _open(path) as f:
-            for n, line in enumerate(f, 1):
+            for n, raw in bounded_lines(f, str(path), RESPONSE_LINE_BYTES):
+                line = raw.decode("utf-8")
                 if not line.strip():
                     continue
                 try:
@@ -69,7 +71,9 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     except (EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise ResponsesError(f"{path}: truncated or corrupt gzip: {err}") from None
     except UnicodeDecodeError:
-        raise ResponsesError(f"{path}:{n + 1}: not UTF-8 text") from None
+        raise ResponsesError(f"{path}:{n}: not UTF-8 text") from None
+    except LineTooLong as err:
+        raise ResponsesError(str(err)) from None
     return answers
 
 

@@ -27,6 +27,8 @@ from tablecert.harness.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
+JUNIT_EXAMPLE_CHARS = 600          # one failure example (case, expected, actual) in junit.xml
+JUNIT_EXAMPLES_CHARS = 2 << 20     # all the examples together: junit.xml stays a few MB
 
 
 def replay_name(file: str, op: str, tg_id: int) -> str:
@@ -64,6 +66,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "vendor_hello": meta.get("vendor_hello"),
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
+        "isolation": meta.get("isolation"),
+        "stopped": meta.get("stopped"),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),
@@ -92,12 +96,20 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
     """One <testsuite> per op, one <testcase> per flag of that op (failed with up to
     JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
     examples: dict[tuple[str, str], list[str]] = {}
+    budget = JUNIT_EXAMPLES_CHARS
     for rec in db.failures():
         for flag in rec["flags"]:
             lst = examples.setdefault((rec["op"], flag), [])
-            if len(lst) < JUNIT_EXAMPLES:
-                lst.append(f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
-                           f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
+            if len(lst) < JUNIT_EXAMPLES and budget > 0:
+                text = (f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
+                        f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
+                if len(text) > JUNIT_EXAMPLE_CHARS:
+                    text = f"{text[:JUNIT_EXAMPLE_CHARS]}... ({len(text) - JUNIT_EXAMPLE_CHARS:,} more characters)"
+                budget -= len(text)
+                lst.append(text)
+                if budget <= 0:
+                    lst.append("(further examples left out: junit.xml keeps at most "
+                               f"{JUNIT_EXAMPLES_CHARS:,} characters of them; see run.db and the findings report)")
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)

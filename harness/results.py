@@ -76,6 +76,19 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+ANSWER_STORED = 4096    # characters of one failing answer kept in the failures table
+
+
+def stored_answer(value: Any) -> str:
+    """A vendor's (failing) answer as stored: its JSON, or, beyond ANSWER_STORED characters, a JSON
+    object saying it was cut and holding the start of it (the verdict was reached on all of it)."""
+    text = dumps(value)
+    if len(text) <= ANSWER_STORED:
+        return text
+    return dumps({"tablecert_cut": f"answer of {len(text):,} characters cut to its first {ANSWER_STORED:,}",
+                  "start": text[:ANSWER_STORED]})
+
+
 @dataclass
 class BatchOutcome:
     """What one batch adds to the database."""

@@ -34,7 +34,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
-from tablecert.harness.results import BatchOutcome, RunDatabase, dumps
+from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.verdict import conclude, required_ops, suite_ops
 from tablecert.vectors.checks import load_manifest
@@ -78,7 +78,7 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
         if not ok:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, batch.tc_ids[i], config_json, dumps(batch.cases[i]),
-                                 dumps(expected), dumps(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
+                                 dumps(expected), stored_answer(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
     return out
 
 
@@ -127,14 +127,17 @@ class Runner:
                  batch_size: int | None = None, policy: FaultPolicy | None = None, resume: bool = False,
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
-                 max_hands: int | None = None, require: str | None = None) -> None:
+                 max_hands: int | None = None, require: str | None = None,
+                 max_run_answer_bytes: int | None = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
         ``max_hands``: run only the first hands of a hand suite (a slice, for tests and trials;
         the verdict is then ``incomplete``); ``require``: the ops the lab requires (see
         :func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a resumed
-        run the ones it began with)."""
+        run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
+        run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
+        (``stopped``) and the verdict is ``incomplete``."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -142,6 +145,9 @@ class Runner:
         self.stop_after_failures = stop_after_failures
         self.progress = progress
         self.max_hands = max_hands
+        self.max_run_answer_bytes = max_run_answer_bytes
+        self.answer_bytes = 0          # answers of the sessions already closed
+        self.over_budget = False
         run_dir.mkdir(parents=True, exist_ok=True)
         db_path = run_dir / "run.db"
         if db_path.exists() and not resume:
@@ -215,7 +221,8 @@ class Runner:
                     raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
                 self.hello = hello
-                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity)
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
+                                 isolation=getattr(session, "isolation", "unknown (outside adapter)"))
             elif not _same_vendor(identity, _identity(self.hello)):
                 session.close()
                 raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
@@ -226,7 +233,21 @@ class Runner:
     def _drop(self) -> None:
         if self.session is not None:
             self.session.close()
+            self.answer_bytes += getattr(self.session, "answer_bytes", 0)
             self.session = None
+
+    def should_stop(self) -> bool:
+        """True once enough failures were seen (``stop_after_failures``) or the vendor's answers
+        passed ``max_run_answer_bytes`` (kept in the meta as ``stopped``): send nothing more."""
+        if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+            return True
+        if self.max_run_answer_bytes is not None and not self.over_budget:
+            received = self.answer_bytes + getattr(self.session, "answer_bytes", 0)
+            if received > self.max_run_answer_bytes:
+                self.over_budget = True
+                self.db.set_meta(stopped=f"the vendor's answers passed {self.max_run_answer_bytes:,} bytes "
+                                         f"({received:,} received); nothing more was sent")
+        return self.over_budget
 
     def run(self) -> RunResult:
         done = self.db.done_batches()
@@ -276,7 +297,7 @@ class Runner:
                 self.failures += len(outcome.failures)
             if self.progress:
                 self.progress(seen, total)
-            if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+            if self.should_stop():
                 break
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.vectors.checks import load_manifest
+from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
 
 
 @dataclass
@@ -76,14 +77,18 @@ def _file_batches(prompt_path: Path, expected_path: Path, name: str, op: str, ba
         yield from _read_file_batches(prompt_path, expected_path, name, op, batch_size)
     except SuiteReadError:
         raise
+    except LineTooLong as err:
+        raise SuiteReadError(str(err)) from None
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, KeyError) as err:
         raise SuiteReadError(f"{name}: cannot be read: {type(err).__name__}: {err}") from None
 
 
 def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: str, batch_size: int) -> Iterator[Batch]:
-    with gzip.open(prompt_path, "rt", encoding="utf-8") as pf, gzip.open(expected_path, "rt", encoding="utf-8") as ef:
+    with gzip.open(prompt_path, "rb") as pf, gzip.open(expected_path, "rb") as ef:
         batch: Batch | None = None
-        for n, (pline, eline) in enumerate(zip(pf, ef), 1):
+        lines = zip(bounded_lines(pf, f"prompt/{name}", SUITE_LINE_BYTES),
+                    bounded_lines(ef, f"expected/{name}", SUITE_LINE_BYTES))
+        for (n, pline), (_, eline) in lines:
             p, e = json.loads(pline), json.loads(eline)
             if p.get("type") != e.get("type") or p.get("tcId", p.get("tgId")) != e.get("tcId", e.get("tgId")):
                 raise SuiteReadError(f"{name}:{n}: prompt and expected views disagree")

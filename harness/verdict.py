@@ -15,8 +15,9 @@ verdict         exit meaning
                      request, any restart, any resumed part), even one a retry recovered; or
                      an op the lab required left untested
 ``incomplete``  2    no verdict on the implementation could be reached: the run was interrupted
-                     and not resumed, the vendor could never be started or greeted, or only a
-                     part of the suite was run on purpose
+                     and not resumed, the vendor could never be started or greeted, only a part
+                     of the suite was run on purpose, or the run was stopped at a cap (the
+                     vendor's answers passed ``--max-run-answer-mb``)
 ==============  ===  =========================================================================
 
 Retries, restarts and bisection exist to diagnose a faulty vendor in one run; they never make a
@@ -175,6 +176,8 @@ def decide(db: RunDatabase) -> Decision:
         return Decision("fail", tuple(reasons), scope)
     run = sum(totals.values())
     suite_tests = meta.get("suite_tests")
+    if meta.get("stopped"):
+        return Decision("incomplete", (f"the run was stopped: {meta['stopped']}",), scope)
     if meta.get("sliced"):
         return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors)",), scope)
     if isinstance(suite_tests, int) and run < suite_tests:

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
@@ -34,6 +35,7 @@ EXEMPLAR_WINDOW = 1000   # failures of a class read (in run order) to choose the
 REPLAYS_SHOWN = 12       # replay files listed per class
 FAULTS_SHOWN = 8
 JSON_SHOWN = 360         # characters of one JSON rendering (case, expected, actual, config)
+VENDOR_SHOWN = 100       # characters of the vendor's name, version and build (as it declared them)
 STDERR_SHOWN = 600       # last characters of a fault's stderr
 
 
@@ -539,7 +541,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     failures_dir = run_dir / "failures"
     replays = sorted(p.name for p in failures_dir.glob("*.jsonl")) if failures_dir.is_dir() else []
     math = game_math_for_run(meta.get("profile"), meta.get(GAME_MATH_KEY))
-    vendor = meta.get("vendor") or {}
+    vendor = {key: shown(value, VENDOR_SHOWN) if isinstance(value, str) else value
+              for key, value in (meta.get("vendor") or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
         verdict_title=_title(verdict, meta.get("scope") or {}), vendor=vendor, totals=totals,

@@ -148,7 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from tablecert.harness.contract import shown
     from tablecert.harness.results import StorageError
     from tablecert.harness.runner import RunError
     from tablecert.oracle.errors import ConfigError
@@ -163,14 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except UsageError as err:
         print(f"tablecert: error: {err}", file=sys.stderr)
-    except (RunError, StorageError) as err:
-        print(f"tablecert: error: {err}", file=sys.stderr)
+    except (RunError, StorageError) as err:   # may quote a vendor: shown without control characters
+        print(f"tablecert: error: {shown(err, ERROR_SHOWN)}", file=sys.stderr)
     except RecursionError:
         print("tablecert: error: input nested too deeply", file=sys.stderr)
     except ConfigError as err:
         print(f"tablecert: error: invalid table config: {err.field}: {err.message}", file=sys.stderr)
     except (OSError, ValueError) as err:  # unreadable files, unknown profiles, bad TOML
-        print(f"tablecert: error: {err}", file=sys.stderr)
+        print(f"tablecert: error: {shown(err, ERROR_SHOWN)}", file=sys.stderr)
     except KeyboardInterrupt:
         print("tablecert: interrupted", file=sys.stderr)
         return 130

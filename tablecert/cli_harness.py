@@ -22,9 +22,16 @@ CUSTOM_HELP = ("run a suite folder that is not the one this tablecert release ge
                "re-hashed); the run records it and the certificate names it a custom suite with its digest")
 
 
+MAX_RUN_ANSWER_MB = 32768    # default cap on all the answers of one run
+VENDOR_SHOWN = 80    # characters of a vendor's name, version or build printed on the terminal
+
+
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
-    vendor = summary.get("vendor") or {}
+    from tablecert.harness.contract import shown
+
+    vendor = {k: shown(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
+    isolation = summary.get("isolation")
     faults = summary.get("fault_totals") or {"count": 0, "recovered": 0}
     custom = " CUSTOM SUITE (not this release's)" if (summary.get("suite_anchor") or {}).get("kind") == "custom" else ""
     lines = [f"vendor:  {vendor.get('name')} {vendor.get('version')} ({vendor.get('build')})",
@@ -32,7 +39,12 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"verdict: {verdict_words(summary)}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
-    lines += [f"  why: {reason}" for reason in summary.get("verdict_reasons") or []]
+    lines += [f"  why: {shown(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
+    if summary.get("stopped"):
+        lines.append(f"stopped: {summary['stopped']}")
+    if isolation is not None:
+        lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
+                                                            if isolation.startswith("none") else ""))
     failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
     for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
         lines.append(f"  failed {flag}: {n:,}")
@@ -53,15 +65,16 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
-    if min(args.memory_limit, args.cpu_limit, args.max_answer_mb) < 1:
-        raise UsageError("--memory-limit, --cpu-limit and --max-answer-mb must be at least 1")
+    if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
+        raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
     from tablecert.harness.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     adapter, target = chosen[0]
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
-                             cpu_limit_s=args.cpu_limit)
+                             cpu_limit_s=args.cpu_limit, isolation=args.isolation,
+                             vendor_network=args.vendor_network)
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     from tablecert.oracle.profiles import resolve_profile
@@ -72,7 +85,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               progress=progress_bar("certifying", args.quiet, unit="vectors"),
                               step=step_printer(args.quiet), submission=_path(args.submission),
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
-                              require=args.require, custom_suite=args.custom_suite)
+                              require=args.require, custom_suite=args.custom_suite,
+                              max_run_answer_bytes=args.max_run_answer_mb << 20)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -121,7 +135,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         run_dir = out / name
         remove_our_folder(run_dir)
         print(f"== certifying {name}: {command}", flush=True)
-        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120)), "standard", run_dir,
+        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120, isolation="auto")),
+                                  "standard", run_dir,
                                   suite_dir=suite_dir, progress=progress_bar("certifying", args.quiet, unit="vectors"))
         print(format_run_summary(summary, run_dir))
         verdicts.append((name, result.verdict))
@@ -168,6 +183,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                         f"(default {defaults.cpu_limit_s} s)")
     p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
                    help=f"longest answer accepted, from any adapter (default {defaults.max_line_bytes >> 20} MB)")
+    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
+                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (as root: "
+                        "own PID, mount and network namespaces, user nobody, run folder, key folder and HOME "
+                        "hidden), strict = refuse to run without all of it, none = a process group only "
+                        "(default auto; the run records what it had)")
+    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
+                   "(default: loopback of its own only)")
+    p.add_argument("--max-run-answer-mb", type=int, metavar="MB", default=MAX_RUN_ANSWER_MB,
+                   help=f"all the vendor's answers of a run together; past it nothing more is sent and the "
+                        f"run is incomplete (default {MAX_RUN_ANSWER_MB} MB: the exhaustive suite's answers "
+                        "are about 7 GB)")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--require", metavar="SCOPE", help="the ops the lab requires: 'all' (the default: every op "
                    "of the suite), 'profile' (the profile's declared scope), or a comma-separated list of ops "

@@ -3,6 +3,7 @@ small misbehaving vendors: real processes written into tmp_path, real local HTTP
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import os
@@ -22,7 +23,8 @@ from tablecert.harness.adapters.http_adapter import HttpAdapter
 from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SAFE_PATH, SubprocessAdapter
-from tablecert.harness.contract import KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault, VendorSession
+from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
+                                        VendorSession, decode_answer)
 from tablecert.oracle.vendor import ReferenceVendor
 
 REFERENCE_CMD = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
@@ -649,21 +651,89 @@ class _RawHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_http_body_not_json_is_malformed() -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RawHandler)
+@contextlib.contextmanager
+def raw_http(handler: type) -> Iterator[str]:
+    """The URL of a real local HTTP server answering with ``handler``, for the time of the block."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        session = HttpAdapter().open(f"http://127.0.0.1:{server.server_address[1]}/vendor", FAST)
-        with pytest.raises(VendorFault) as info:
-            session.hello()
-        assert info.value.kind is FaultKind.MALFORMED
-        assert "not JSON" in info.value.detail
+        yield f"http://127.0.0.1:{server.server_address[1]}/vendor"
     finally:
         server.shutdown()
         server.server_close()
 
 
+class _DuplicateKeyHandler(_RawHandler):
+    body = b'{"id": 0, "ops": [], "implementation": {"name": "n", "version": "v", "build": "b", "name": "m"}}'
+
+
+@pytest.mark.parametrize("handler, detail", [(_RawHandler, "not JSON"), (_DuplicateKeyHandler, "duplicate key 'name'")])
+def test_http_body_not_strict_json_is_malformed(handler: type, detail: str) -> None:
+    with raw_http(handler) as url:
+        session = HttpAdapter().open(url, FAST)
+        with pytest.raises(VendorFault) as info:
+            session.hello()
+        assert info.value.kind is FaultKind.MALFORMED
+        assert detail in info.value.detail
+
+
 def test_serve_http_binds_loopback_only_by_default() -> None:
     with pytest.raises(ValueError):
         serve_http(ReferenceVendor(), host="0.0.0.0")
+
+
+class _DripHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every POST a byte at a time, a byte every 0.2 s (``continues``: first endless
+    ``100 Continue`` lines instead)."""
+
+    protocol_version = "HTTP/1.1"
+    continues = False
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b'{"id": 0, "ops": [], "implementation": {"name": "n", "version": "v", "build": "b"}}'
+        head = b"HTTP/1.1 100 Continue\r\n\r\n" if self.continues else \
+            b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)
+        try:
+            for _ in range(200):                 # 40 s at most
+                for byte in head if self.continues else head + body:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+                if not self.continues:
+                    break
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+class _ContinueHandler(_DripHandler):
+    continues = True
+
+
+@pytest.mark.parametrize("handler", [_DripHandler, _ContinueHandler])
+def test_http_one_deadline_for_the_whole_answer(handler: type) -> None:
+    """A server that drips a byte every 0.2 s (or sends 100 Continue forever) never lets a
+    per-read timeout of 1 s pass; the answer's deadline does."""
+    with raw_http(handler) as url:
+        session = HttpAdapter().open(url, SessionOptions(timeout=1.0))
+        started = time.monotonic()
+        with pytest.raises(VendorFault) as info:
+            session.hello()
+        assert info.value.kind is FaultKind.TIMEOUT, info.value
+        assert time.monotonic() - started < 3.0
+        assert not session.alive
+
+
+@pytest.mark.parametrize("text", ['{"id": 0, "id": 1}',
+                                  '{"id": 1, "results": [{"total": 5, "total": 7}]}',
+                                  '[[{"a": {"b": 1, "c": {"d": 1, "d": 1}}}]]'])
+def test_a_key_repeated_at_any_depth_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="duplicate key"):
+        decode_answer(text)
+    assert decode_answer(text.replace('"id": 1}', '"di": 1}').replace('"total": 7', '"ltot": 7')
+                         .replace('"d": 1}', '"e": 1}')) is not None
+

@@ -41,12 +41,12 @@ for line in sys.stdin:
 '''
 
 
-def test_paths_a_vendor_sends_are_never_opened(tmp_path: Path) -> None:
+def test_paths_a_vendor_sends_are_never_opened(tmp_path: Path, vendor_files: Path) -> None:
     suite = tmp_path / "suite"
     generate("edge", suite)
     fifo = tmp_path / "trap.fifo"
     os.mkfifo(fifo)
-    script = tmp_path / "vendor.py"
+    script = vendor_files / "vendor.py"
     script.write_text(VENDOR)
     out = tmp_path / "run"
     cmd = shlex.join([sys.executable, str(script), str(fifo)])

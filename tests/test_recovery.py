@@ -71,11 +71,11 @@ def fault_rows(out: Path) -> list[tuple]:
 @pytest.mark.parametrize("mode, kind, detail", [("segv", "crash", "killed by signal SIGSEGV"),
                                                 ("cut", "crash", "into an answer line"),
                                                 ("garbage", "malformed", "not JSON")])
-def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Path, mode: str, kind: str,
+def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Path, vendor_files: Path, mode: str, kind: str,
                                                          detail: str) -> None:
     case, hit = poisoned(edge, "craps.settle", 333)
     out = tmp_path / "run"
-    done = certify_cli(edge, out, poison_cmd(tmp_path, mode, [case]), "--retries", "1")
+    done = certify_cli(edge, out, poison_cmd(vendor_files, mode, [case]), "--retries", "1")
     assert done.returncode == 1, done.stderr               # a fault withholds certification
     assert "verdict: FAIL" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
@@ -93,7 +93,7 @@ def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Pa
     file, tc = hit[0]
     replay = out / "failures" / f"poisoned.{file.removesuffix('.jsonl.gz')}.craps.settle.tc{tc}.jsonl"
     assert json.loads(replay.read_text().splitlines()[1])["cases"] == [case]
-    again = subprocess.run(shlex.split(poison_cmd(tmp_path, mode, [case])), stdin=replay.open(), capture_output=True,
+    again = subprocess.run(shlex.split(poison_cmd(vendor_files, mode, [case])), stdin=replay.open(), capture_output=True,
                            timeout=60)
     assert again.returncode != 0 or b"Segmentation" in again.stdout
     findings = "".join(page.extract_text() for page in PdfReader(out / "findings.pdf").pages)
@@ -105,10 +105,10 @@ def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Pa
     assert len(rows) <= len(holding) * (2 + bisect_budget(BATCH))
 
 
-def test_a_case_that_hangs_the_vendor_is_found_through_timeouts(edge: Path, tmp_path: Path) -> None:
+def test_a_case_that_hangs_the_vendor_is_found_through_timeouts(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
     case, hit = poisoned(edge, "craps.place_odds", 10)
     out = tmp_path / "run"
-    done = certify_cli(edge, out, poison_cmd(tmp_path, "hang", [case]), "--timeout", "1", "--retries", "0",
+    done = certify_cli(edge, out, poison_cmd(vendor_files, "hang", [case]), "--timeout", "1", "--retries", "0",
                        "--batch-size", "8")
     assert done.returncode == 1, done.stderr
     summary = json.loads((out / "summary.json").read_text())
@@ -117,10 +117,10 @@ def test_a_case_that_hangs_the_vendor_is_found_through_timeouts(edge: Path, tmp_
     assert {(f, tc) for f, _, tc, n, _, k, _ in rows if n == 1 and k == "timeout"} == set(hit)
 
 
-def test_without_bisection_the_whole_batch_is_lost(edge: Path, tmp_path: Path) -> None:
+def test_without_bisection_the_whole_batch_is_lost(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
     case, hit = poisoned(edge, "craps.settle", 333)
     out = tmp_path / "run"
-    done = certify_cli(edge, out, poison_cmd(tmp_path, "segv", [case]), "--no-bisect", "--retries", "0")
+    done = certify_cli(edge, out, poison_cmd(vendor_files, "segv", [case]), "--no-bisect", "--retries", "0")
     assert done.returncode == 1
     summary = json.loads((out / "summary.json").read_text())
     rows = fault_rows(out)
@@ -209,13 +209,13 @@ def test_an_interrupted_run_with_faults_resumes_to_the_same_summary(edge: Path, 
         assert got[key] == expected[key], key
 
 
-def test_a_poisoned_hand_in_a_hand_suite(tmp_path: Path) -> None:
+def test_a_poisoned_hand_in_a_hand_suite(tmp_path: Path, vendor_files: Path) -> None:
     suite = tmp_path / "joker"
     generate("joker", suite)
     batch = next(b for b in iter_batches(suite, 1000) if b.op == "paigow.player_bonus" and b.tc_ids[0] == 1001)
     case = batch.cases[500]
     out = tmp_path / "run"
-    cmd = poison_cmd(tmp_path, "segv", [case])
+    cmd = poison_cmd(vendor_files, "segv", [case])
     runner = Runner(lambda: SubprocessAdapter().open(cmd, SessionOptions(timeout=60)), suite, out, batch_size=1000,
                     max_hands=3000, policy=FaultPolicy(retries=1))
     result = runner.run()

@@ -101,7 +101,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path):
 
 
 @pytest.mark.slow
-def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
+def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path, vendor_files):
     """40 kills at seeded numbers of committed batches; a kill lands wherever the harness is then,
     in the middle of retries and bisections too."""
     suite = tmp_path / "suite"
@@ -110,7 +110,7 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
     for name, index in (("craps.settle", 40), ("craps.place_odds", 300), ("paigow.player_bonus", 3)):
         with gzip.open(suite / "prompt" / f"{name}.odds-3-4-5x.jsonl.gz", "rt") as f:
             cases.append([json.loads(line) for line in f if '"type":"test"' in line][index]["case"])
-    spec = tmp_path / "poison.json"
+    spec = vendor_files / "poison.json"
     spec.write_text(json.dumps({"cases": cases}))
     vendor = ("--vendor-cmd", shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "segv", "demo"]))
     whole = tmp_path / "whole"
@@ -133,14 +133,14 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path):
     same_results(out, whole)                 # the faults and the verdict too (COMPARED)
 
 
-def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path):
+def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path, vendor_files):
     """SIGTERM (a scheduler stopping the job) while the harness waits on a hung vendor: exit 130
     at once, the vendor's process group killed, the database intact; --resume then finishes."""
     suite = tmp_path / "suite"
     generate("edge", suite)
     with gzip.open(suite / "prompt" / "craps.odds_limits.odds-3-4-5x.jsonl.gz", "rt") as f:
         case = [json.loads(line) for line in f if '"type":"test"' in line][150]["case"]
-    spec = tmp_path / "hang-poison.json"
+    spec = vendor_files / "hang-poison.json"
     spec.write_text(json.dumps({"cases": [case]}))
     hanging = ("--vendor-cmd", shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "hang"]))
     out = tmp_path / "run"

@@ -24,6 +24,7 @@ from typing import Any
 import fastjsonschema
 
 from tablecert.oracle.register import clauses, interpretations
+from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
 from tablecert.vectors.writer import file_digest
 
 
@@ -72,9 +73,9 @@ def _first_error(v: Validator, obj: Any) -> str | None:
 
 
 def _iter_json_lines(path: Path) -> Iterator[tuple[int, Any]]:
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            yield n, json.loads(line)
+    with gzip.open(path, "rb") as f:
+        for n, line in bounded_lines(f, path.name, SUITE_LINE_BYTES):
+            yield n, json.loads(line.decode("utf-8"))
 
 
 def lint_file(path: Path, view: str, op: str, problems: list[str], known_clauses: set[str]) -> list[int]:
@@ -131,6 +132,9 @@ def lint_file(path: Path, view: str, op: str, problems: list[str], known_clauses
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as err:
         problems.append(f"{name}: not a readable gzip file: {err}")
         return tc_ids
+    except LineTooLong as err:
+        problems.append(str(err))
+        return tc_ids
     except ValueError as err:
         problems.append(f"{name}: a line is not JSON: {err}")
         return tc_ids
@@ -183,8 +187,8 @@ def lint(folder: Path, progress: Callable[[str], None] | None = None) -> list[st
 def _header_problem(path: Path, entry: dict[str, Any], suite: str) -> str | None:
     """What is wrong with a vector file's header line for its manifest entry, or None."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            header = json.loads(f.readline())
+        with gzip.open(path, "rb") as f:
+            header = json.loads(next(bounded_lines(f, path.name, SUITE_LINE_BYTES), (0, b""))[1].decode("utf-8"))
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError) as err:
         return f"unreadable header: {err}"
     if not isinstance(header, dict) or header.get("type") != "header":

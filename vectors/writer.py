@@ -182,6 +182,8 @@ def file_digest(path: Path) -> tuple[str, int]:
 
 def read_lines(path: Path) -> Iterable[dict[str, Any]]:
     """The JSON objects of one vector file, streamed."""
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            yield json.loads(line)
+    from tablecert.vectors.lines import SUITE_LINE_BYTES, bounded_lines
+
+    with gzip.open(path, "rb") as f:
+        for _, line in bounded_lines(f, path.name, SUITE_LINE_BYTES):
+            yield json.loads(line.decode("utf-8"))

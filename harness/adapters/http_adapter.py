@@ -12,7 +12,8 @@ Faults:
 * ``CRASH``: the connection is refused, reset or closed later on (one fresh reconnection is tried
   first when a kept-alive connection turns out to be closed before any answer arrived);
 * ``TIMEOUT``: no complete answer within ``SessionOptions.timeout`` (one deadline for the whole
-  exchange: connect, send, headers and body);
+  exchange: connect, send, headers and body; a watchdog shuts the socket down when it passes, so a
+  server that drips a byte at a time or sends ``100 Continue`` forever is cut off too);
 * ``MALFORMED``: a non-2xx status (named in the detail), an answer larger than
   ``max_line_bytes``, a body that is not UTF-8 JSON, or a response that is not HTTP.
 
@@ -25,6 +26,7 @@ import http.client
 import json
 import socket
 import ssl
+import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -70,6 +72,8 @@ class HttpSession(MessageSession):
     def url(self) -> str:
         return self._url
 
+    isolation = "none (HTTP vendor runs outside tablecert's control)"
+
     def stderr_tail(self) -> str:
         """An HTTP vendor's logs are its own: always empty."""
         return ""
@@ -112,6 +116,7 @@ class HttpSession(MessageSession):
         except BaseException:
             self._die()
             raise
+        self.answer_bytes += len(data)
         if not 200 <= status < 300:
             snippet = data[:200].decode("utf-8", errors="replace")
             raise self._fault(FaultKind.MALFORMED, f"HTTP status {status} {reason} to {op!r}: {snippet}")
@@ -122,7 +127,32 @@ class HttpSession(MessageSession):
 
     def _post(self, body: bytes, deadline: float) -> tuple[int, str, bytes]:
         """(status, reason, body) of one POST, retried once on a fresh connection if a kept-alive
-        connection proves closed before any answer arrived."""
+        connection proves closed before any answer arrived; the watchdog ends it at ``deadline``."""
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            conn = self._conn
+            if conn is not None and conn.sock is not None:
+                try:
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        watchdog = threading.Timer(max(0.0, deadline - time.monotonic()), expire)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            return self._post_retrying(body, deadline)
+        except VendorFault as fault:
+            if expired.is_set() and fault.kind is not FaultKind.TIMEOUT:
+                # whatever the cut-off connection looked like, the deadline passed first
+                raise VendorFault(FaultKind.TIMEOUT, f"no complete answer within {self._options.timeout:g} s") from None
+            raise
+        finally:
+            watchdog.cancel()
+
+    def _post_retrying(self, body: bytes, deadline: float) -> tuple[int, str, bytes]:
         fresh = self._conn is None
         while True:
             try:

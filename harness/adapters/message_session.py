@@ -31,6 +31,7 @@ class MessageSession:
         self._options = options
         self._next_id = 1
         self._alive = True
+        self.answer_bytes = 0        # size of every answer received (the runner caps a run's total)
 
     @property
     def alive(self) -> bool:

@@ -83,6 +83,8 @@ class PythonSession(MessageSession):
     def vendor(self) -> PythonVendor:
         return self._vendor
 
+    isolation = "none (in-process plugin)"    # runs inside the harness: nothing can confine it
+
     def stderr_tail(self) -> str:
         """The traceback of the vendor's last exception, if any (there is no stderr in process)."""
         return self._tail
@@ -116,6 +118,7 @@ class PythonSession(MessageSession):
             raise self._fault(FaultKind.MALFORMED, f"answer to {request['op']!r} is not JSON: {str(err)[:200]}") from None
         if len(encoded) > self._options.max_line_bytes:
             raise self._fault(FaultKind.MALFORMED, f"answer longer than {self._options.max_line_bytes} bytes")
+        self.answer_bytes += len(encoded)
         return decode_answer(encoded)
 
 

@@ -33,6 +33,7 @@ import os
 import resource
 import selectors
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -50,12 +51,13 @@ from tablecert.harness.contract import (
     decode_answer,
     parse_hello,
 )
+from tablecert.harness.sandbox import SAFE_PATH, plan
 
-SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20
 BYE_TIMEOUT = 1.0          # seconds allowed for the answer to bye
 EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after bye or end of output)
+NAMESPACE_EXIT_GRACE = 5.0  # seconds for a sandboxed vendor's namespace to be torn down once its init is killed
 POLL_SLICE = 0.25          # seconds between checks that the vendor is still running while waiting
 
 
@@ -114,6 +116,15 @@ def describe_status(returncode: int) -> str:
     return f"killed by signal {name}"
 
 
+def _children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (none if they cannot be listed)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+            return [int(child) for child in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
 class _StderrTail:
     """Drains a pipe on a daemon thread, keeping only its last ``size`` bytes."""
 
@@ -165,15 +176,27 @@ class SubprocessSession:
     def __init__(self, argv: list[str], options: SessionOptions) -> None:
         self._options = options
         self._argv = argv
+        sandbox = plan(argv, options)
+        self.isolation = sandbox.description
+        self._status_fd: int | None = None      # the sandbox's report of the vendor's wait status
+        self._sandboxed = bool(sandbox.prefix)
+        if sandbox.prefix and not shutil.which(argv[0], path=SAFE_PATH):
+            raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
+        status_w = -1
+        if sandbox.prefix:
+            self._status_fd, status_w = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                sandbox.wrap(argv, status_w), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
-                preexec_fn=_preexec(child_limits(options)),
+                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=_preexec(child_limits(options)),
             )
         except (OSError, subprocess.SubprocessError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: {reason}") from None
+        finally:
+            if status_w >= 0:
+                os.close(status_w)
         assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
         self._in_fd = self._proc.stdin.fileno()
         self._out_fd = self._proc.stdout.fileno()
@@ -187,6 +210,7 @@ class SubprocessSession:
         self._next_id = 1
         self._alive = True
         self._closed = False
+        self.answer_bytes = 0       # size of every answer line received (the runner caps a run's total)
         self._status: str | None = None
         self._stderr = _StderrTail(self._proc.stderr.fileno())
 
@@ -323,6 +347,7 @@ class SubprocessSession:
         while True:
             line = self._take_line()
             if line is not None:
+                self.answer_bytes += len(line) + 1
                 return line
             if self._eof:
                 cut = f" {len(self._buf)} bytes into an answer line" if self._buf else ""
@@ -432,9 +457,21 @@ class SubprocessSession:
 
     def _kill_group(self) -> None:
         # The vendor is not reaped yet, so its pid (= process group id) cannot have been reused.
+        # Under the sandbox it is `unshare`: its child, the namespace's init, is killed first;
+        # the kernel kills and reaps every process of the namespace before that init's exit
+        # completes, and only then does `unshare` exit. So once it has exited, nothing the vendor
+        # started is left (before the signing key is ever read).
         if self._proc.returncode is not None:
             return
-        for kill in (lambda: os.killpg(self._proc.pid, signal.SIGKILL), lambda: os.kill(self._proc.pid, signal.SIGKILL)):
+        pid = self._proc.pid
+        if self._sandboxed:
+            for child in _children(pid):
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self._wait_exit(NAMESPACE_EXIT_GRACE)
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
             try:
                 kill()
             except (ProcessLookupError, PermissionError):
@@ -447,7 +484,7 @@ class SubprocessSession:
         self._closed = True
         self._alive = False
         self._kill_group()
-        returncode = self._proc.wait()
+        returncode = self._vendor_returncode(self._proc.wait())
         if self._status is None:
             self._status = describe_status(returncode)
         self._stderr.finish(0.5)
@@ -458,6 +495,24 @@ class SubprocessSession:
                     stream.close()
             except OSError:
                 pass
+
+    def _vendor_returncode(self, returncode: int) -> int:
+        """The vendor's own return code: under the sandbox as its namespace's init reported it
+        (the started process is ``unshare``), else the started process's."""
+        if self._status_fd is None:
+            return returncode
+        try:
+            os.set_blocking(self._status_fd, False)
+            report = os.read(self._status_fd, 64)
+        except OSError:
+            report = b""
+        finally:
+            os.close(self._status_fd)
+            self._status_fd = None
+        try:
+            return os.waitstatus_to_exitcode(int(report))
+        except ValueError:
+            return returncode
 
     def _die(self) -> None:
         self._alive = False

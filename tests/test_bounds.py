@@ -1,0 +1,148 @@
+"""Every input from outside is bounded: one line, exit status 2, bounded memory, never a traceback.
+
+Gzip "bombs" (one 2 GB line, compressed to about 2 MB, built here by repeating one gzip member)
+as an offline responses file and as a suite vector file; the caps on what a run stores.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tablecert.vectors.suites import generate
+
+BOMB_GB = 2
+MAX_RSS_KB = 400 * 1024            # a child that held the whole line would need over 2 GB
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("edge")
+    generate("edge", folder)
+    return folder
+
+
+def write_bomb(path: Path, prefix: bytes = b"") -> int:
+    """A gzip file whose decompressed text is ``prefix`` then one line of BOMB_GB GiB of ``a``
+    (no newline); returns its compressed size."""
+    member = io.BytesIO()
+    with gzip.GzipFile(fileobj=member, mode="wb", compresslevel=9, mtime=0) as g:
+        g.write(b"a" * (64 << 20))
+    with open(path, "wb") as f:
+        if prefix:
+            f.write(gzip.compress(prefix, mtime=0))
+        for _ in range(BOMB_GB * 16):
+            f.write(member.getvalue())
+    return path.stat().st_size
+
+
+def run_measured(argv: list[str]) -> tuple[int, str, str, int, float]:
+    """(exit status, stdout, stderr, peak RSS in KiB, seconds) of one child process."""
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stdout.close()  # type: ignore[union-attr]
+    proc.stderr.close()  # type: ignore[union-attr]
+    return proc.returncode, stdout, stderr, usage.ru_maxrss, time.monotonic() - started
+
+
+def test_a_gzip_bomb_responses_file_is_refused_in_one_line(edge: Path, tmp_path: Path) -> None:
+    bomb = tmp_path / "responses.jsonl.gz"
+    assert write_bomb(bomb, b'{"file": "x", "tcId": 1, "answer": {}}\n') < 4 << 20
+    rc, stdout, stderr, rss, seconds = run_measured(
+        [sys.executable, "-m", "tablecert", "validate", "--responses", str(bomb), "--suite-dir", str(edge),
+         "--out", str(tmp_path / "run"), "--quiet"])
+    assert rc == 2, stdout + stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+    assert f"{bomb}:2: line longer than 16,777,216 bytes" in stderr
+    assert rss < MAX_RSS_KB, f"peak RSS {rss} KiB"
+    assert seconds < 60
+
+
+def test_a_gzip_bomb_suite_file_is_refused_by_the_reader_and_the_linter(edge: Path, tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    shutil.copytree(edge, suite)
+    name = next(p.name for p in (suite / "prompt").iterdir() if p.name.endswith(".jsonl.gz"))
+    write_bomb(suite / "prompt" / name)
+    probe = ("import sys; from pathlib import Path\n"
+             "from tablecert.harness.suite_reader import SuiteReadError, iter_batches\n"
+             "from tablecert.vectors.checks import lint_file\n"
+             "problems = []\n"
+             f"lint_file(Path({str(suite / 'prompt' / name)!r}), 'prompt', 'x', problems, set())\n"
+             "print(problems[0])\n"
+             "try:\n"
+             f"    list(iter_batches(Path({str(suite)!r}), 1000))\n"
+             "except SuiteReadError as err:\n"
+             "    print(err)\n")
+    rc, stdout, stderr, rss, _ = run_measured([sys.executable, "-c", probe])
+    assert rc == 0, stderr
+    lint, read = stdout.splitlines()
+    assert lint == f"{name}:1: line longer than 1,048,576 bytes"
+    assert read == f"prompt/{name}:1: line longer than 1,048,576 bytes"
+    assert rss < MAX_RSS_KB, f"peak RSS {rss} KiB"
+
+
+class BloatedVendor:
+    """Answers every case with a 20,000-character label: every vector fails, every answer is large."""
+
+    def __init__(self) -> None:
+        from tablecert.oracle.vendor import ReferenceVendor
+
+        self.reference = ReferenceVendor()
+
+    def handle(self, request: dict) -> dict:
+        answer = self.reference.handle(request)
+        if request.get("op") not in ("hello", "bye"):
+            answer["results"] = [{"hand": "x" * 20_000} for _ in request["cases"]]
+        return answer
+
+
+def test_large_failing_answers_are_cut_in_run_db_and_junit(edge: Path, tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    from tablecert.harness.adapters.python_adapter import PythonAdapter
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.runner import Runner
+
+    runner = Runner(lambda: PythonAdapter().open("test_bounds:BloatedVendor", SessionOptions(timeout=60)), edge,
+                    tmp_path, batch_size=200)
+    result = runner.run()
+    summary = write_outputs(tmp_path)
+    assert result.verdict == "fail" and summary["totals"]["pass"] == 0 and summary["totals"]["fail"] > 5000
+    failures = summary["totals"]["fail"]
+    assert (tmp_path / "run.db").stat().st_size < failures * 6_000          # not 20 KB a row
+    assert (tmp_path / "junit.xml").stat().st_size < 3 << 20
+    db = sqlite3.connect(tmp_path / "run.db")
+    actual = json.loads(db.execute("SELECT actual FROM failures LIMIT 1").fetchone()[0])
+    # {"hand":"x...x"}: 9 + 20,000 + 2 characters
+    assert actual["tablecert_cut"].startswith("answer of 20,011 characters cut to its first 4,096")
+    labels = [row[0] for row in db.execute("SELECT DISTINCT actual FROM confusion")]
+    assert labels and all(len(label) < 100 for label in labels)
+
+
+def test_a_run_stops_sending_once_the_answers_pass_the_run_cap(edge: Path, tmp_path: Path) -> None:
+    from tablecert.harness.adapters.python_adapter import PythonAdapter
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.runner import Runner
+
+    runner = Runner(lambda: PythonAdapter().open("reference", SessionOptions(timeout=60)), edge, tmp_path,
+                    batch_size=100, max_run_answer_bytes=50_000)
+    result = runner.run()
+    summary = write_outputs(tmp_path)
+    answered = summary["totals"]["pass"]
+    assert result.verdict == "incomplete" and summary["totals"]["fail"] == 0
+    assert 0 < answered < 5000                                   # stopped early: the edge suite holds 5,131
+    assert summary["stopped"].startswith("the vendor's answers passed 50,000 bytes")
