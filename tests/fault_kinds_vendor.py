@@ -9,7 +9,7 @@ counted, so bisecting the poisoned batch costs no more restarts than it must.
 KIND: ``exit`` (exits with status 3), ``segv`` (kills itself with SIGSEGV), ``cut`` (half an
 answer line, then exit), ``hang`` (sleeps), ``garbage`` (a line that is not JSON), ``flood`` (a
 2 MB line), ``wrong_id``, ``wrong_count``, ``wrong_op``, ``request_error``, or ``bad_hello``
-(every process names another build in its hello, so every restart is a bad hello; it crashes on
+(every process names another (random) build in its hello, so every restart is a bad hello; it crashes on
 the twentieth request like ``exit`` to be restarted at all), or ``declare=OP,OP...`` (no fault:
 it lists only those ops in its hello).
 
@@ -81,7 +81,7 @@ def main() -> None:
         elif kind.startswith("declare="):
             pass
         elif request.get("op") == "hello" and kind == "bad_hello":
-            answer["implementation"]["build"] = f"build-{os.getpid()}"
+            answer["implementation"]["build"] = f"build-{os.urandom(6).hex()}"   # a pid repeats in a PID namespace
         elif request.get("op") not in ("hello", "bye", poisoned_op):
             batches += 1
         if request.get("op") not in ("hello", "bye"):

@@ -166,10 +166,10 @@ def test_the_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     assert not (tmp_path / "elsewhere").exists()
 
 
-def test_a_second_run_of_a_folder_in_use_is_refused(edge: Path, tmp_path: Path) -> None:
+def test_a_second_run_of_a_folder_in_use_is_refused(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
     """Run 1 meets a vendor that hangs on its first request; while it waits, a second certify of the
     same folder (new or --resume) is refused in one line. Progress is read from run.db."""
-    spec = tmp_path / "hang.json"
+    spec = vendor_files / "hang.json"                  # read by the (confined) vendor
     spec.write_text(json.dumps({"ops": ["craps.odds_limits", "craps.place_odds", "craps.settle"]}))
     hanging = shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "hang"])
     out = tmp_path / "run"
