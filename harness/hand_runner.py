@@ -430,7 +430,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
                     outcome = run_hand_batch(runner, hb, op)
                     STATS.vectors += hb.n
                 t0 = time.perf_counter()
-                runner.db.record(outcome)
+                runner.record(outcome)
                 STATS.record_s += time.perf_counter() - t0
                 runner.failures += len(outcome.failures)
                 if runner.progress:

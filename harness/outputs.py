@@ -67,6 +67,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
+        "judged": meta.get("judged"),
         "stopped": meta.get("stopped"),
         "host": meta.get("host"),
         "started": meta.get("started"),

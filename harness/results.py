@@ -222,11 +222,14 @@ class RunDatabase:
             out.append(rec)
         return out
 
-    def record_start_fault(self, kind: str, detail: str, stderr_tail: str) -> None:
-        """A vendor that could not be started or greeted: a fault of op ``hello`` with no cases."""
+    def record_start_fault(self, kind: str, detail: str, stderr_tail: str) -> tuple[Any, ...]:
+        """A vendor that could not be started or greeted: a fault of op ``hello`` with no cases
+        (the row written is returned)."""
+        row = ("", "hello", 0, 0, 1, kind, detail, stderr_tail, 0)
         with self._storage(), self.db:
             self.db.execute("BEGIN")
-            self.db.execute("INSERT INTO faults VALUES ('', 'hello', 0, 0, 1, ?, ?, ?, 0)", (kind, detail, stderr_tail))
+            self.db.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        return row
 
     def poisoned(self) -> list[dict[str, Any]]:
         """The cases that fault the vendor on their own, in suite order."""

@@ -36,7 +36,8 @@ from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
-from tablecert.harness.verdict import conclude, required_ops, suite_ops
+from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
+from tablecert.harness.verdict import Decision, conclude, required_ops, suite_ops
 from tablecert.vectors.checks import load_manifest
 
 LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
@@ -168,6 +169,7 @@ class Runner:
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
         self.failures = self.db.outcome_totals()["fail"]
+        self.judged = JudgedRecord(self.db)
         self.recovery = Recovery(self._start, self._drop, policy or FaultPolicy(), judge_batch, whole_batch,
                                  self.db.unanswered_runs(), self.db.fault_kinds())
 
@@ -184,7 +186,9 @@ class Runner:
 
                 scope = load_profile(manifest["profile"]["id"]).scope
             required = required_ops(require, ops, scope)
-        self.db.set_meta(suite_ops=ops, suite_tests=int(manifest["numberOfTests"]), required_ops=required)
+        self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
+                           "suite_manifest_sha256": manifest_digest(self.suite_dir)}
+        self.db.set_meta(**self.scope_meta)
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
         run database without it the size of its first batch), else the one asked for."""
@@ -264,10 +268,25 @@ class Runner:
         finally:
             self._drop()
         self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": True} if self.max_hands is not None else {}))
-        decision = conclude(self.db)
+        decision = self._conclude()
         result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()
         return result
+
+    def record(self, outcome: BatchOutcome) -> None:
+        """Write one batch's outcome to the run database, and account for it in memory."""
+        self.judged.add(outcome)
+        self.db.record(outcome)
+
+    def _conclude(self) -> Decision:
+        """Check the run database against what the harness recorded, then decide and keep the
+        verdict (RunError, and no verdict, if something else wrote to it)."""
+        try:
+            self.db.set_meta(judged=self.judged.check(self.db, self.scope_meta))
+        except TamperedRunDatabase as err:
+            self.db.close()
+            raise RunError(str(err)) from None
+        return conclude(self.db)
 
     def _not_greeted(self, err: VendorFault, resumed: bool) -> None:
         """Record why the vendor could not be started or greeted, then raise VendorNotGreeted. A
@@ -275,10 +294,10 @@ class Runner:
         the run, resumed or not); a program that cannot be executed at all is the lab's set-up."""
         why = f"{err.kind.value}: {err.detail}"
         if err.kind is not FaultKind.START:
-            self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail)
+            self.judged.add_fault(self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail))
         if not resumed:
             self.db.set_meta(state="not_started", not_started=why, finished=utc_now())
-            conclude(self.db)
+            self._conclude()
         self.db.close()
         raise VendorNotGreeted(f"vendor could not be started or greeted: {why}") from err
 
@@ -290,10 +309,10 @@ class Runner:
             if batch.key in done:
                 continue
             if batch.op not in self.hello.ops:
-                self.db.record(whole_batch(batch, "unsupported", "unsupported"))
+                self.record(whole_batch(batch, "unsupported", "unsupported"))
             else:
                 outcome = self._run_batch(batch)
-                self.db.record(outcome)
+                self.record(outcome)
                 self.failures += len(outcome.failures)
             if self.progress:
                 self.progress(seen, total)

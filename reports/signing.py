@@ -265,6 +265,7 @@ def check_signable(run_dir: Path) -> None:
     verdict too (``harness.verdict.decide``, the rule the run itself applied)."""
     from tablecert.harness.outputs import summary as recompute
     from tablecert.harness.results import RunDatabase
+    from tablecert.harness.judged import database_digest
     from tablecert.harness.verdict import decide
 
     path = run_dir / "run.db"
@@ -280,6 +281,9 @@ def check_signable(run_dir: Path) -> None:
         if not isinstance(tests, int) or isinstance(tests, bool):
             raise SigningError(f"{path}: the run does not record its suite's size, so its verdict cannot be "
                                "recomputed; not signed (run it again with this tablecert)")
+        if meta.get("judged") != database_digest(db):
+            raise SigningError(f"{path}: the run database no longer holds what the harness recorded during the run "
+                               "(summary.json's 'judged' digests); not signed")
         verdict = decide(db).verdict
         if meta.get("verdict") != verdict:
             raise SigningError(f"{path}: the recorded verdict {meta.get('verdict')!r} is not what the results give "
