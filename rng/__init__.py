@@ -1,0 +1,1 @@
+"""Evaluation of a vendor's random outcomes (dice and pai gow shuffles): see tablecert.rng.api."""
