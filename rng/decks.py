@@ -65,7 +65,8 @@ def layout_tests(decks: np.ndarray, pos: np.ndarray) -> list[TestResult]:
     codes = [card_code(i) for i in range(K)]
     out = [chi_square("decks.card_position", "Card x position (53 x 53), scaled by 52/53", "decks", table,
                       np.full(K * K, 1 / K / K), scale=(K - 1) / K, df=(K - 1) ** 2,
-                      chart={"kind": "heat", "rows": [str(i + 1) for i in range(K)], "cols": codes,
+                      chart={"kind": "heat", "row_name": "position", "col_name": "card",
+                             "rows": [str(i + 1) for i in range(K)], "cols": codes,
                              "matrix": table.tolist(), "expected": n / K})]
     a, b = decks[:, :-1].astype(np.int64), decks[:, 1:].astype(np.int64)
     follow = np.bincount((a * K + b).ravel(), minlength=K * K)
@@ -74,7 +75,7 @@ def layout_tests(decks: np.ndarray, pos: np.ndarray) -> list[TestResult]:
     h = float(SUCCESSION_MEAN) / g
     res = chi_square("decks.follows", "Which card follows which (53 x 53), Satterthwaite", "decks", follow[off],
                      np.full(K * (K - 1), 1 / (K * (K - 1))), scale=1 / g, df=h,
-                     chart={"kind": "heat", "rows": codes, "cols": codes, "matrix": follow.reshape(K, K).tolist(),
+                     chart={"kind": "heat", "row_name": "card", "col_name": "the card after it", "rows": codes, "cols": codes, "matrix": follow.reshape(K, K).tolist(),
                             "expected": n / K, "diagonal_empty": True})
     out.append(res)
     joker = np.bincount(pos[:, JOKER], minlength=K)

@@ -50,7 +50,8 @@ def face_tests(faces: np.ndarray) -> list[TestResult]:
     pair = faces[:, 0].astype(np.int64) * 6 + faces[:, 1]
     counts = np.bincount(pair, minlength=36)
     out.append(chi_square("dice.pairs", "The 36 ordered pairs (A, B) equally likely", "dice", counts,
-                          np.full(36, 1 / 36), chart={"kind": "heat", "rows": list("123456"), "cols": list("123456"),
+                          np.full(36, 1 / 36), chart={"kind": "heat", "row_name": "die A", "col_name": "die B",
+                                                       "rows": list("123456"), "cols": list("123456"),
                                                        "matrix": counts.reshape(6, 6).tolist(), "expected": n / 36}))
     totals = np.bincount(faces.sum(axis=1), minlength=11)
     out.append(chi_square("dice.totals", "Totals 2-12 against their exact 1/36 ... 6/36", "dice", totals, TOTAL_P,
