@@ -18,6 +18,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+from scipy import stats
 
 from tablecert.rng.plan import TestResult, chi_square, chi_square_p, merge_rare, normal, uniformity
 
@@ -99,6 +100,10 @@ def gap_test(totals: np.ndarray, total: int) -> TestResult:
     probs = np.exp(lo * q) - np.concatenate([np.exp(edges * q), [0.0]])
     counts = np.bincount(np.searchsorted(edges, gaps, side="right"), minlength=len(lo))
     counts, probs = merge_rare(counts, probs, len(gaps))
+    if len(counts) < 2:   # so few occurrences that the gaps cannot be binned: how likely is that?
+        n = len(totals)
+        return TestResult(f"dice.gaps_{total}", f"Gaps between totals of {total}: too few to bin", "dice",
+                          "binomial (lower)", float(len(where)), None, float(stats.binom.cdf(len(where), n, p)), n)
     return chi_square(f"dice.gaps_{total}", f"Gaps between totals of {total} (geometric)", "dice", counts, probs)
 
 

@@ -103,7 +103,7 @@ def merge_rare(counts: np.ndarray, probs: np.ndarray, n: int, minimum: float = 5
             out_c.append(acc_c)
             out_p.append(acc_p)
             acc_c = acc_p = 0.0
-    if acc_p:
+    if acc_p and out_c:
         out_c[-1] += acc_c
         out_p[-1] += acc_p
     return np.array(out_c), np.array(out_p)
