@@ -28,8 +28,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from rng_generators import BIASED_DECKS, BIASED_DICE, fair_decks, fair_dice  # noqa: E402
 
 from tablecert.rng.api import DEFAULT_DECKS, DEFAULT_ROLLS, evaluate  # noqa: E402
-from tablecert.rng.decks import MIN_DECKS  # noqa: E402
-from tablecert.rng.dice import MIN_ROLLS  # noqa: E402
+from tablecert.rng import MIN_DECKS, MIN_ROLLS  # noqa: E402
 
 SCALES = (1, 2, 4, 8, 16, 32, 64, 100)
 

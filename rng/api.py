@@ -19,13 +19,12 @@ from typing import Any
 import numpy as np
 
 from tablecert import __version__
+from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS  # noqa: F401 (part of this API)
 from tablecert.rng.collect import Outcomes, decks_text, dice_text
-from tablecert.rng.decks import MIN_DECKS, deck_battery
-from tablecert.rng.dice import MIN_ROLLS, dice_battery
+from tablecert.rng.decks import deck_battery
+from tablecert.rng.dice import dice_battery
 from tablecert.rng.plan import ALPHA, TestResult, holm
 
-DEFAULT_ROLLS = 1_000_000
-DEFAULT_DECKS = 100_000
 SUMMARY_FORMAT = "tablecert-rng/1"
 PLAN = (f"Holm-Bonferroni over the whole family of tests at overall alpha = {ALPHA} (valid under any "
         "dependence between tests): sorted p-values p(1) <= ... <= p(m) are compared with alpha/(m - i + 1) "
@@ -50,16 +49,6 @@ def evaluate(faces: np.ndarray, decks: np.ndarray, seed: int) -> list[TestResult
     if len(decks):
         results += deck_battery(decks, seed)
     return holm(results)
-
-
-def check_sizes(rolls: int, decks: int) -> None:
-    """ValueError unless the sample sizes are ones the battery accepts."""
-    if rolls and rolls < MIN_ROLLS or rolls < 0:
-        raise ValueError(f"--rolls must be 0 or at least {MIN_ROLLS:,}")
-    if decks and decks < MIN_DECKS or decks < 0:
-        raise ValueError(f"--decks must be 0 or at least {MIN_DECKS:,}")
-    if not rolls and not decks:
-        raise ValueError("nothing to evaluate: --rolls and --decks are both 0")
 
 
 def summary(outcomes: Outcomes, results: list[TestResult], seed: int, collected: dict[str, str]) -> dict[str, Any]:

@@ -33,13 +33,12 @@ from scipy import stats
 from tablecert.oracle.cards import DECK_SIZE, JOKER, card_code
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
 from tablecert.rng.labels import SEATS, label_probabilities, seat_labels
+from tablecert.rng import MIN_DECKS
 from tablecert.rng.plan import TestResult, chi_square, chi_square_p, merge_rare, normal, uniformity
 
 K = DECK_SIZE
 GROUP_SIZE = 4
 BLOCKS = 20
-MIN_DECKS = 1_000
-"""Fewest decks the battery accepts."""
 
 # One deck's successions (k(k-1) cells, 103 conflicting and 2652 compatible with each cell), as
 # multiples of the cell's mean: the moments of Pearson's statistic over the succession table.

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
+from tablecert.rng import MIN_ROLLS
 from tablecert.rng.plan import TestResult, chi_square, chi_square_p, merge_rare, normal, uniformity
 
 TOTAL_WAYS = np.array([1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64)
@@ -32,8 +33,6 @@ TOTAL_VARIANCE = Fraction(35, 6)
 LAGS = (1, 2, 3, 5, 8)
 GAP_TOTALS = (7, 2)
 BLOCKS = 20
-MIN_ROLLS = 20_000
-"""Fewest rolls the battery accepts (serial pairs need 5 expected per cell of 36 x 36)."""
 
 
 def _bars(labels: list[str], observed: np.ndarray, expected: np.ndarray) -> dict[str, object]:

@@ -18,14 +18,21 @@ from numba import njit, prange
 from tablecert.oracle.census import published_counts
 from tablecert.oracle.cards import HAND_SIZE, JOKER
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
+from tablecert.oracle.label_batch import LABELLER_SHA256
 from tablecert.oracle.labeller import CARD_BIT, _evaluate
 
 SEATS = 7
 """Hands dealt from one deck."""
 
 
-@njit(parallel=True)  # not cached: it inlines the labeller's evaluation (see oracle/labeller.py)
-def _label_seats(decks: np.ndarray, card_bit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+_LABELLER_STAMP = int(LABELLER_SHA256[:15], 16)
+"""Frozen into the cached kernel, which inlines labeller.py's evaluation: a kernel cached against
+another labeller.py returns another stamp and is recompiled (as oracle/label_batch.py does)."""
+
+
+@njit(parallel=True, cache=True)
+def _label_seats(decks: np.ndarray, card_bit: np.ndarray, stamp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    stamp[0] = _LABELLER_STAMP
     n = decks.shape[0]
     player = np.empty((n, 7), dtype=np.int8)
     banker = np.empty((n, 7), dtype=np.int8)
@@ -47,7 +54,15 @@ def _label_seats(decks: np.ndarray, card_bit: np.ndarray) -> tuple[np.ndarray, n
 def seat_labels(decks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Player category codes and banker label codes, ``(n, 7)`` each, of every seat's hand."""
     assert SEATS * HAND_SIZE <= decks.shape[1] and JOKER == 52
-    return _label_seats(np.ascontiguousarray(decks, dtype=np.uint8), CARD_BIT)
+    decks = np.ascontiguousarray(decks, dtype=np.uint8)
+    stamp = np.zeros(1, dtype=np.int64)
+    player, banker = _label_seats(decks, CARD_BIT, stamp)
+    if stamp[0] != _LABELLER_STAMP:
+        _label_seats.recompile()
+        player, banker = _label_seats(decks, CARD_BIT, stamp)
+        if stamp[0] != _LABELLER_STAMP:
+            raise RuntimeError("the seat-label kernel does not track labeller.py")
+    return player, banker
 
 
 @cache

@@ -20,7 +20,7 @@ def _now() -> str:
 
 def cmd_rng(args: argparse.Namespace) -> int:
     from tablecert.harness.contract import SessionOptions, VendorFault
-    from tablecert.rng.api import battery_seed, check_sizes, evaluate, summary, write_run
+    from tablecert.rng import check_sizes
     from tablecert.rng.collect import RngError, collect
 
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
@@ -50,6 +50,8 @@ def cmd_rng(args: argparse.Namespace) -> int:
         print(f"tablecert: error: {err}", file=sys.stderr)
         return 2
     collected = {"started": started, "finished": _now()}
+    from tablecert.rng.api import battery_seed, evaluate, summary, write_run
+
     seed = battery_seed(outcomes) if args.seed is None else args.seed
     if not args.quiet:
         print("evaluating the outcomes", file=sys.stderr, flush=True)
@@ -67,7 +69,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from tablecert.rng.api import DEFAULT_DECKS, DEFAULT_ROLLS
+    from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS
 
     p = subcommand(sub, "rng", cmd_rng, "Collect a vendor's dice rolls and pai gow shuffles (ops rng.dice, "
                    "rng.shuffle) and evaluate them with a statistical battery: summary.json, rng-report.pdf; exit 0 "
