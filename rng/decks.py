@@ -57,6 +57,14 @@ def positions(decks: np.ndarray) -> np.ndarray:
     return pos
 
 
+def successors(decks: np.ndarray) -> np.ndarray:
+    """``nxt[d, card]``: the card dealt right after ``card`` in deck ``d`` (53 after the last card)."""
+    n = len(decks)
+    nxt = np.full((n, K + 1), K, dtype=np.int16)
+    nxt[np.arange(n)[:, None], decks[:, :-1]] = decks[:, 1:]
+    return nxt[:, :K]
+
+
 def layout_tests(decks: np.ndarray, pos: np.ndarray) -> list[TestResult]:
     n = len(decks)
     idx = np.arange(K, dtype=np.int64)
@@ -124,9 +132,7 @@ def repeat_tests(decks: np.ndarray) -> list[TestResult]:
     p = 1.0 if duplicates == 0 else float(stats.poisson.sf(duplicates - 1, lam))
     out = [TestResult("decks.duplicates", "Duplicate decks (Poisson, mean C(n,2)/53!)", "decks", "Poisson",
                       float(duplicates), None, p, n)]
-    nxt = np.full((n, K + 1), K, dtype=np.int16)
-    nxt[np.arange(n)[:, None], decks[:, :-1]] = decks[:, 1:]
-    nxt = nxt[:, :K]
+    nxt = successors(decks)
     shared = ((nxt[:-1] == nxt[1:]) & (nxt[:-1] != K)).sum()
     out.append(normal("decks.cut_check", "Successions kept from the previous deck (cut, not shuffled)", "decks",
                       float(shared), (n - 1) * float(SHARED_MEAN), (n - 1) * float(SHARED_VAR), n - 1, upper_only=True))
