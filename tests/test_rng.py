@@ -4,6 +4,8 @@ of tests/rng_generators.py caught, and the checks of a vendor's answers."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -146,3 +148,13 @@ def test_reference_vendor_deals_one_stream_and_rejects_bad_counts():
     assert len({bytes(row) for row in cards}) == 4 and s["results"][1]["error"]["code"] == "invalid_count"
     bad = v.handle({"id": 4, "op": "rng.shuffle", "config": {"seed": 1}, "cases": [{"count": 4}]})
     assert bad["results"][0]["error"]["code"] == "invalid_config"
+
+
+def test_arrows_point_one_way():
+    # rng may use oracle, harness and reports; none of oracle, vectors, harness, reports uses rng.
+    root = Path(__file__).parents[1]
+    for part in ("oracle", "vectors", "harness", "reports"):
+        for path in (root / part).rglob("*.py"):
+            assert "tablecert.rng" not in path.read_text(encoding="utf-8"), path
+    for path in (root / "rng").glob("*.py"):
+        assert "tablecert.vectors" not in path.read_text(encoding="utf-8"), path
