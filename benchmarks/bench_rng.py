@@ -58,6 +58,7 @@ def false_failures(runs: int) -> None:
         ids = failed(fair_dice(rng, DEFAULT_ROLLS), fair_decks(rng, DEFAULT_DECKS), seed)
         if ids:
             failures.append((seed, ids))
+        print(f"run {seed + 1}/{runs}: {'FAIL ' + ', '.join(ids) if ids else 'pass'}", file=sys.stderr, flush=True)
     rate = len(failures) / runs
     print(f"correct generator, {runs} seeded runs at {DEFAULT_ROLLS:,} rolls + {DEFAULT_DECKS:,} decks: "
           f"{len(failures)} failed batteries, observed rate {rate:.3f} (plan: at most 0.01); "
