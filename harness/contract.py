@@ -23,6 +23,9 @@ from typing import Any, Protocol, runtime_checkable
 PROTOCOL = "tablecert-vendor/1"
 KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle",
              "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
+RNG_OPS = ("rng.dice", "rng.shuffle")
+"""Optional random-outcome ops (``tablecert rng``): never part of a vector suite or of the
+certification scope, so they stay out of KNOWN_OPS (``Hello.ops``); ``Hello.raw`` lists them."""
 ADAPTER_GROUP = "tablecert.adapters"
 VENDOR_GROUP = "tablecert.vendors"
 

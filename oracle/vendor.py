@@ -5,6 +5,8 @@ correct vendor must; :func:`serve` runs it over newline-delimited JSON streams, 
 ``tablecert reference-vendor`` does on stdin/stdout. Request-level faults the protocol leaves
 open are answered as the project's copy of the contract (``harness/vendor-protocol.md``) says:
 ``{"id": ID, "error": {"code": "invalid_request" | "unknown_op" | "unsupported_protocol", ...}}``.
+Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice`` and
+``rng.shuffle`` (:mod:`tablecert.oracle.outcomes`), which no vector suite uses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import IO, Any
 from tablecert import __version__
 from tablecert.oracle import craps, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.outcomes import RNG_OPS
 from tablecert.oracle.table_config import parse_table_config
 
 PROTOCOL = "tablecert-vendor/1"
@@ -37,7 +40,7 @@ def error(code: str, message: str) -> dict[str, Any]:
 
 def run_op(op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
     """Answer every case of one batch: ``results[i]`` answers ``cases[i]``."""
-    parse_config, handle = OPS[op]
+    parse_config, handle = OPS[op] if op in OPS else RNG_OPS[op]
     try:
         parsed = parse_config(config)
     except ConfigError as err:
@@ -59,7 +62,7 @@ class ReferenceVendor:
     def hello(self) -> dict[str, Any]:
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
-            "ops": list(OPS),
+            "ops": list(OPS) + list(RNG_OPS),
         }
 
     def handle(self, request: object) -> dict[str, Any]:
@@ -76,7 +79,7 @@ class ReferenceVendor:
             return {"id": rid, **self.hello()}
         if op == "bye":
             return {"id": rid}
-        if op not in OPS:
+        if op not in OPS and op not in RNG_OPS:
             return {"id": rid, **error("unknown_op", f"unknown op {op!r}")}
         cases = request.get("cases")
         if not isinstance(cases, list):

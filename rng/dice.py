@@ -1,0 +1,124 @@
+"""The dice battery: is a sequence of rolls of two dice what fair, independent dice give?
+
+Input: an ``(n, 2)`` array of faces 0..5 (die A, die B), in the order rolled. Every test returns a
+:class:`~tablecert.rng.plan.TestResult` whose p-value is uniform under fair dice (see
+:mod:`tablecert.rng.plan`); everything is vectorised with numpy (10 million rolls in seconds).
+
+Tests: each die's faces; the 36 ordered pairs; the totals against their exact 1/36..6/36; serial
+pairs (consecutive non-overlapping rolls as one of 36 x 36 outcomes); a roll repeating the previous
+one (exactly 1/36, the indicators are pairwise independent); runs up and down of the rolls made
+continuous by a seeded uniform jitter (iid continuous, so the Levene-Wolfowitz mean (2n-1)/3 and
+variance (16n-29)/90 hold exactly); gaps between occurrences of a total (geometric); serial
+correlation of totals at several lags (known mean 7 and variance 35/6); and the totals of
+disjoint blocks, whose p-values go to a second-level uniformity test.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from tablecert.rng import MIN_ROLLS
+from tablecert.rng.plan import TestResult, chi_square, chi_square_p, merge_rare, normal, uniformity
+
+TOTAL_WAYS = np.array([1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64)
+TOTAL_P = TOTAL_WAYS / 36.0
+"""Exact probabilities of the totals 2..12."""
+
+TOTAL_VARIANCE = Fraction(35, 6)
+"""Variance of the total of two fair dice (mean 7)."""
+
+LAGS = (1, 2, 3, 5, 8)
+GAP_TOTALS = (7, 2)
+BLOCKS = 20
+
+
+def _bars(labels: list[str], observed: np.ndarray, expected: np.ndarray) -> dict[str, object]:
+    return {"kind": "bars", "labels": labels, "observed": [int(v) for v in observed],
+            "expected": [float(f"{v:.6g}") for v in expected]}
+
+
+def face_tests(faces: np.ndarray) -> list[TestResult]:
+    n = len(faces)
+    out = []
+    for d, name in ((0, "A"), (1, "B")):
+        counts = np.bincount(faces[:, d], minlength=6)
+        out.append(chi_square(f"dice.faces_{name.lower()}", f"Die {name}: faces 1-6 equally likely", "dice", counts,
+                              np.full(6, 1 / 6), chart=_bars(list("123456"), counts, np.full(6, n / 6))))
+    pair = faces[:, 0].astype(np.int64) * 6 + faces[:, 1]
+    counts = np.bincount(pair, minlength=36)
+    out.append(chi_square("dice.pairs", "The 36 ordered pairs (A, B) equally likely", "dice", counts,
+                          np.full(36, 1 / 36), chart={"kind": "heat", "row_name": "die A", "col_name": "die B",
+                                                       "rows": list("123456"), "cols": list("123456"),
+                                                       "matrix": counts.reshape(6, 6).tolist(), "expected": n / 36}))
+    totals = np.bincount(faces.sum(axis=1), minlength=11)
+    out.append(chi_square("dice.totals", "Totals 2-12 against their exact 1/36 ... 6/36", "dice", totals, TOTAL_P,
+                          chart=_bars([str(t) for t in range(2, 13)], totals, n * TOTAL_P)))
+    return out
+
+
+def serial_tests(faces: np.ndarray, jitter: np.random.Generator) -> list[TestResult]:
+    n = len(faces)
+    pair = faces[:, 0].astype(np.int64) * 6 + faces[:, 1]
+    half = n // 2
+    serial = np.bincount(pair[0:2 * half:2] * 36 + pair[1:2 * half:2], minlength=36 * 36)
+    out = [chi_square("dice.serial_pairs", "Serial pairs: consecutive rolls as one of 36 x 36", "dice", serial,
+                      np.full(36 * 36, 1 / 1296))]
+    repeats = int(np.count_nonzero(pair[1:] == pair[:-1]))
+    p = 1 / 36
+    out.append(normal("dice.repeats", "A roll repeating the previous one (exactly 1/36)", "dice", repeats,
+                      (n - 1) * p, (n - 1) * p * (1 - p), n - 1))
+    y = pair + jitter.random(n)
+    up = y[1:] > y[:-1]
+    runs = 1 + int(np.count_nonzero(up[1:] != up[:-1]))
+    out.append(normal("dice.runs_up_down", "Runs up and down (rolls with a seeded jitter)", "dice", runs,
+                      (2 * n - 1) / 3, (16 * n - 29) / 90, n))
+    totals = faces.sum(axis=1).astype(np.int64) + 2
+    for total in GAP_TOTALS:
+        out.append(gap_test(totals, total))
+    x = totals - 7
+    var = float(TOTAL_VARIANCE) ** 2
+    for lag in LAGS:
+        s = float(np.dot(x[:-lag], x[lag:]))
+        out.append(normal(f"dice.serial_corr_{lag}", f"Serial correlation of totals at lag {lag}", "dice", s, 0.0,
+                          (n - lag) * var, n - lag))
+    return out
+
+
+def gap_test(totals: np.ndarray, total: int) -> TestResult:
+    """Gaps (rolls in between) between occurrences of ``total``: geometric with p = P(total)."""
+    p = float(TOTAL_P[total - 2])
+    where = np.flatnonzero(totals == total)
+    gaps = np.diff(where) - 1
+    q = np.log1p(-p)
+    edges = np.unique(np.ceil(np.log1p(-np.arange(1, BLOCKS) / BLOCKS) / q).astype(np.int64))
+    edges = edges[edges > 0]
+    lo = np.concatenate([[0], edges])
+    probs = np.exp(lo * q) - np.concatenate([np.exp(edges * q), [0.0]])
+    counts = np.bincount(np.searchsorted(edges, gaps, side="right"), minlength=len(lo))
+    counts, probs = merge_rare(counts, probs, len(gaps))
+    if len(counts) < 2:   # so few occurrences that the gaps cannot be binned: how likely is that?
+        n = len(totals)
+        return TestResult(f"dice.gaps_{total}", f"Gaps between totals of {total}: too few to bin", "dice",
+                          "binomial (lower)", float(len(where)), None, float(stats.binom.cdf(len(where), n, p)), n)
+    return chi_square(f"dice.gaps_{total}", f"Gaps between totals of {total} (geometric)", "dice", counts, probs)
+
+
+def block_test(faces: np.ndarray) -> TestResult:
+    """Totals in each of 20 disjoint blocks; second level: are the 20 p-values uniform?"""
+    size = len(faces) // BLOCKS
+    totals = faces[:BLOCKS * size].sum(axis=1).astype(np.int64).reshape(BLOCKS, size)
+    counts = np.bincount((np.arange(BLOCKS)[:, None] * 11 + totals).ravel(), minlength=BLOCKS * 11).reshape(BLOCKS, 11)
+    ps = [chi_square_p(row, TOTAL_P) for row in counts]
+    return uniformity("dice.totals_blocks", f"Totals in {BLOCKS} blocks: p-values uniform", "dice", ps)
+
+
+def dice_battery(faces: np.ndarray, seed: int) -> list[TestResult]:
+    """Every dice test on ``faces`` (``(n, 2)`` of 0..5, n >= MIN_ROLLS); ``seed`` drives the jitter."""
+    if len(faces) < MIN_ROLLS:
+        raise ValueError(f"the dice battery needs at least {MIN_ROLLS:,} rolls, got {len(faces):,}")
+    faces = np.ascontiguousarray(faces, dtype=np.uint8)
+    jitter = np.random.Generator(np.random.PCG64(seed))
+    return face_tests(faces) + serial_tests(faces, jitter) + [block_test(faces)]

@@ -1,0 +1,85 @@
+"""``tablecert rng``: collect a vendor's dice and shuffles and evaluate them (``tablecert.rng``).
+
+Exit status 0: the battery passed; 1: it failed (some test rejected at the plan's family-wise
+level); 2: bad input, or a vendor that cannot be run or faulted (named in one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from tablecert.cli_common import UsageError, progress_bar, subcommand
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def cmd_rng(args: argparse.Namespace) -> int:
+    from tablecert.harness.contract import SessionOptions, VendorFault
+    from tablecert.rng import check_sizes
+    from tablecert.rng.collect import RngError, collect
+
+    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
+                                                 ("http", args.vendor_url)) if value]
+    if len(chosen) != 1:
+        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be above 0")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError("--seed must be 0 or more")
+    try:
+        check_sizes(args.rolls, args.decks)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{args.out}: exists and is not a folder")
+    adapter, target = chosen[0]
+    started = _now()
+    try:
+        outcomes = collect(adapter, target, SessionOptions(timeout=args.timeout), args.rolls, args.decks,
+                           progress=progress_bar("collecting", args.quiet, unit="outcomes"))
+    except VendorFault as err:
+        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
+        return 2
+    except RngError as err:
+        print(f"tablecert: error: {err}", file=sys.stderr)
+        return 2
+    collected = {"started": started, "finished": _now()}
+    from tablecert.rng.api import battery_seed, evaluate, summary, write_run
+
+    seed = battery_seed(outcomes) if args.seed is None else args.seed
+    if not args.quiet:
+        print("evaluating the outcomes", file=sys.stderr, flush=True)
+    results = evaluate(outcomes.faces, outcomes.decks, seed)
+    data = summary(outcomes, results, seed, collected)
+    write_run(out, outcomes, data)
+    failed = [r for r in results if r.rejected]
+    print(f"vendor:  {outcomes.vendor['name']} {outcomes.vendor['version']} ({outcomes.vendor['build']})")
+    print(f"verdict: {data['verdict'].upper()}  {len(results)} tests, {len(failed)} rejected "
+          f"(Holm, family-wise alpha {data['plan']['alpha']}); {len(outcomes.faces):,} rolls, {len(outcomes.decks):,} decks")
+    for r in failed:
+        print(f"  rejected {r.id}: p = {r.p_value:.3g} < {r.threshold:.3g}  ({r.title})")
+    print(f"results in {out}/: summary.json, rng-report.pdf, dice.txt, decks.txt")
+    return 1 if failed else 0
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS
+
+    p = subcommand(sub, "rng", cmd_rng, "Collect a vendor's dice rolls and pai gow shuffles (ops rng.dice, "
+                   "rng.shuffle) and evaluate them with a statistical battery: summary.json, rng-report.pdf; exit 0 "
+                   "pass, 1 fail, 2 bad input or vendor fault.")
+    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
+    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
+    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    p.add_argument("--out", required=True, help="folder for the results")
+    p.add_argument("--rolls", type=int, default=DEFAULT_ROLLS, help=f"rolls of two dice (default {DEFAULT_ROLLS:,}; 0 skips)")
+    p.add_argument("--decks", type=int, default=DEFAULT_DECKS, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
+    p.add_argument("--seed", type=int, help="seed of the battery's own random choices (default: from the outcomes' sha256)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds for one vendor answer (default 120)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
