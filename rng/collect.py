@@ -152,7 +152,8 @@ def collect(adapter: str, target: str, options: SessionOptions, rolls: int, deck
             done += count
             if progress:
                 progress(done, total)
-        vendor = {"name": hello.name, "version": hello.version, "build": hello.build}
+        vendor = {"name": hello.name, "version": hello.version, "build": hello.build,
+                  "isolation": getattr(session, "isolation", "unknown (outside adapter)")}
         return Outcomes(vendor, np.concatenate(faces) if faces else np.zeros((0, 2), np.uint8),
                         np.concatenate(shuffled) if shuffled else np.zeros((0, DECK_SIZE), np.uint8),
                         dice_hash.hexdigest(), deck_hash.hexdigest())

@@ -41,7 +41,9 @@ def cmd_rng(args: argparse.Namespace) -> int:
     adapter, target = chosen[0]
     started = _now()
     try:
-        outcomes = collect(adapter, target, SessionOptions(timeout=args.timeout), args.rolls, args.decks,
+        options = SessionOptions(timeout=args.timeout, isolation=args.isolation, vendor_network=args.vendor_network,
+                                 hidden_paths=(str(out.resolve()),))
+        outcomes = collect(adapter, target, options, args.rolls, args.decks,
                            progress=progress_bar("collecting", args.quiet, unit="outcomes"))
     except VendorFault as err:
         print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
@@ -82,4 +84,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--decks", type=int, default=DEFAULT_DECKS, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
     p.add_argument("--seed", type=int, help="seed of the battery's own random choices (default: from the outcomes' sha256)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for one vendor answer (default 120)")
+    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
+                   help="confinement of a --vendor-cmd vendor, as for certify (default auto: the strongest this "
+                        "machine allows; the results folder is hidden from the vendor)")
+    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
