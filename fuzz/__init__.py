@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablecert.fuzz.engine import Failure, Fuzzer, FuzzStats
+from tablecert.fuzz.engine import MAX_FAILURES, Failure, Fuzzer, FuzzStats
 from tablecert.fuzz.findings import write_outputs
 from tablecert.harness.contract import KNOWN_OPS, VendorSession
 
@@ -34,13 +34,15 @@ class FuzzResult:
 
 
 def fuzz(open_session: Callable[[], VendorSession], out: Path, *, budget: float, seed: int = 0,
-         profile: str, table: dict[str, Any] | None = None, ops: tuple[str, ...] | None = None,
-         max_examples: int | None = None, on_failure: Callable[[Failure], None] | None = None) -> FuzzResult:
+         profile: str, table: dict[str, Any] | None = None, cap: int | None = None, ops: tuple[str, ...] | None = None,
+         max_examples: int | None = None, max_failures: int = MAX_FAILURES, on_failure: Callable[[Failure], None] | None = None) -> FuzzResult:
     """Fuzz the vendor that ``open_session`` reaches for ``budget`` seconds and write ``out``.
 
-    ``table`` pins the craps table (a profile's config; else tables are drawn); ``profile`` names
+    ``table`` and ``cap`` pin the craps table and the pai gow cap (a profile's; else both are
+    drawn); ``profile`` names
     it (or the default profile) in the replay files. ``ops`` defaults to every op the vendor's
-    hello lists. ``max_examples`` bounds each search round (for fully reproducible runs)."""
+    hello lists. ``max_examples`` bounds each search round (for fully reproducible runs);
+    ``max_failures`` stops the run after that many distinct failures."""
     out.mkdir(parents=True, exist_ok=True)
     probe = open_session()
     try:
@@ -50,7 +52,7 @@ def fuzz(open_session: Callable[[], VendorSession], out: Path, *, budget: float,
     chosen = tuple(op for op in (ops or KNOWN_OPS) if op in hello.ops)
     if not chosen:
         raise ValueError(f"the vendor supports none of the ops asked for ({', '.join(ops or KNOWN_OPS)})")
-    stats = Fuzzer(open_session, out, ops=chosen, budget=budget, seed_value=seed, table=table,
-                   max_examples=max_examples, progress=on_failure).run()
+    stats = Fuzzer(open_session, out, ops=chosen, budget=budget, seed_value=seed, table=table, cap=cap,
+                   max_examples=max_examples, max_failures=max_failures, progress=on_failure).run()
     settings = {"seed": seed, "budget": budget, "profile": profile, "pinned": table is not None, "ops": list(chosen)}
     return FuzzResult(stats, write_outputs(out, stats, hello, settings))

@@ -29,7 +29,7 @@ from tablecert.harness.judge import passes
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
 
-#: Distinct failures after which a run stops (a vendor this broken needs fixing, not exploring).
+#: Distinct failures after which a run stops by default (a vendor this broken needs fixing first).
 MAX_FAILURES = 25
 DATABASE_DIR = "hypothesis"
 
@@ -97,12 +97,13 @@ class Fuzzer:
     """Runs rounds of hypothesis against one vendor until the budget is spent."""
 
     def __init__(self, open_session: Callable[[], VendorSession], out: Path, *, ops: tuple[str, ...],
-                 budget: float, seed_value: int, table: dict[str, Any] | None = None,
-                 max_examples: int | None = None, progress: Callable[[Failure], None] | None = None) -> None:
+                 budget: float, seed_value: int, table: dict[str, Any] | None = None, cap: int | None = None,
+                 max_examples: int | None = None, max_failures: int = MAX_FAILURES,
+                 progress: Callable[[Failure], None] | None = None) -> None:
         self.open_session = open_session
-        self.ops, self.table = ops, table
+        self.ops, self.table, self.cap = ops, table, cap
         self.budget, self.seed = budget, seed_value
-        self.max_examples = max_examples
+        self.max_examples, self.max_failures = max_examples, max_failures
         self.progress = progress
         self.database = DirectoryBasedExampleDatabase(str(out / DATABASE_DIR))
         self.session: VendorSession | None = None
@@ -143,7 +144,7 @@ class Fuzzer:
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
                   phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), print_blob=False)
         @seed(self.seed * 1_000_003 + number)
-        @given(examples(self.ops, self.table))
+        @given(examples(self.ops, self.table, self.cap))
         def differential(example: Example) -> None:
             # the budget ends a round only while nothing is being shrunk (with a grace for shrinking)
             now = time.monotonic()
@@ -169,7 +170,7 @@ class Fuzzer:
         try:
             self.session = self.open_session()
             self.session.hello()
-            while time.monotonic() < deadline and len(self.stats.failures) < MAX_FAILURES:
+            while time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
                 failure = self._round(self.stats.rounds, deadline)
                 self.stats.rounds += 1
                 if failure is None:

@@ -20,7 +20,7 @@ from tablecert.oracle.table_config import BETS, POINTS, TableConfig, format_deci
 
 #: One example: (op, config, cases).
 Example = tuple[str, Any, list[Any]]
-MAX_CASES = 8
+MAX_CASES = 16
 
 
 def choose(draw: st.DrawFn, values: Any) -> Any:
@@ -108,7 +108,10 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
     flat = _amount(draw, u, [u, 7 * u])
     flat_for_limits = flat if flat > 0 and flat % u == 0 else u
     free, top = limits(cfg, bet, flat_for_limits, point)
-    odds = _amount(draw, u, [free - u, free, free + u, top - u, top, top + u])
+    if draw(st.booleans()):   # just above the free limit: the commission's rounding boundaries repeat there
+        odds = free + draw(st.integers(1, 120)) * u
+    else:
+        odds = _amount(draw, u, [free - u, free, free + u, top - u, top, top + u])
     case: dict[str, Any] = {"bet": bet, "flat": flat, "point": point}
     if op != "craps.odds_limits":
         case["odds"] = odds
@@ -116,6 +119,8 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
         case["dice"] = [draw(st.integers(1, 6)), draw(st.integers(1, 6))]
         if draw(st.integers(0, 3)) == 0:
             case.update(point=None, odds=choose(draw, (0, 0, u)))
+            if draw(st.booleans()):   # the come-out totals that decide: craps, the bar numbers, naturals
+                case["dice"] = list(choose(draw, ((1, 1), (6, 6), (1, 2), (3, 4), (5, 6))))
     if draw(st.integers(0, 15)) == 0:
         key = choose(draw, sorted(case))
         case[key] = choose(draw, (None, "x", True, 7, [3], 1.5, -u, 0))
@@ -144,14 +149,15 @@ def _codes(cards: list[int]) -> list[str]:
 
 
 @st.composite
-def paigow_example(draw: st.DrawFn, op: str) -> tuple[Any, list[Any]]:
-    """(config, cases) of a pai gow op: caps at the boundaries or anywhere legal, hands, rounds."""
+def paigow_example(draw: st.DrawFn, op: str, pinned_cap: int | None = None) -> tuple[Any, list[Any]]:
+    """(config, cases) of a pai gow op: the pinned cap, or caps at the boundaries or anywhere
+    legal (rarely a malformed config); hands; rounds."""
     tables = pay_tables()
     top = config_space().max_amount
-    cap = (choose(draw, config_space().paigow_caps) if draw(st.booleans())
+    cap = (pinned_cap if pinned_cap is not None else choose(draw, config_space().paigow_caps) if draw(st.booleans())
            else draw(st.integers(tables.cap_minimum, top)))
     config: Any = {"cap": cap}
-    if draw(st.integers(0, 20)) == 0:
+    if pinned_cap is None and draw(st.integers(0, 20)) == 0:
         config = choose(draw, ({"cap": -1}, {"cap": "4000000"}, {}, {"cap": cap, "x": 1}, [cap]))
     n = draw(st.integers(1, MAX_CASES))
     if op != "paigow.settle":
@@ -174,12 +180,13 @@ def paigow_example(draw: st.DrawFn, op: str) -> tuple[Any, list[Any]]:
 
 
 @st.composite
-def examples(draw: st.DrawFn, ops: tuple[str, ...], table: dict[str, Any] | None = None) -> Example:
-    """One example: an op, its config (``table`` when pinned; else drawn, rarely malformed) and
-    1 to :data:`MAX_CASES` cases."""
+def examples(draw: st.DrawFn, ops: tuple[str, ...], table: dict[str, Any] | None = None,
+             cap: int | None = None) -> Example:
+    """One example: an op, its config (``table`` or ``cap`` when pinned; else drawn, rarely
+    malformed) and 1 to :data:`MAX_CASES` cases."""
     op = choose(draw, ops)
     if op.startswith("paigow."):
-        config, cases = draw(paigow_example(op))
+        config, cases = draw(paigow_example(op, cap))
         return op, config, cases
     if table is not None:
         raw: Any = {k: (dict(v) if isinstance(v, dict) else v) for k, v in table.items()}

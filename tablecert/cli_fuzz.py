@@ -30,21 +30,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     adapter, target = _vendor(args)
     if args.budget <= 0 or args.timeout <= 0:
         raise UsageError("--budget and --timeout must be above 0")
-    if args.seed < 0:
-        raise UsageError("--seed must be 0 or more")
+    if args.seed < 0 or args.max_failures < 1 or (args.max_examples is not None and args.max_examples < 1):
+        raise UsageError("--seed must be 0 or more, --max-failures and --max-examples at least 1")
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip()) if args.ops else None
     unknown = [o for o in ops or () if o not in KNOWN_OPS]
     if unknown or ops == ():
         raise UsageError(f"--ops: unknown op {unknown[0] if unknown else '(none given)'} (ops: {', '.join(KNOWN_OPS)})")
     profile_id = resolve_profile(args.profile)
-    table = load_profile(profile_id).craps_config if profile_id else None
+    pinned = load_profile(profile_id) if profile_id else None
+    table = pinned.craps_config() if pinned else None
+    cap = pinned.paigow_cap if pinned else None
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: not a folder")
     opener = VendorTarget(adapter, target, SessionOptions(timeout=args.timeout)).opener()
     try:
         result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
-                      table=table, ops=ops, max_examples=args.max_examples,
+                      table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
                       on_failure=None if args.quiet else lambda f: print(f"found: {f.signature}", flush=True))
     except VendorFault as fault:
         raise UsageError(f"vendor {target!r} cannot be run: {fault}") from None
@@ -69,5 +71,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--ops", help="comma-separated ops to fuzz (default: every op the vendor supports)")
     p.add_argument("--max-examples", type=int, help="bound each search round to this many examples "
                    "(a run then depends on the seed alone, not on speed)")
+    p.add_argument("--max-failures", type=int, default=25, help="stop after this many distinct failures (default 25)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
     p.add_argument("--quiet", action="store_true", help="print only the closing summary")

@@ -11,6 +11,7 @@ answers. This is a test helper module (tests/test_config_space.py uses it).
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
@@ -146,12 +147,16 @@ class FlooredToUnit(PatchedVendor):
         return result
 
 
-class FloatOddsWin(PatchedVendor):
-    """Odds wins computed in binary floating point (``odds * float(ratio)``, truncated)."""
+class FloatMultiples(PatchedVendor):
+    """Odds limits computed in binary floating point: ``floor(float(multiple) * flat / unit)``
+    units (1.15 x 100 is 114.99999999999999, which floors to 114)."""
 
     def answer(self, op, config, case, result):
-        if op == "craps.settle" and result.get("odds_win"):
-            return {**result, "odds_win": int(case["odds"] * float(craps.odds_ratio(case["bet"], case["point"])))}
+        if op == "craps.odds_limits" and "free_odds" in result:
+            bet, flat, point = case["bet"], case["flat"], case["point"]
+            share = 1 / float(craps.odds_ratio(bet, point)) if craps.is_dont(bet) else 1.0
+            return {key: math.floor(float(m[point]) * flat * share / config.unit) * config.unit
+                    for key, m in (("free_odds", config.free_odds), ("max_odds", config.max_odds))}
         return result
 
 
@@ -235,7 +240,7 @@ CONFIG_FAULTY_VENDORS: list[tuple[type[ReferenceVendor], str]] = [
     (NearestIsBankers, "commission rounding 'nearest' rounds halves to even"),
     (BarTwoBarsTwelveToo, "bar 2 tables push on 12 as well"),
     (FlooredToUnit, "payout rounding 'down' floors odds wins to the unit"),
-    (FloatOddsWin, "odds wins in floating point"),
+    (FloatMultiples, "odds limits in binary floating point"),
     (Int32Wins, "wins in signed 32-bit integers"),
     (UInt32Limits, "odds limits in unsigned 32-bit integers"),
     (CapFixedAtMinimum, "pai gow cap fixed at $40,000"),

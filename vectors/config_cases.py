@@ -4,7 +4,7 @@ amounts at both ends of the range every vendor must handle (up to 2^53 - 1 minor
 
 For each covering config (:func:`covering_configs`, deterministic) and every bet and point:
 
-* ``craps.odds_limits`` at flats of 1 and 7 units, at flats just past 2^31 and 2^32, and at the
+* ``craps.odds_limits`` at flats of 1, 7, 20 and 100 units, at flats just past 2^31 and 2^32, and at the
   largest flat whose limits and wins stay within 2^53 - 1;
 * ``craps.place_odds`` on the ladder around the free and maximum limits (± one unit), on the
   commission rounding boundaries of this config, at the odds whose wins cross 2^31 and 2^32, and
@@ -102,7 +102,7 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
         for point in POINTS:
             big = largest_flat(cfg, point)
             wide = [crossing_bet(cfg, bet, point, w) for w in widths]
-            for flat in (u, 7 * u, *(f for f, _ in wide), big):
+            for flat in (u, 7 * u, 20 * u, 100 * u, *(f for f, _ in wide), big):
                 limit_v.append(Vector({"bet": bet, "flat": flat, "point": point}, f"limits behind {flat}",
                                       CONFIG_FLAG + ("FreeOddsLimit", "MaxOddsLimit"), (PASS_CLAUSE[bet], "craps.sw.7")))
             for flat in (u, 7 * u):
