@@ -2,6 +2,7 @@
 subprocess adapter (no failure may be reported), the same over a long budget for the reference
 and for the independent craps implementation of tests/independent_vendor.py, and the seconds
 until fuzz finds each faulty vendor of tests/config_faulty_vendors.py (target: within 60 s).
+A budget of 0 skips that part.
 
     python benchmarks/bench_fuzz.py [--long SECONDS] [--speed SECONDS] [--seed N]
 """
@@ -38,12 +39,14 @@ def main() -> None:
     args = parser.parse_args()
     command = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
     with tempfile.TemporaryDirectory() as tmp:
-        r = run("subprocess", command, Path(tmp) / "speed", args.speed, args.seed)
-        s = r.stats
-        print(f"reference, subprocess adapter: {s.cases:,} cases in {s.examples:,} examples, {s.seconds:.1f} s: "
-              f"{s.cases / s.seconds:,.0f} cases/s, {len(s.failures)} failures")
+        r = run("subprocess", command, Path(tmp) / "speed", args.speed, args.seed) if args.speed > 0 else None
+        s = r.stats if r else None
+        if s:
+            print(f"reference, subprocess adapter: {s.cases:,} cases in {s.examples:,} examples, {s.seconds:.1f} s: "
+                  f"{s.cases / s.seconds:,.0f} cases/s, {len(s.failures)} failures")
         for name, adapter, target in (("reference (subprocess)", "subprocess", command),
-                                      ("independent craps (python)", "python", "independent_vendor:IndependentVendor")):
+                                      ("independent craps (python)", "python", "independent_vendor:IndependentVendor")
+                                      )[:2 if args.long > 0 else 0]:
             r = run(adapter, target, Path(tmp) / f"long-{adapter}", args.long, args.seed + 1)
             print(f"long run, {name}: {r.stats.cases:,} cases, {r.stats.seconds:.0f} s, "
                   f"{len(r.stats.failures)} failures {[f.signature for f in r.stats.failures]}")

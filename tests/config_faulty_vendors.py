@@ -104,27 +104,33 @@ class FreeZeroMeansNoLimit(MisreadConfig):
         return config
 
 
-class NearestRoundsHalfDown(PatchedVendor):
+class NearestMisrounded(PatchedVendor):
+    """Commission rounding ``nearest`` with :meth:`units` in place of halves up."""
+
+    def units(self, q: Fraction) -> int:
+        raise NotImplementedError
+
+    def answer(self, op, config, case, result):
+        if op == "craps.place_odds" and "commission" in result and config.commission_rounding == "nearest":
+            q = config.commission_rate * craps.commission_base(config, case["bet"], case["flat"], case["point"],
+                                                                case["odds"]) / config.commission_unit
+            return {"commission": self.units(q) * config.commission_unit}
+        return result
+
+
+class NearestRoundsHalfDown(NearestMisrounded):
     """Commission rounding ``nearest`` rounds halves down instead of up."""
 
-    def answer(self, op, config, case, result):
-        if op == "craps.place_odds" and "commission" in result and config.commission_rounding == "nearest":
-            q = config.commission_rate * craps.commission_base(config, case["bet"], case["flat"], case["point"],
-                                                                case["odds"]) / config.commission_unit
-            h = q - Fraction(1, 2)
-            return {"commission": -((-h.numerator) // h.denominator) * config.commission_unit}
-        return result
+    def units(self, q):
+        h = q - Fraction(1, 2)
+        return -((-h.numerator) // h.denominator)
 
 
-class NearestIsBankers(PatchedVendor):
+class NearestIsBankers(NearestMisrounded):
     """Commission rounding ``nearest`` rounds halves to even (Python's ``round``)."""
 
-    def answer(self, op, config, case, result):
-        if op == "craps.place_odds" and "commission" in result and config.commission_rounding == "nearest":
-            q = config.commission_rate * craps.commission_base(config, case["bet"], case["flat"], case["point"],
-                                                                case["odds"]) / config.commission_unit
-            return {"commission": round(q) * config.commission_unit}
-        return result
+    def units(self, q):
+        return round(q)
 
 
 class BarTwoBarsTwelveToo(PatchedVendor):
