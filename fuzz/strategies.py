@@ -40,8 +40,9 @@ def _multiple(draw: st.DrawFn) -> Fraction:
 @st.composite
 def craps_tables(draw: st.DrawFn) -> dict[str, Any]:
     """A legal craps table config: each factor a boundary value or any value in its range. A
-    drawn table the regulation forbids is repaired (commission rounding down, payout rounding
-    exact, max odds at least 1), so every draw is legal."""
+    drawn table the regulation forbids is repaired (under payout rounding down a unit of 30
+    minor units or a multiple; else commission rounding down, then payout rounding exact; max
+    odds at least 1), so every draw is legal."""
     space = config_space()
     pick = {f: choose(draw, space.values[f]) for f in CRAPS_FACTORS}
     raw = space.craps_config(pick)
@@ -56,6 +57,8 @@ def craps_tables(draw: st.DrawFn) -> dict[str, Any]:
             a, b = sorted((_multiple(draw), _multiple(draw)))
             raw["free_odds"][str(point)] = format_decimal(a)
             raw["max_odds"][str(point)] = format_decimal(max(b, Fraction(1)))
+    if raw["payout_rounding"] == "down" and not is_legal(raw):
+        raw["unit"] = 30 * max(1, raw["unit"] // 30)   # a unit whose wins are whole at every ratio
     for repair in ({"commission_rounding": "down"}, {"payout_rounding": "exact"}):
         if not is_legal(raw):
             raw.update(repair)
@@ -105,7 +108,7 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
     u = cfg.unit
     bet = choose(draw, BETS)
     point = choose(draw, POINTS)
-    flat = _amount(draw, u, [u, 7 * u])
+    flat = _amount(draw, u, [u, 7 * u, 20 * u, 100 * u])
     flat_for_limits = flat if flat > 0 and flat % u == 0 else u
     free, top = limits(cfg, bet, flat_for_limits, point)
     if draw(st.booleans()):   # just above the free limit: the commission's rounding boundaries repeat there
@@ -117,6 +120,8 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
         case["odds"] = odds
     if op == "craps.settle":
         case["dice"] = [draw(st.integers(1, 6)), draw(st.integers(1, 6))]
+        if draw(st.booleans()):   # the rolls that settle a point: the point made, or a seven
+            case["dice"] = choose(draw, ([point // 2, point - point // 2], [3, 4]))
         if draw(st.integers(0, 3)) == 0:
             case.update(point=None, odds=choose(draw, (0, 0, u)))
             if draw(st.booleans()):   # the come-out totals that decide: craps, the bar numbers, naturals
