@@ -26,6 +26,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from tablecert.fuzz.strategies import Example, examples
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.judge import passes
+from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
 
@@ -70,7 +71,7 @@ def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
     parse, handle = OPS[op]
     try:
         parsed = parse(config)
-    except Exception:  # noqa: BLE001 - ConfigError: every case is invalid_config
+    except ConfigError:
         return {"error": "invalid_config"}
     return expected_answer(handle, parsed, case)
 
@@ -127,8 +128,9 @@ class Fuzzer:
         self.stats.cases += len(cases)
         answers = self._answers(op, config, cases)
         if isinstance(answers, VendorFault):
-            return Failure(f"{op}: vendor fault ({answers.kind.value})", op, config, cases[0] if len(cases) == 1 else cases,
-                           {"result": "an answer"}, {"fault": answers.detail})
+            # shrinking leaves the fewest cases that still fault: the first stands for them
+            return Failure(f"{op}: vendor fault ({answers.kind.value})", op, config, cases[0],
+                           expected_of(op, config, cases[0]), {"fault": answers.detail})
         for case, actual in zip(cases, answers):
             expected = expected_of(op, config, case)
             if not passes(expected, actual):

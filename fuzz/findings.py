@@ -8,6 +8,7 @@ it is a certificate: fuzzing explores, the suites certify.
 from __future__ import annotations
 
 import json
+import shutil
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,8 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
 def write_outputs(out: Path, stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[str, Any]:
     """Write vectors/ (when something failed), summary.json and findings.pdf; return the summary."""
     data = summary(stats, hello, settings)
+    if (out / VECTORS_DIR).exists():
+        shutil.rmtree(out / VECTORS_DIR)   # a previous run's findings in this folder
     if stats.failures:
         write_vectors(out, stats.failures, settings["profile"])
     (out / SUMMARY).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
