@@ -39,11 +39,14 @@ def main() -> None:
     args = parser.parse_args()
     command = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
     with tempfile.TemporaryDirectory() as tmp:
+        cpu = time.process_time()
         r = run("subprocess", command, Path(tmp) / "speed", args.speed, args.seed) if args.speed > 0 else None
+        cpu = time.process_time() - cpu
         s = r.stats if r else None
         if s:
             print(f"reference, subprocess adapter: {s.cases:,} cases in {s.examples:,} examples, {s.seconds:.1f} s: "
-                  f"{s.cases / s.seconds:,.0f} cases/s, {len(s.failures)} failures")
+                  f"{s.cases / s.seconds:,.0f} cases/s ({s.cases / cpu:,.0f} per CPU second of the fuzzer), "
+                  f"{len(s.failures)} failures")
         for name, adapter, target in (("reference (subprocess)", "subprocess", command),
                                       ("independent craps (python)", "python", "independent_vendor:IndependentVendor")
                                       )[:2 if args.long > 0 else 0]:

@@ -17,6 +17,7 @@ from tablecert.oracle.config_space import CRAPS_FACTORS, config_space, is_legal
 from tablecert.oracle.craps import limits
 from tablecert.oracle.paigow import pay_tables
 from tablecert.oracle.table_config import BETS, POINTS, TableConfig, format_decimal, parse_table_config
+from tablecert.vectors.config_cases import largest_flat
 
 #: One example: (op, config, cases).
 Example = tuple[str, Any, list[Any]]
@@ -108,13 +109,15 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
     u = cfg.unit
     bet = choose(draw, BETS)
     point = choose(draw, POINTS)
-    flat = _amount(draw, u, [u, 7 * u, 20 * u, 100 * u])
+    # within the amount range: every limit and win behind the flat stays within 2^53 - 1
+    flat = min(_amount(draw, u, [u, 7 * u, 20 * u, 100 * u]), largest_flat(cfg, point))
     flat_for_limits = flat if flat > 0 and flat % u == 0 else u
     free, top = limits(cfg, bet, flat_for_limits, point)
     if draw(st.booleans()):   # just above the free limit: the commission's rounding boundaries repeat there
         odds = free + draw(st.integers(1, 120)) * u
     else:
         odds = _amount(draw, u, [free - u, free, free + u, top - u, top, top + u])
+    odds = min(odds, top + u)
     case: dict[str, Any] = {"bet": bet, "flat": flat, "point": point}
     if op != "craps.odds_limits":
         case["odds"] = odds
@@ -178,6 +181,7 @@ def paigow_example(draw: st.DrawFn, op: str, pinned_cap: int | None = None) -> t
             wager = (draw(st.integers(0, 10_000)) if kind == 0
                      else draw(st.integers(0, top // tables.top_round_win_multiple)) if kind == 1
                      else max(0, cap // tables.player_bonus["five_aces"] + draw(st.integers(-1, 1))))
+            wager = min(wager, top // tables.top_round_win_multiple)   # every win within the range
             seats.append({"seat": number, "wager": wager, "cards": _codes(cards)})
         bank = choose(draw, [None] + [s["seat"] for s in seats])
         rounds.append({"dealer": _codes(dealer), "bank_seat": bank, "seats": seats})
