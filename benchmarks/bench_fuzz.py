@@ -59,9 +59,10 @@ def main() -> None:
             r = run("python", f"config_faulty_vendors:{cls.__name__}", Path(tmp) / cls.__name__, FIND_BUDGET,
                     args.seed, max_failures=1)
             took = time.perf_counter() - start
-            worst = max(worst, took if r.failed else float("inf"))
+            seen = r.stats.first_seen if r.failed else float("inf")
+            worst = max(worst, seen)
             found = r.stats.failures[0].signature if r.failed else "NOT FOUND"
-            print(f"{cls.__name__:<30} {took:6.1f} s  {r.stats.cases:>7,} cases  {found}")
+            print(f"{cls.__name__:<30} found at {seen:5.1f} s, shrunk by {took:5.1f} s  {r.stats.cases:>7,} cases  {found}")
         print(f"slowest find: {worst:.1f} s (target {FIND_BUDGET:.0f} s)")
 
 

@@ -53,6 +53,7 @@ class FuzzStats:
     cases: int = 0
     rounds: int = 0
     seconds: float = 0.0
+    first_seen: float | None = None   # seconds into the run when the first failing answer came (before shrinking)
     failures: list[Failure] = field(default_factory=list)
 
 
@@ -110,6 +111,7 @@ class Fuzzer:
         self.session: VendorSession | None = None
         self.stats = FuzzStats()
         self.known: set[str] = set()
+        self.started = time.monotonic()
 
     def _answers(self, op: str, config: Any, cases: list[Any]) -> list[Any] | VendorFault:
         if self.session is None or not self.session.alive:
@@ -136,6 +138,8 @@ class Fuzzer:
             if not passes(expected, actual):
                 sig = signature(op, expected, actual)
                 if sig not in self.known:
+                    if self.stats.first_seen is None:
+                        self.stats.first_seen = time.monotonic() - self.started
                     return Failure(sig, op, config, case, expected, actual)
         return None
 
@@ -167,7 +171,7 @@ class Fuzzer:
         return None
 
     def run(self) -> FuzzStats:
-        start = time.monotonic()
+        start = self.started = time.monotonic()
         deadline = start + self.budget
         try:
             self.session = self.open_session()

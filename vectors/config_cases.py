@@ -9,8 +9,8 @@ For each covering config (:func:`covering_configs`, deterministic) and every bet
 * ``craps.place_odds`` on the ladder around the free and maximum limits (± one unit), on the
   commission rounding boundaries of this config, at the odds whose wins cross 2^31 and 2^32, and
   at the maximum odds behind the largest flat;
-* ``craps.settle`` of the same amounts on the winning and the losing roll, and every come-out
-  roll (the bar number).
+* ``craps.settle`` of the same amounts on the winning roll (and on the losing roll for the
+  ladder behind one unit), and a roll of every come-out total (the bar number).
 
 Pai gow: every boundary cap with rounds whose total win sits one unit under, on and over the cap
 and wins crossing 2^31 and 2^32; and rare hands (straight flushes outside a suit's five highest
@@ -32,6 +32,8 @@ from tablecert.vectors.craps_cases import COMMISSION_CLAUSE, DICE, PASS_CLAUSE, 
 from tablecert.vectors.model import Vector, VectorGroup
 
 CONFIG_FLAG = ("TableConfig",)
+#: One roll of each come-out total, 2 to 12 (every dice pair of each is in the shipped profiles' domain).
+COME_OUT = tuple({a + b: (a, b) for a, b in DICE}.values())
 RANGE_FLAG = ("AmountRange",)
 
 
@@ -88,15 +90,16 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
     place_v: list[Vector] = []
     settle_v: list[Vector] = []
 
-    def add(bet: str, flat: int, point: int, odds: int, why: str, flags: tuple[str, ...]) -> None:
+    def add(bet: str, flat: int, point: int, odds: int, why: str, flags: tuple[str, ...], losing: bool = False) -> None:
+        """place_odds of these odds, and settle on the winning roll (and the losing one if asked)."""
         place_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds}, why, flags,
                               (COMMISSION_CLAUSE[bet], "craps.sw.7")))
-        for roll in _rolls(bet, point):
+        for roll in _rolls(bet, point)[:2 if losing else 1]:
             settle_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": roll},
                                    f"{why}, dice {roll[0]}+{roll[1]}", flags + ("PayoutRatio",), (PASS_CLAUSE[bet],)))
 
     for bet in BETS:
-        for d in DICE:
+        for d in COME_OUT:
             settle_v.append(Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d)},
                                    f"come-out {d[0]}+{d[1]}, bar {cfg.bar}", CONFIG_FLAG + ("ComeOut",), (PASS_CLAUSE[bet],)))
         for point in POINTS:
@@ -107,7 +110,7 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
                                       CONFIG_FLAG + ("FreeOddsLimit", "MaxOddsLimit"), (PASS_CLAUSE[bet], "craps.sw.7")))
             for flat in (u, 7 * u):
                 for odds, why, flags in _odds_ladder(cfg, bet, flat, point):
-                    add(bet, flat, point, odds, why, CONFIG_FLAG + flags)
+                    add(bet, flat, point, odds, why, CONFIG_FLAG + flags, losing=flat == u)
                 for odds, why in commission_boundaries(cfg, bet, 7 * u, point) if flat == 7 * u else ():
                     add(bet, flat, point, odds, why, CONFIG_FLAG + ("CommissionRounding",))
             for (flat, odds), width in zip(wide, widths):
