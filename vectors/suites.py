@@ -3,7 +3,8 @@
 | suite | what it holds |
 |---|---|
 | ``edge`` | curated boundaries, each with its reason (craps and pai gow) |
-| ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile and a seeded pai gow sample |
+| ``configs`` | legal table configs covering every pair of the config space's boundary values, each with its own boundaries, and amounts up to 2^53 - 1 |
+| ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile, a seeded pai gow sample and ``configs`` |
 | ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
 | ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
 
@@ -23,7 +24,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from tablecert.vectors import craps_cases, paigow_cases
+from tablecert.vectors import config_cases, craps_cases, paigow_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
 
@@ -48,8 +49,10 @@ class SuiteInfo:
 
 SUITES: dict[str, SuiteInfo] = {
     "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "5,131 vectors"),
+    "configs": SuiteInfo("configs", "legal table configs covering every pair of the config space's boundary values, "
+                         "with their boundaries, and amounts up to 2^53 - 1", CRAPS_OPS + PAIGOW_OPS, "76,069 vectors"),
     "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
-                          "+ a seeded pai gow sample", CRAPS_OPS + PAIGOW_OPS, "385,813 vectors"),
+                          "+ a seeded pai gow sample + configs", CRAPS_OPS + PAIGOW_OPS, "461,882 vectors"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
@@ -88,6 +91,15 @@ def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
         domain = _by_op(craps_cases.domain_groups(load_profile(pid).craps, pid))
         for op in CRAPS_OPS:
             yield op, pid, "domain", domain[op]
+    yield from _config_sets(profile_id)
+
+
+def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:
+    """The covering configs (each group carries its own table config), filed under the suite's
+    profile as the part ``configs``."""
+    groups = _by_op(config_cases.config_groups())
+    for op in CRAPS_OPS + PAIGOW_OPS:
+        yield op, profile_id, "configs", groups[op]
 
 
 def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
@@ -110,7 +122,7 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
 
         written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, profile.paigow_cap, views, progress)
     else:
-        sets = _edge_sets(profile_id) if suite == "edge" else _standard_sets(profile_id)
+        sets = {"edge": _edge_sets, "configs": _config_sets, "standard": _standard_sets}[suite](profile_id)
         for op, pid, part, groups in sets:
             if progress:
                 progress(f"{op} ({pid}{' ' + part if part else ''})")

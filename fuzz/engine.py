@@ -1,0 +1,192 @@
+"""The differential loop of ``tablecert fuzz``: hypothesis draws examples (an op, a config, a few
+cases; :mod:`tablecert.fuzz.strategies`), a live vendor answers them through any adapter, the
+oracle says what the answers must be, and the first answer that differs is shrunk by hypothesis
+to a minimal example.
+
+A failure is known by its *signature* (op and what differs: an error code for another, a result
+for an error, or which fields of a result). After each failure the search restarts, with the
+signatures found so far no longer counted, until the time budget is spent: every distinct
+failure is found once and shrunk once. Each restart is seeded from ``--seed`` and its round
+number, so a seed gives the same sequence of examples; hypothesis's example database lives in
+the run folder, so a rerun tries the failures it already knows first.
+"""
+
+from __future__ import annotations
+
+import time
+import unittest
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+from tablecert.fuzz.strategies import Example, examples
+from tablecert.harness.contract import VendorFault, VendorSession
+from tablecert.harness.judge import passes
+from tablecert.oracle.errors import ConfigError
+from tablecert.oracle.vendor import OPS
+from tablecert.vectors.writer import expected_answer
+
+#: Distinct failures after which a run stops by default (a vendor this broken needs fixing first).
+MAX_FAILURES = 25
+DATABASE_DIR = "hypothesis"
+
+
+@dataclass
+class Failure:
+    """One distinct failure, shrunk: the case, what the oracle expects and what the vendor said."""
+
+    signature: str
+    op: str
+    config: Any
+    case: Any
+    expected: dict[str, Any]
+    actual: Any
+
+
+@dataclass
+class FuzzStats:
+    examples: int = 0
+    cases: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    first_seen: float | None = None   # seconds into the run when the first failing answer came (before shrinking)
+    failures: list[Failure] = field(default_factory=list)
+
+
+class _Mismatch(Exception):
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.signature)
+        self.failure = failure
+
+
+class _BudgetSpent(unittest.SkipTest):
+    """Raised inside the test to end a round: hypothesis re-raises skip exceptions unshrunk."""
+
+
+def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
+    """The oracle's answer to one case, in the suites' expected form."""
+    parse, handle = OPS[op]
+    try:
+        parsed = parse(config)
+    except ConfigError:
+        return {"error": "invalid_config"}
+    return expected_answer(handle, parsed, case)
+
+
+def signature(op: str, expected: dict[str, Any], actual: Any) -> str:
+    """What kind of difference this is, for telling failures apart."""
+    if "error" in expected:
+        got = actual.get("error", {}).get("code") if isinstance(actual, dict) and isinstance(actual.get("error"), dict) else None
+        return f"{op}: error {expected['error']} answered {'error ' + str(got) if got else 'with a result'}"
+    want = expected["result"]
+    if isinstance(actual, dict) and isinstance(actual.get("error"), dict):
+        return f"{op}: result answered with error {actual['error'].get('code')}"
+    if not isinstance(actual, dict):
+        return f"{op}: malformed answer"
+    fields = sorted(k for k in set(want) | set(actual) if k not in want or k not in actual or want[k] != actual[k])
+    if op == "paigow.settle" and fields == ["seats"] and isinstance(actual.get("seats"), list):
+        inner = {k for w, a in zip(want["seats"], actual["seats"]) if isinstance(a, dict) for k in set(w) | set(a)
+                 if w.get(k) != a.get(k) or type(w.get(k)) is not type(a.get(k))}
+        fields = [f"seats.{k}" for k in sorted(inner)] or fields
+    return f"{op}: wrong {', '.join(fields) or 'types'}"
+
+
+class Fuzzer:
+    """Runs rounds of hypothesis against one vendor until the budget is spent."""
+
+    def __init__(self, open_session: Callable[[], VendorSession], out: Path, *, ops: tuple[str, ...],
+                 budget: float, seed_value: int, table: dict[str, Any] | None = None, cap: int | None = None,
+                 max_examples: int | None = None, max_failures: int = MAX_FAILURES,
+                 progress: Callable[[Failure], None] | None = None) -> None:
+        self.open_session = open_session
+        self.ops, self.table, self.cap = ops, table, cap
+        self.budget, self.seed = budget, seed_value
+        self.max_examples, self.max_failures = max_examples, max_failures
+        self.progress = progress
+        self.database = DirectoryBasedExampleDatabase(str(out / DATABASE_DIR))
+        self.session: VendorSession | None = None
+        self.stats = FuzzStats()
+        self.known: set[str] = set()
+        self.started = time.monotonic()
+
+    def _answers(self, op: str, config: Any, cases: list[Any]) -> list[Any] | VendorFault:
+        if self.session is None or not self.session.alive:
+            self.session = self.open_session()
+            self.session.hello()
+        try:
+            return self.session.batch(op, config, cases)
+        except VendorFault as fault:
+            self.session.close()
+            self.session = None
+            return fault
+
+    def _check(self, example: Example) -> Failure | None:
+        op, config, cases = example
+        self.stats.examples += 1
+        self.stats.cases += len(cases)
+        answers = self._answers(op, config, cases)
+        if isinstance(answers, VendorFault):
+            # shrinking leaves the fewest cases that still fault: the first stands for them
+            return Failure(f"{op}: vendor fault ({answers.kind.value})", op, config, cases[0],
+                           expected_of(op, config, cases[0]), {"fault": answers.detail})
+        for case, actual in zip(cases, answers):
+            expected = expected_of(op, config, case)
+            if not passes(expected, actual):
+                sig = signature(op, expected, actual)
+                if sig not in self.known:
+                    if self.stats.first_seen is None:
+                        self.stats.first_seen = time.monotonic() - self.started
+                    return Failure(sig, op, config, case, expected, actual)
+        return None
+
+    def _round(self, number: int, deadline: float) -> Failure | None:
+        state: dict[str, Failure | None] = {"last": None}
+
+        @settings(database=self.database, max_examples=self.max_examples or 10**9, deadline=None,
+                  suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), print_blob=False)
+        @seed(self.seed * 1_000_003 + number)
+        @given(examples(self.ops, self.table, self.cap))
+        def differential(example: Example) -> None:
+            # the budget ends a round only while nothing is being shrunk (with a grace for shrinking)
+            now = time.monotonic()
+            if (state["last"] is None and now > deadline) or now > deadline + max(5.0, self.budget / 4):
+                raise _BudgetSpent()
+            failure = self._check(example)
+            if failure is not None:
+                state["last"] = failure
+                raise _Mismatch(failure)
+
+        differential.hypothesis.inner_test._hypothesis_internal_add_digest = f"round-{number}".encode()  # type: ignore[attr-defined]
+        try:
+            differential()
+        except _Mismatch as found:
+            return found.failure
+        except _BudgetSpent:
+            return state["last"]
+        return None
+
+    def run(self) -> FuzzStats:
+        start = self.started = time.monotonic()
+        deadline = start + self.budget
+        try:
+            self.session = self.open_session()
+            self.session.hello()
+            while time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
+                failure = self._round(self.stats.rounds, deadline)
+                self.stats.rounds += 1
+                if failure is None:
+                    break
+                self.known.add(failure.signature)
+                self.stats.failures.append(failure)
+                if self.progress:
+                    self.progress(failure)
+        finally:
+            if self.session is not None:
+                self.session.close()
+            self.stats.seconds = time.monotonic() - start
+        return self.stats

@@ -1,0 +1,118 @@
+"""What ``tablecert fuzz`` leaves in its run folder: every distinct failure as a replayable vector
+file in the suites' own format (``vectors/``, a suite folder named ``fuzz`` with its manifest:
+``tablecert vectors lint`` accepts it and ``tablecert certify --suite-dir RUN/vectors`` replays
+it), ``summary.json``, a short ``findings.pdf`` and the lines printed on the terminal. None of
+it is a certificate: fuzzing explores, the suites certify.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from tablecert.fuzz.engine import Failure, FuzzStats
+from tablecert.harness.contract import Hello
+from tablecert.oracle.profiles import load_profile
+from tablecert.vectors.model import Vector, VectorGroup
+from tablecert.vectors.suites import MANIFEST, build_manifest
+from tablecert.vectors.writer import write_vector_set
+
+SUITE = "fuzz"
+VECTORS_DIR = "vectors"
+SUMMARY = "summary.json"
+FINDINGS_PDF = "findings.pdf"
+#: (flags, clauses) of a replay vector per op family.
+_TAGS = {"craps": (("TableConfig",), ("craps.sw.1",)), "paigow": (("HandCategory",), ("njac.11.19.c1",))}
+
+
+def write_vectors(out: Path, failures: list[Failure], profile_id: str) -> Path:
+    """One vector file set per failure (a part ``finding-NNN``) and the manifest."""
+    folder = out / VECTORS_DIR
+    profile = load_profile(profile_id)
+    written = []
+    for n, failure in enumerate(failures, 1):
+        flags, clauses = _TAGS[failure.op.split(".")[0]]
+        vector = Vector(failure.case, f"fuzz finding {n}: {failure.signature}", flags, clauses)
+        written += write_vector_set(folder, SUITE, failure.op, profile_id, profile.sha256,
+                                    [VectorGroup(failure.op, failure.config, f"fuzz finding {n}", [vector])],
+                                    part=f"finding-{n:03d}")
+    manifest = build_manifest(SUITE, profile_id, profile.sha256, ("prompt", "expected"), folder, written)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return folder
+
+
+def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tool": "tablecert fuzz", "certificate": False,
+        "note": "pre-submission exploration: no certificate is issued from a fuzz run",
+        "vendor": {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)},
+        "settings": settings,
+        "examples": stats.examples, "cases": stats.cases, "rounds": stats.rounds,
+        "seconds": round(stats.seconds, 3),
+        "cases_per_second": round(stats.cases / stats.seconds, 1) if stats.seconds else None,
+        "verdict": "failures found" if stats.failures else "no failure found",
+        "failures": [{"id": n, "signature": f.signature, "op": f.op, "config": f.config, "case": f.case,
+                      "expected": f.expected, "actual": f.actual,
+                      "vector_file": f"{VECTORS_DIR}/expected/{f.op}.{settings['profile']}.finding-{n:03d}.jsonl.gz"}
+                     for n, f in enumerate(stats.failures, 1)],
+    }
+
+
+def terminal_lines(data: dict[str, Any]) -> list[str]:
+    lines = [f"vendor:   {data['vendor']['name']} {data['vendor']['version']} ({data['vendor']['build']})",
+             f"explored: {data['cases']:,} cases in {data['examples']:,} examples, {data['seconds']:.1f} s "
+             f"(seed {data['settings']['seed']})"]
+    for f in data["failures"]:
+        lines.append(f"  [{f['id']}] {f['signature']}")
+        lines.append(f"      case {json.dumps(f['case'])}")
+        lines.append(f"      expected {json.dumps(f['expected'])}  got {json.dumps(f['actual'])[:200]}")
+    lines.append(f"result:   {data['verdict'].upper()} ({len(data['failures'])} distinct) - not a certificate")
+    return lines
+
+
+def findings_pdf(data: dict[str, Any]) -> bytes:
+    """A short PDF: the run, then each failure with its config, case, expected and actual answer."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, Preformatted, SimpleDocTemplate, Spacer
+
+    styles = getSampleStyleSheet()
+    buf = BytesIO()
+    doc = SimpleDocTemplate(buf, pagesize=A4, invariant=1, title="tablecert fuzz findings",
+                            author="tablecert", leftMargin=40, rightMargin=40)
+    vendor, s = data["vendor"], data["settings"]
+    story: list[Any] = [
+        Paragraph("tablecert fuzz: findings", styles["Title"]),
+        Paragraph("Pre-submission exploration. <b>This is not a certificate.</b>", styles["Normal"]),
+        Spacer(1, 8),
+        Paragraph(f"Vendor: {vendor['name']} {vendor['version']} ({vendor['build']})", styles["Normal"]),
+        Paragraph(f"Seed {s['seed']}, budget {s['budget']} s, profile {s['profile']}"
+                  f"{' (pinned)' if s['pinned'] else ''}, ops: {', '.join(s['ops'])}", styles["Normal"]),
+        Paragraph(f"Explored {data['cases']:,} cases in {data['examples']:,} examples. "
+                  f"Result: {data['verdict']} ({len(data['failures'])} distinct).", styles["Normal"]),
+        Spacer(1, 10),
+    ]
+    for f in data["failures"]:
+        story.append(Paragraph(f"Finding {f['id']}: {f['signature']}", styles["Heading3"]))
+        text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
+                          f"expected: {json.dumps(f['expected'])}", f"actual:   {json.dumps(f['actual'])}",
+                          f"replay:   {f['vector_file']}"])
+        story.append(Preformatted(text, styles["Code"], maxLineLength=95, newLineChars=""))
+    doc.build(story)
+    return buf.getvalue()
+
+
+def write_outputs(out: Path, stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[str, Any]:
+    """Write vectors/ (when something failed), summary.json and findings.pdf; return the summary."""
+    data = summary(stats, hello, settings)
+    if (out / VECTORS_DIR).exists():
+        shutil.rmtree(out / VECTORS_DIR)   # a previous run's findings in this folder
+    if stats.failures:
+        write_vectors(out, stats.failures, settings["profile"])
+    (out / SUMMARY).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out / FINDINGS_PDF).write_bytes(findings_pdf(data))
+    return data

@@ -1,0 +1,76 @@
+"""``tablecert fuzz``: differential testing of a live vendor (see :mod:`tablecert.fuzz`).
+
+Exit 0 when nothing failed, 1 when a failure was found, 2 for bad input or a vendor that cannot be
+run. Never a certificate.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tablecert.cli_common import PROFILE_HELP, UsageError, subcommand
+
+
+def _vendor(args: argparse.Namespace) -> tuple[str, str]:
+    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
+                                                 ("http", args.vendor_url)) if value]
+    if len(chosen) != 1:
+        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    return chosen[0]
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from tablecert.fuzz import EXIT_CODES, fuzz
+    from tablecert.fuzz.findings import terminal_lines
+    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.contract import KNOWN_OPS, SessionOptions, VendorFault
+    from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile, resolve_profile
+
+    adapter, target = _vendor(args)
+    if args.budget <= 0 or args.timeout <= 0:
+        raise UsageError("--budget and --timeout must be above 0")
+    if args.seed < 0 or args.max_failures < 1 or (args.max_examples is not None and args.max_examples < 1):
+        raise UsageError("--seed must be 0 or more, --max-failures and --max-examples at least 1")
+    ops = tuple(o.strip() for o in args.ops.split(",") if o.strip()) if args.ops else None
+    unknown = [o for o in ops or () if o not in KNOWN_OPS]
+    if unknown or ops == ():
+        raise UsageError(f"--ops: unknown op {unknown[0] if unknown else '(none given)'} (ops: {', '.join(KNOWN_OPS)})")
+    profile_id = resolve_profile(args.profile)
+    pinned = load_profile(profile_id) if profile_id else None
+    table = pinned.craps_config() if pinned else None
+    cap = pinned.paigow_cap if pinned else None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a folder")
+    opener = VendorTarget(adapter, target, SessionOptions(timeout=args.timeout)).opener()
+    try:
+        result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
+                      table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
+                      on_failure=None if args.quiet else lambda f: print(f"found: {f.signature}", flush=True))
+    except VendorFault as fault:
+        raise UsageError(f"vendor {target!r} cannot be run: {fault}") from None
+    print("\n".join(terminal_lines(result.summary)))
+    print(f"results in {out}/: summary.json, findings.pdf{', vectors/' if result.failed else ''}, hypothesis/")
+    return EXIT_CODES[result.failed]
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subcommand(sub, "fuzz", cmd_fuzz, "Differential testing of a live vendor against the oracle with "
+                   "hypothesis: random legal tables, bets and hands (and invalid ones), each failure shrunk "
+                   "to a minimal case. Exit 0 nothing failed, 1 failures found, 2 bad input or vendor not "
+                   "runnable. Never issues a certificate.")
+    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
+    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
+    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    p.add_argument("--out", required=True, help="run folder: summary.json, findings.pdf, vectors/, hypothesis/")
+    p.add_argument("--budget", type=float, default=60.0, help="seconds to search (default 60)")
+    p.add_argument("--seed", type=int, default=0, help="random seed: the same seed draws the same examples (default 0)")
+    p.add_argument("--profile", help="pin the craps table: " + PROFILE_HELP + " (default: tables drawn from the "
+                   "whole config space)")
+    p.add_argument("--ops", help="comma-separated ops to fuzz (default: every op the vendor supports)")
+    p.add_argument("--max-examples", type=int, help="bound each search round to this many examples "
+                   "(a run then depends on the seed alone, not on speed)")
+    p.add_argument("--max-failures", type=int, default=25, help="stop after this many distinct failures (default 25)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
+    p.add_argument("--quiet", action="store_true", help="print only the closing summary")
