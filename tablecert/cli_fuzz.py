@@ -43,7 +43,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: not a folder")
-    opener = VendorTarget(adapter, target, SessionOptions(timeout=args.timeout)).opener()
+    options = SessionOptions(timeout=args.timeout, isolation=args.isolation, vendor_network=args.vendor_network,
+                             hidden_paths=(str(out.resolve()),))
+    opener = VendorTarget(adapter, target, options).opener()
     try:
         result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
                       table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
@@ -73,4 +75,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "(a run then depends on the seed alone, not on speed)")
     p.add_argument("--max-failures", type=int, default=25, help="stop after this many distinct failures (default 25)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
+    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
+                   help="confinement of a --vendor-cmd vendor, as for certify (default auto: the strongest this "
+                        "machine allows; the results folder is hidden from the vendor)")
+    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network")
     p.add_argument("--quiet", action="store_true", help="print only the closing summary")
