@@ -39,19 +39,19 @@ def plugin(spec: str):  # type: ignore[no-untyped-def]
 
 def test_reference_vendor_through_a_subprocess_has_no_finding(tmp_path):
     out = tmp_path / "run"
-    done = cli("--vendor-cmd", REFERENCE_CMD, "--out", str(out), "--budget", "6", "--seed", "5")
+    done = cli("--vendor-cmd", REFERENCE_CMD, "--out", str(out), "--budget", "600", "--max-examples", "150",
+               "--seed", "5")                             # bounded by examples, not the clock
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["certificate"] is False and summary["failures"] == [] and summary["cases"] > 100
     assert summary["verdict"] == "no failure found" and not (out / "vectors").exists()
     text = "".join(page.extract_text() for page in PdfReader(out / "findings.pdf").pages)
     assert "not a certificate" in text and "no failure found" in text
-    assert (out / "hypothesis").is_dir()
 
 
 def test_independent_craps_implementation_has_no_finding(tmp_path):
-    result = fuzz(plugin("independent_vendor:IndependentVendor"), tmp_path, budget=6, seed=9, profile="odds-3-4-5x",
-                  ops=("craps.odds_limits", "craps.place_odds", "craps.settle"))
+    result = fuzz(plugin("independent_vendor:IndependentVendor"), tmp_path, budget=600, max_examples=150, seed=9,
+                  profile="odds-3-4-5x", ops=("craps.odds_limits", "craps.place_odds", "craps.settle"))
     assert result.stats.failures == [] and result.stats.cases > 100
 
 
