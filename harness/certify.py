@@ -21,7 +21,6 @@ from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner, RunResult, VendorNotGreeted
 from tablecert.harness.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
                                           remove_our_folder, replace_folder)
-from tablecert.harness.verdict import EXIT_CODES
 from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest

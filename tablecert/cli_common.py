@@ -43,3 +43,26 @@ def subcommand(sub: Any, name: str, func: Callable[[argparse.Namespace], int], h
     p: argparse.ArgumentParser = sub.add_parser(name, help=help_text, description=help_text)
     p.set_defaults(func=func)
     return p
+
+
+def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that name a vendor (one of three adapters) and confine a subprocess vendor."""
+    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
+    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
+    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
+                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (as root: "
+                        "own PID, mount and network namespaces, user nobody, the output folder, suite, key folder "
+                        "and HOME hidden), strict = refuse to run without all of it, none = a process group only "
+                        "(default auto; the run records what it had)")
+    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
+                   "(default: loopback of its own only)")
+
+
+def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:
+    """(adapter, target) from the vendor options: exactly one must be given."""
+    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
+                                                 ("http", args.vendor_url)) if value]
+    if len(chosen) != 1:
+        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    return chosen[0]

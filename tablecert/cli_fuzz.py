@@ -9,15 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tablecert.cli_common import PROFILE_HELP, UsageError, subcommand
-
-
-def _vendor(args: argparse.Namespace) -> tuple[str, str]:
-    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
-                                                 ("http", args.vendor_url)) if value]
-    if len(chosen) != 1:
-        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
-    return chosen[0]
+from tablecert.cli_common import PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, subcommand
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -27,7 +19,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from tablecert.harness.contract import KNOWN_OPS, SessionOptions, VendorFault
     from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile, resolve_profile
 
-    adapter, target = _vendor(args)
+    adapter, target = chosen_vendor(args)
     if args.budget <= 0 or args.timeout <= 0:
         raise UsageError("--budget and --timeout must be above 0")
     if args.seed < 0 or args.max_failures < 1 or (args.max_examples is not None and args.max_examples < 1):
@@ -62,9 +54,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "hypothesis: random legal tables, bets and hands (and invalid ones), each failure shrunk "
                    "to a minimal case. Exit 0 nothing failed, 1 failures found, 2 bad input or vendor not "
                    "runnable. Never issues a certificate.")
-    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
-    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
-    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    add_vendor_arguments(p)
     p.add_argument("--out", required=True, help="run folder: summary.json, findings.pdf, vectors/, hypothesis/")
     p.add_argument("--budget", type=float, default=60.0, help="seconds to search (default 60)")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed draws the same examples (default 0)")
@@ -75,8 +65,4 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "(a run then depends on the seed alone, not on speed)")
     p.add_argument("--max-failures", type=int, default=25, help="stop after this many distinct failures (default 25)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
-    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
-                   help="confinement of a --vendor-cmd vendor, as for certify (default auto: the strongest this "
-                        "machine allows; the results folder is hidden from the vendor)")
-    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network")
     p.add_argument("--quiet", action="store_true", help="print only the closing summary")

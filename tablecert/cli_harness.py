@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import PROFILE_HELP, UsageError, existing_dir, progress_bar, step_printer, subcommand
+from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, existing_dir,
+                                  progress_bar, step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -59,10 +60,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from tablecert.harness.verdict import EXIT_CODES
     from tablecert.harness.contract import SessionOptions
 
-    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
-                                                 ("http", args.vendor_url)) if value]
-    if len(chosen) != 1:
-        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    adapter, target = chosen_vendor(args)
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
     if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
@@ -70,7 +68,6 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from tablecert.harness.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
-    adapter, target = chosen[0]
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
                              cpu_limit_s=args.cpu_limit, isolation=args.isolation,
@@ -159,9 +156,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p = add("certify", cmd_certify, "Run a suite against a vendor and write run.db, summary.json, junit.xml "
             "and failures/ into OUT. Exit 0 certified, 1 failed, 2 incomplete or not run.")
-    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
-    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
-    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    add_vendor_arguments(p)
     p.add_argument("--suite", default="standard", help="edge | standard | joker | exhaustive (default standard)")
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--profile", help=PROFILE_HELP)
@@ -183,13 +178,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                         f"(default {defaults.cpu_limit_s} s)")
     p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
                    help=f"longest answer accepted, from any adapter (default {defaults.max_line_bytes >> 20} MB)")
-    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
-                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (as root: "
-                        "own PID, mount and network namespaces, user nobody, run folder, key folder and HOME "
-                        "hidden), strict = refuse to run without all of it, none = a process group only "
-                        "(default auto; the run records what it had)")
-    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
-                   "(default: loopback of its own only)")
     p.add_argument("--max-run-answer-mb", type=int, metavar="MB", default=MAX_RUN_ANSWER_MB,
                    help=f"all the vendor's answers of a run together; past it nothing more is sent and the "
                         f"run is incomplete (default {MAX_RUN_ANSWER_MB} MB: the exhaustive suite's answers "

@@ -11,7 +11,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from tablecert.cli_common import UsageError, progress_bar, subcommand
+from tablecert.cli_common import UsageError, add_vendor_arguments, chosen_vendor, progress_bar, subcommand
 
 
 def _now() -> str:
@@ -23,10 +23,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
     from tablecert.rng import check_sizes
     from tablecert.rng.collect import RngError, collect
 
-    chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
-                                                 ("http", args.vendor_url)) if value]
-    if len(chosen) != 1:
-        raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
         raise UsageError("--timeout must be above 0")
     if args.seed is not None and args.seed < 0:
@@ -38,7 +35,6 @@ def cmd_rng(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
-    adapter, target = chosen[0]
     started = _now()
     try:
         options = SessionOptions(timeout=args.timeout, isolation=args.isolation, vendor_network=args.vendor_network,
@@ -76,16 +72,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p = subcommand(sub, "rng", cmd_rng, "Collect a vendor's dice rolls and pai gow shuffles (ops rng.dice, "
                    "rng.shuffle) and evaluate them with a statistical battery: summary.json, rng-report.pdf; exit 0 "
                    "pass, 1 fail, 2 bad input or vendor fault.")
-    p.add_argument("--vendor-cmd", help="the vendor's command line (split like a shell would, never run by one)")
-    p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
-    p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
+    add_vendor_arguments(p)
     p.add_argument("--out", required=True, help="folder for the results")
     p.add_argument("--rolls", type=int, default=DEFAULT_ROLLS, help=f"rolls of two dice (default {DEFAULT_ROLLS:,}; 0 skips)")
     p.add_argument("--decks", type=int, default=DEFAULT_DECKS, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
     p.add_argument("--seed", type=int, help="seed of the battery's own random choices (default: from the outcomes' sha256)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for one vendor answer (default 120)")
-    p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
-                   help="confinement of a --vendor-cmd vendor, as for certify (default auto: the strongest this "
-                        "machine allows; the results folder is hidden from the vendor)")
-    p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
