@@ -27,7 +27,7 @@ from tablecert import __version__
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import locked_run_folder
 from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
-from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
+from tablecert.harness.suite_reader import Batch, iter_batches
 from tablecert.harness.verdict import conclude, suite_ops
 from tablecert.vectors.anchor import SuiteAnchor, anchor_suite
 from tablecert.vectors.checks import load_manifest
@@ -106,10 +106,10 @@ def _judge(responses: Path, suite_dir: Path, run_dir: Path, manifest: dict[str, 
     db = RunDatabase(run_dir / "run.db")
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
-                suite_tests=count_cases(suite_dir), suite_anchor=anchor.meta(), adapter="offline",
+                suite_tests=int(manifest["numberOfTests"]), suite_anchor=anchor.meta(), adapter="offline",
                 target=str(responses), state="running",
                 vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []},
-                suite_ops=suite_ops(manifest), required_ops=suite_ops(manifest))
+                **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest)))
     done = 0
     total = sum(len(b.cases) for b in batches)
     for batch in batches:

@@ -51,7 +51,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
     meta = db.meta()
     faults = db.faults()
     by_kind = fault_counts(faults)
-    first = {r["kind"]: r for r in db.fault_requests()}
+    first = db.fault_request_heads()
     return {
         "verdict": meta.get("verdict", "incomplete"),
         "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
@@ -79,8 +79,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "batches": db.batch_statuses(),
         "fault_totals": {"count": len(faults), "recovered": sum(f["recovered"] for f in faults),
                          "by_kind": {kind: dict(c, first_request=(
-                             fault_replay_name(kind, first[kind]["file"], first[kind]["op"], first[kind]["first_tc"])
-                             if kind in first else None)) for kind, c in by_kind.items()}},
+                             fault_replay_name(kind, *first[kind][:3]) if kind in first else None))
+                         for kind, c in by_kind.items()}},
         "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail", "recovered")}
                    for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],

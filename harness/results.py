@@ -212,6 +212,12 @@ class RunDatabase:
         """The fault kinds whose first request is kept (``fault_requests``)."""
         return {kind for (kind,) in self.db.execute("SELECT kind FROM fault_requests")}
 
+    def fault_request_heads(self) -> dict[str, tuple[str, str, int, int]]:
+        """Where the first request of each fault kind was: kind -> (file, op, first tcId, cases),
+        without reading its cases."""
+        return {k: (f, o, t, n) for k, f, o, t, n in self.db.execute(
+            "SELECT kind, file, op, first_tc, n FROM fault_requests ORDER BY kind")}
+
     def fault_requests(self) -> list[dict[str, Any]]:
         """The first request that met each fault kind, by kind."""
         cols = ["kind", "file", "op", "first_tc", "n", "config", "cases"]

@@ -163,7 +163,7 @@ class Runner:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
                              state="running", **(run_meta or {}))
-        self._scope_meta(manifest, require)
+        self._scope_meta(manifest, digest, require)
         self.hand_suite = manifest["suite"] in HAND_SUITES
         self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
         self.session: VendorSession | None = None
@@ -173,7 +173,7 @@ class Runner:
         self.recovery = Recovery(self._start, self._drop, policy or FaultPolicy(), judge_batch, whole_batch,
                                  self.db.unanswered_runs(), self.db.fault_kinds())
 
-    def _scope_meta(self, manifest: dict[str, Any], require: str | None) -> None:
+    def _scope_meta(self, manifest: dict[str, Any], digest: str, require: str | None) -> None:
         """Keep the suite's ops and size, and the ops required, in the meta (the verdict reads them)."""
         ops = suite_ops(manifest)
         stored = self.db.meta().get("required_ops")
@@ -187,8 +187,9 @@ class Runner:
                 scope = load_profile(manifest["profile"]["id"]).scope
             required = required_ops(require, ops, scope)
         self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
-                           "suite_manifest_sha256": manifest_digest(self.suite_dir)}
+                           "suite_manifest_sha256": digest}
         self.db.set_meta(**self.scope_meta)
+
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
         run database without it the size of its first batch), else the one asked for."""

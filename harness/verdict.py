@@ -123,6 +123,11 @@ class Decision:
     scope: Scope
 
 
+def severity(kind: str) -> tuple[int, str]:
+    """Sort key of a fault kind: the most severe first (SEVERE_FIRST), unknown kinds last."""
+    return (SEVERE_FIRST.index(kind) if kind in SEVERE_FIRST else len(SEVERE_FIRST), kind)
+
+
 def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     """Per fault kind (most severe first): how often it happened and how often a retry recovered it."""
     count: Counter[str] = Counter()
@@ -130,7 +135,7 @@ def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     for f in faults:
         count[f["kind"]] += 1
         recovered[f["kind"]] += bool(f.get("recovered"))
-    order = sorted(count, key=lambda k: (SEVERE_FIRST.index(k) if k in SEVERE_FIRST else len(SEVERE_FIRST), k))
+    order = sorted(count, key=severity)
     return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
 
 

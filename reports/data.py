@@ -442,28 +442,27 @@ def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[Fa
 def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
     """Each fault kind, most severe first, with its first occurrence and first kept request."""
     from tablecert.harness.outputs import fault_replay_name
-    from tablecert.harness.verdict import SEVERE_FIRST
+    from tablecert.harness.verdict import severity
 
     words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))
     has = {row[1] for row in db.execute("PRAGMA table_info(faults)")}
     recovered = "SUM(recovered)" if "recovered" in has else "0"
     kept = {}
     if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fault_requests'").fetchone():
-        kept = {k: (f, o, t) for k, f, o, t in db.execute("SELECT kind, file, op, first_tc FROM fault_requests")}
+        kept = {k: (f, o, t, n) for k, f, o, t, n in db.execute("SELECT kind, file, op, first_tc, n FROM fault_requests")}
     out = []
     for kind, count, back, first in db.execute(
             f"SELECT kind, COUNT(*), {recovered}, MIN(rowid) FROM faults GROUP BY kind").fetchall():
         file, op, first_tc, n, detail, stderr = db.execute(
             "SELECT file, op, first_tc, n, detail, stderr_tail FROM faults WHERE rowid = ?", (first,)).fetchone()
-        replay = fault_replay_name(kind, *kept[kind]) if kind in kept else None
+        replay = None
         if kind in kept:
-            file, op, first_tc = kept[kind]
-            n = db.execute("SELECT n FROM fault_requests WHERE kind = ?", (kind,)).fetchone()[0]
+            file, op, first_tc, n = kept[kind]
+            replay = fault_replay_name(kind, file, op, first_tc)
         w = words.get(kind, {})
         out.append(FaultClass(kind, w.get("title", f"Vendor fault {kind}"), w.get("effect", ""), count, back or 0,
                               clip(detail, 300), file, op, first_tc, n, replay, stderr[-STDERR_SHOWN:]))
-    rank = {k: i for i, k in enumerate(SEVERE_FIRST)}
-    return sorted(out, key=lambda c: (rank.get(c.kind, len(rank)), c.kind))
+    return sorted(out, key=lambda c: severity(c.kind))
 
 
 def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
