@@ -179,6 +179,12 @@ def parse_hello(answer: Any, request_id: int) -> Hello:
         raise VendorFault(FaultKind.BAD_HELLO, "hello lacks implementation.name/version/build strings")
     if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
         raise VendorFault(FaultKind.BAD_HELLO, "hello lacks an 'ops' list of strings")
+    from tablecert.harness.capabilities import CapabilityError, check_declaration
+
+    try:
+        check_declaration(answer)
+    except CapabilityError as err:
+        raise VendorFault(FaultKind.BAD_HELLO, str(err)) from None
     return Hello(impl["name"], impl["version"], impl["build"], tuple(o for o in ops if o in KNOWN_OPS), answer)
 
 

@@ -32,19 +32,28 @@ def passes(expected: dict[str, Any], actual: Any) -> bool:
 
 
 LABEL_CHARS = 64     # a vendor's label or error code, as kept in the confusion matrix
+CONFUSION_KEYS = {"paigow.player_bonus": "hand", "paigow.banker_bonus": "hand", "craps.settle": "outcome",
+                  "craps.place_odds": "", "craps.odds_limits": "", "paigow.settle": ""}
+"""The ops with an expected -> answered matrix and the result field their label is (``""``: the
+label is only ``result`` or ``error:CODE``)."""
 
 
 def label_of(value: Any, key: str = "hand") -> str:
-    """The hand label an answer or expected value stands for, for the confusion matrix:
-    the label, ``error:CODE``, or ``(malformed)``."""
+    """The label an answer or expected value stands for, for the confusion matrix: ``error:CODE``;
+    else the result's ``key`` field (a hand label, which must be the result's only field; a craps
+    settle ``outcome``), or ``result`` for ``key=""``; else ``(malformed)``."""
     if isinstance(value, dict):
         if "result" in value:
             value = value["result"]
+        if not isinstance(value, dict):
+            return "(malformed)"
         if isinstance(value.get("error"), str):
             return f"error:{value['error'][:LABEL_CHARS]}"
         if isinstance(value.get("error"), dict):
             return f"error:{str(value['error'].get('code'))[:LABEL_CHARS]}"
+        if not key:
+            return "result"
         label = value.get(key)
-        if isinstance(label, str) and len(value) == 1:
+        if isinstance(label, str) and (len(value) == 1 or key != "hand"):
             return label if len(label) <= LABEL_CHARS else f"{label[:LABEL_CHARS]}... ({len(label):,} characters)"
     return "(malformed)"

@@ -7,7 +7,8 @@ Tables:
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
-* ``failures``: each failing vector with its inputs, expected and actual answers;
+* ``failures``: each failing vector with its inputs, expected and actual answers (an expected
+  rejection as ``{"error": {"code": CODE}}``, the vendor's shape);
 * ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
   (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case) and
   whether a later attempt answered every one of those cases (``recovered``); a vendor that could
@@ -17,7 +18,8 @@ Tables:
 * ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
   bisection), with its inputs, so it can be replayed;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
-* ``confusion`` (op, expected, actual, n): hand labels, expected x vendor.
+* ``confusion`` (op, expected, actual, n): expected x answered labels (hand labels, a craps
+  settle's outcome, ``result`` or ``error:CODE``; :data:`tablecert.harness.judge.CONFUSION_KEYS`).
 
 Passing vectors are counted, not stored. Each batch's results and its ``batches`` row are written
 in one transaction, so a run killed at any point (even with SIGKILL) resumes to exactly the
@@ -87,6 +89,15 @@ def stored_answer(value: Any) -> str:
         return text
     return dumps({"tablecert_cut": f"answer of {len(text):,} characters cut to its first {ANSWER_STORED:,}",
                   "start": text[:ANSWER_STORED]})
+
+
+def stored_expected(expected: dict[str, Any]) -> str:
+    """A vector's expected value as stored with its failure: a result as ``{"result": R}``, an
+    expected rejection in the vendor's own shape, ``{"error": {"code": CODE}}`` (so an expected
+    and an answered rejection read alike)."""
+    if isinstance(expected.get("error"), str):
+        return dumps({"error": {"code": expected["error"]}})
+    return dumps(expected)
 
 
 @dataclass

@@ -32,15 +32,16 @@ from typing import Any
 from tablecert import __version__
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
-from tablecert.harness.judge import label_of, passes
+from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
+                                            mark_batch, split_require)
+from tablecert.harness.judge import CONFUSION_KEYS, label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
-from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer
+from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
-from tablecert.harness.verdict import Decision, conclude, required_ops, suite_ops
+from tablecert.harness.verdict import Decision, ScopeError, conclude, required_ops, suite_ops
 from tablecert.vectors.checks import load_manifest
 
-LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 DEFAULT_BATCH_SIZE = 1000
 
 
@@ -66,20 +67,33 @@ def utc_now() -> str:
 
 
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
-    """Judge every answer of a batch; failures keep inputs, expected and actual."""
+    """Judge every answer of a batch; failures keep inputs, expected and actual. A vector outside
+    the vendor's declared capabilities is counted ``unsupported``, not judged (harness/capabilities.py)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
+    features, outside = features_of(batch)
+    carried = []
     config_json = None
+    label_key = CONFUSION_KEYS.get(batch.op)
     for i, actual in enumerate(results):
         expected = batch.expected[i]
+        tc_id = batch.tc_ids[i]
+        if tc_id in outside:
+            _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], "unsupported")
+            out.counts[(UNSUPPORTED_DIMENSION, outside[tc_id], "unsupported")] += 1
+            carried.append((features[tc_id], "unsupported"))
+            continue
         ok = passes(expected, actual)
         outcome = "pass" if ok else "fail"
         _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
-        if batch.op in LABEL_OPS:
-            out.confusion[(batch.op, label_of(expected), label_of(actual))] += 1
+        carried.append((features[tc_id], outcome))
+        if label_key is not None:
+            out.confusion[(batch.op, label_of(expected, label_key), label_of(actual, label_key))] += 1
         if not ok:
             config_json = config_json or dumps(batch.config)
-            out.failures.append((batch.file, batch.op, batch.tg_id, batch.tc_ids[i], config_json, dumps(batch.cases[i]),
-                                 dumps(expected), stored_answer(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
+            out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
+                                 stored_expected(expected), stored_answer(actual), dumps(batch.flags[i]),
+                                 dumps(batch.clauses[i])))
+    count_features(out.counts, carried)
     return out
 
 
@@ -93,9 +107,18 @@ def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: list[str], f
 
 
 def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
+    """Every vector of a batch counted with one outcome (those outside the declared capabilities
+    ``unsupported``)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
-    for i in range(len(batch.cases)):
-        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
+    features, outside = features_of(batch)
+    carried = []
+    for i, tc_id in enumerate(batch.tc_ids):
+        reason = outside.get(tc_id)
+        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], "unsupported" if reason else outcome)
+        if reason:
+            out.counts[(UNSUPPORTED_DIMENSION, reason, "unsupported")] += 1
+        carried.append((features[tc_id], "unsupported" if reason else outcome))
+    count_features(out.counts, carried)
     return out
 
 
@@ -168,6 +191,7 @@ class Runner:
         self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
+        self.capabilities = Capabilities()
         self.failures = self.db.outcome_totals()["fail"]
         self.judged = JudgedRecord(self.db)
         self.recovery = Recovery(self._start, self._drop, policy or FaultPolicy(), judge_batch, whole_batch,
@@ -177,8 +201,13 @@ class Runner:
         """Keep the suite's ops and size, and the ops required, in the meta (the verdict reads them)."""
         ops = suite_ops(manifest)
         stored = self.db.meta().get("required_ops")
+        try:
+            require, features = split_require(require)
+        except ValueError as err:
+            raise ScopeError(str(err)) from None
         if require is None and stored is not None:
             required = stored
+            features = features or self.db.meta().get("required_features") or []
         else:
             scope = None
             if (require or "").strip() == "profile":
@@ -187,7 +216,7 @@ class Runner:
                 scope = load_profile(manifest["profile"]["id"]).scope
             required = required_ops(require, ops, scope)
         self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
-                           "suite_manifest_sha256": digest}
+                           "required_features": features, "suite_manifest_sha256": digest}
         self.db.set_meta(**self.scope_meta)
 
     def _hand_batch_size(self, asked: int | None) -> int:
@@ -226,7 +255,9 @@ class Runner:
                     raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
                 self.hello = hello
+                self.capabilities = Capabilities.from_declaration(hello.raw.get("capabilities"))
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
+                                 vendor_capabilities=hello.raw.get("capabilities"),
                                  isolation=getattr(session, "isolation", "unknown (outside adapter)"))
             elif not _same_vendor(identity, _identity(self.hello)):
                 session.close()
@@ -309,7 +340,8 @@ class Runner:
             seen += len(batch.cases)
             if batch.key in done:
                 continue
-            if batch.op not in self.hello.ops:
+            mark_batch(batch, self.capabilities)
+            if batch.op not in self.hello.ops or len(batch.outside or ()) == len(batch.cases):
                 self.record(whole_batch(batch, "unsupported", "unsupported"))
             else:
                 outcome = self._run_batch(batch)

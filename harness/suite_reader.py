@@ -34,6 +34,8 @@ class Batch:
     expected: list[dict[str, Any]]
     flags: list[list[str]]
     clauses: list[list[str]]
+    features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/capabilities.py)
+    outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
 
     @property
     def key(self) -> tuple[str, str, int]:

@@ -10,10 +10,13 @@ verdict         exit meaning
 ``pass``        0    every vector of the suite was answered and agreed with the oracle, and the
                      implementation committed no fault at any point of the run: CERTIFIED
 ``scoped_pass`` 0    the same for the ops the lab required (``--require``), while the suite
-                     holds ops the implementation does not declare: CERTIFIED FOR those ops
+                     holds ops the implementation does not declare: CERTIFIED FOR those ops;
+                     or for the bets and table features it declares (``capabilities`` in its
+                     hello), while the suite holds vectors outside them (unsupported)
 ``fail``        1    a wrong answer; or a vendor fault at any point of the run (hello, any
                      request, any restart, any resumed part), even one a retry recovered; or
-                     an op the lab required left untested
+                     an op the lab required left untested, or a feature the lab required
+                     (``--require feature:commission``) that the vendor does not declare
 ``incomplete``  2    no verdict on the implementation could be reached: the run was interrupted
                      and not resumed, the vendor could never be started or greeted, only a part
                      of the suite was run on purpose, or the run was stopped at a cap (the
@@ -28,9 +31,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from tablecert.harness.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
+                                            not_certified_features)
 from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.results import RunDatabase
 
@@ -101,6 +106,7 @@ class Scope:
     tested: tuple[str, ...]
     untested: tuple[str, ...]
     untested_clauses: tuple[str, ...]
+    features: Mapping[str, Any] = field(default_factory=dict)   # harness/capabilities.py:feature_scope
 
     @property
     def required_untested(self) -> tuple[str, ...]:
@@ -108,12 +114,12 @@ class Scope:
 
     @property
     def complete(self) -> bool:
-        return not self.untested
+        return not self.untested and not self.features.get("features_not_certified")
 
     def as_json(self) -> dict[str, Any]:
         return {"suite_ops": list(self.suite_ops), "required": list(self.required), "tested": list(self.tested),
                 "untested": list(self.untested), "untested_clauses": list(self.untested_clauses),
-                "complete": self.complete}
+                "complete": self.complete, **self.features}
 
 
 @dataclass(frozen=True)
@@ -149,7 +155,8 @@ def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     clauses = db.totals("clause")
     untested_clauses = sorted(c for c, n in clauses.items()
                               if n.get("unsupported") and not (n.get("pass", 0) + n.get("fail", 0) + n.get("fault", 0)))
-    return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses))
+    features = feature_scope(db.totals(FEATURE_DIMENSION), db.totals(UNSUPPORTED_DIMENSION), meta)
+    return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses), features)
 
 
 def decide(db: RunDatabase) -> Decision:
@@ -175,6 +182,10 @@ def decide(db: RunDatabase) -> Decision:
     if scope.required_untested:
         reasons.append("required op" + ("s" if len(scope.required_untested) != 1 else "")
                        + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}")
+    undeclared = scope.features.get("required_features_undeclared")
+    if undeclared:
+        reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
+                       + f" not declared in the vendor's capabilities: {', '.join(undeclared)}")
     if meta.get("state") != "finished":
         return Decision("incomplete", tuple(reasons) + ("the run was interrupted and not resumed",), scope)
     if reasons:
@@ -189,9 +200,11 @@ def decide(db: RunDatabase) -> Decision:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals["fault"]:
         return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
-    if not scope.complete:
+    if scope.untested:
         return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
                                         f"{', '.join(scope.untested)} (not required)",), scope)
+    if not scope.complete:
+        return Decision("scoped_pass", (not_certified_features(scope.features),), scope)
     return Decision("pass", (), scope)
 
 

@@ -495,6 +495,8 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
 
 def _title(verdict: str, scope: dict[str, Any]) -> str:
     """The verdict box's title: a scoped pass says how much of the suite it certifies."""
+    if verdict == "scoped_pass" and scope.get("suite_ops") and not scope.get("untested"):
+        return "CERTIFIED FOR A DECLARED SCOPE"
     if verdict == "scoped_pass" and scope.get("suite_ops"):
         return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
     return VERDICTS[verdict]

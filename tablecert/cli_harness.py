@@ -14,6 +14,8 @@ from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments
 
 def verdict_words(summary: dict[str, Any]) -> str:
     """The verdict as the terminal says it (a scoped pass names its ops)."""
+    if summary["verdict"] == "scoped_pass" and not (summary.get("scope") or {}).get("untested"):
+        return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
     if summary["verdict"] == "scoped_pass":
         return "PASS FOR " + ", ".join((summary.get("scope") or {}).get("tested", [])) + " ONLY"
     return str(summary["verdict"]).upper()

@@ -1,0 +1,274 @@
+"""Declared capabilities: what a vendor's game offers, and which vectors that puts out of scope.
+
+In ``hello`` a vendor may declare ``capabilities`` (**New in tablecert-vendor/2**; shape in
+``capabilities.schema.json`` beside this module): the craps bets it offers and the table features
+it supports (commission, commission and payout roundings, bar numbers, units, fractional odds
+multiples), and for pai gow whether a player may bank. An absent declaration, or an absent key of
+it, offers everything, as before.
+
+Every feature is a decidable test on one vector (op, table config, case), named by a *feature id*:
+
+==============================  ==============================================================
+``bet:pass`` ... ``bet:dont_come``  a craps case whose ``bet`` is that bet of the contract
+``commission``                  a craps table whose ``commission_rate`` is not 0
+``commission_rounding=X``       a craps table whose ``commission_rounding`` is X
+``payout_rounding=X``           a craps table whose ``payout_rounding`` is X
+``bar=N``                       a craps table whose ``bar`` is N
+``unit=N``                      a craps table whose ``unit`` is N
+``odds=fractional``             a craps table with a free or maximum odds multiple not whole
+``player_banked``               a ``paigow.settle`` case whose ``bank_seat`` is not null
+==============================  ==============================================================
+
+A vector is *outside* the declaration when it carries a feature the vendor does not offer; its
+reason is the first such feature (table features first, in the config's field order). Never
+outside: a vector of a malformed table (no table features: a vendor must refuse garbage), a case
+the contract refuses before it looks at the feature (``invalid_request``, ``invalid_config``; for
+``player_banked`` also ``invalid_hand``), and an ``invalid_bet`` case naming a bet outside the
+contract (it carries no bet feature). A well-formed table the vendor does not offer is refused as
+a whole before any case check (``invalid_config`` for every case), so every vector of it is
+outside, whatever its own expected answer.
+
+The runner (one place, its batch path) marks each batch with :func:`mark_batch`; the judge counts
+every vector's features (counts dimension ``feature``) and, for a vector outside, the feature that
+put it there (``unsupported_feature``, outcome ``unsupported``). :func:`feature_scope` turns those
+counts and the run's meta into the certified and uncertified features of ``summary.json``'s scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from tablecert.oracle.errors import ConfigError
+from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
+
+SCHEMA_FILE = "capabilities.schema.json"
+FEATURE_DIMENSION = "feature"                 # counts: every vector's features, by outcome
+UNSUPPORTED_DIMENSION = "unsupported_feature"  # counts: the feature that put a vector outside
+BEFORE_BET = frozenset({"invalid_request", "invalid_config"})
+BEFORE_BANK_SEAT = frozenset({"invalid_request", "invalid_config", "invalid_hand"})
+
+
+class CapabilityError(ValueError):
+    """A declaration that does not follow the schema (one line naming the field)."""
+
+
+@cache
+def _validator() -> Any:
+    import fastjsonschema
+
+    text = resources.files("tablecert.harness").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return fastjsonschema.compile(json.loads(text))
+
+
+def check_declaration(hello_answer: Mapping[str, Any]) -> None:
+    """CapabilityError naming the field if ``hello_answer`` holds a ``capabilities`` declaration
+    that does not follow the schema (an absent one is fine: everything offered)."""
+    if "capabilities" not in hello_answer:
+        return
+    import fastjsonschema
+
+    try:
+        _validator()(hello_answer["capabilities"])
+    except fastjsonschema.JsonSchemaValueException as err:
+        where = err.name.replace("data", "capabilities", 1) if err.name else "capabilities"
+        raise CapabilityError(f"hello 'capabilities' malformed at {where}: {err.message[:200]}") from None
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """A parsed declaration; ``None`` for a field means everything of it is offered."""
+
+    bets: frozenset[str] | None = None
+    commission: bool = True
+    commission_rounding: frozenset[str] | None = None
+    payout_rounding: frozenset[str] | None = None
+    bar: frozenset[int] | None = None
+    units: frozenset[int] | None = None
+    fractional_odds: bool = True
+    player_banked: bool = True
+
+    @classmethod
+    def from_declaration(cls, declared: Mapping[str, Any] | None) -> Capabilities:
+        """The capabilities of a (schema-valid) declaration; ``None``: everything."""
+        craps = (declared or {}).get("craps") or {}
+        paigow = (declared or {}).get("paigow") or {}
+
+        def chosen(key: str) -> frozenset[Any] | None:
+            value = craps.get(key)
+            return None if value is None or value == "any" else frozenset(value)
+
+        return cls(chosen("bets"), craps.get("commission", True), chosen("commission_rounding"),
+                   chosen("payout_rounding"), chosen("bar"), chosen("units"), craps.get("odds", "any") == "any",
+                   paigow.get("player_banked", True))
+
+    @property
+    def everything(self) -> bool:
+        return self == Capabilities()
+
+    def offers(self, feature: str) -> bool:
+        """Whether the declaration offers a feature id (see the module docstring)."""
+        name, _, value = feature.partition("=")
+        if feature.startswith("bet:"):
+            return self.bets is None or feature[4:] in self.bets
+        if feature == "commission":
+            return self.commission
+        if feature == "odds=fractional":
+            return self.fractional_odds
+        if feature == "player_banked":
+            return self.player_banked
+        allowed: frozenset[Any] | None = {"commission_rounding": self.commission_rounding,
+                                          "payout_rounding": self.payout_rounding}.get(name)
+        if name in ("commission_rounding", "payout_rounding"):
+            return allowed is None or value in allowed
+        if name in ("bar", "unit"):
+            allowed = self.bar if name == "bar" else self.units
+            return allowed is None or int(value) in allowed
+        return True
+
+
+def is_feature(feature: str) -> bool:
+    """Whether ``feature`` is a feature id of the module docstring's table."""
+    name, eq, value = feature.partition("=")
+    if feature.startswith("bet:"):
+        return feature[4:] in BETS
+    if not eq:
+        return feature in ("commission", "player_banked")
+    if name == "commission_rounding":
+        return value in COMMISSION_ROUNDINGS
+    if name == "payout_rounding":
+        return value in PAYOUT_ROUNDINGS
+    if name == "bar":
+        return value in {str(b) for b in BARS}
+    if name == "unit":
+        return value.isascii() and value.isdigit() and not value.startswith("0")
+    return feature == "odds=fractional"
+
+
+def table_features(op: str, config: Any) -> tuple[str, ...]:
+    """The table features a craps request's config uses; none for a malformed config or another op."""
+    if not op.startswith("craps."):
+        return ()
+    try:
+        table = parse_table_config(config)
+    except ConfigError:
+        return ()
+    fractional = any(Fraction(m).denominator != 1 for m in (*table.free_odds.values(), *table.max_odds.values()))
+    return (f"unit={table.unit}", *(("odds=fractional",) if fractional else ()),
+            *(("commission",) if table.commission_rate else ()), f"commission_rounding={table.commission_rounding}",
+            f"payout_rounding={table.payout_rounding}", f"bar={table.bar}")
+
+
+def _code(expected: Mapping[str, Any]) -> str | None:
+    error = expected.get("error")
+    return error if isinstance(error, str) else None
+
+
+def case_features(op: str, case: Any, expected: Mapping[str, Any]) -> tuple[str, ...]:
+    """The case features of one vector (its craps bet, a pai gow round a player banks), unless the
+    contract refuses the case before it looks at that feature (see the module docstring)."""
+    if not isinstance(case, dict):
+        return ()
+    if op.startswith("craps."):
+        bet = case.get("bet")
+        return (f"bet:{bet}",) if isinstance(bet, str) and bet in BETS and _code(expected) not in BEFORE_BET else ()
+    if op == "paigow.settle" and case.get("bank_seat") is not None and _code(expected) not in BEFORE_BANK_SEAT:
+        return ("player_banked",)
+    return ()
+
+
+def mark_batch(batch: Any, capabilities: Capabilities) -> None:
+    """Set ``batch.features`` (tcId -> features) and ``batch.outside`` (tcId -> the feature that puts
+    the vector outside the declaration) for the judge."""
+    table = table_features(batch.op, batch.config)
+    batch.features, batch.outside = {}, {}
+    for tc_id, case, expected in zip(batch.tc_ids, batch.cases, batch.expected):
+        features = table + case_features(batch.op, case, expected)
+        batch.features[tc_id] = features
+        missing = next((f for f in features if not capabilities.offers(f)), None)
+        if missing is not None:
+            batch.outside[tc_id] = missing
+
+
+def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:
+    """A batch's features and vectors outside the declaration: as marked, or (a batch the runner
+    did not mark: offline answers, hand suites) its features with everything offered."""
+    if getattr(batch, "features", None) is None:
+        mark_batch(batch, Capabilities())
+    return batch.features, batch.outside
+
+
+def count_features(counts: Counter[tuple[str, str, str]], features: Iterable[tuple[tuple[str, ...], str]]) -> None:
+    """Add ``(features, outcome)`` pairs of vectors to a batch's counts (dimension ``feature``)."""
+    for (carried, outcome), n in Counter(features).items():
+        for f in carried:
+            counts[(FEATURE_DIMENSION, f, outcome)] += n
+
+
+# -- --require and the scope
+
+
+def split_require(require: str | None) -> tuple[str | None, list[str]]:
+    """``--require`` split into its op part (None when it names only features) and the feature ids
+    it names (``feature:commission``, ``feature:bar=2``, ``bet:dont_pass``); ValueError naming an
+    unknown one."""
+    words = [w.strip() for w in (require or "").split(",") if w.strip()]
+    ops, features = [], []
+    for word in words:
+        if word.startswith("feature:") or word.startswith("bet:"):
+            feature = word.removeprefix("feature:")
+            if not is_feature(feature):
+                raise ValueError(f"--require: {word!r} is not a feature (feature:commission, feature:bar=2, "
+                                 "feature:unit=100, feature:commission_rounding=up, feature:payout_rounding=down, "
+                                 "feature:odds=fractional, feature:player_banked, bet:pass ... bet:dont_come)")
+            features.append(feature)
+        else:
+            ops.append(word)
+    return (",".join(ops) if ops else (None if features else require)), features
+
+
+def _feature_key(feature: str) -> tuple[int, str, int, str]:
+    name, _, value = feature.partition("=")
+    return (0 if feature.startswith("bet:") else 1, name, int(value) if value.isdigit() else 0, value)
+
+
+def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[str, Mapping[str, int]],
+                  meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The features part of a run's scope from its counts (``feature`` and ``unsupported_feature``
+    totals) and meta: the features certified (vectors of them answered, with counts), the ones
+    not certified (no vector of them answered: their vectors, whether the vendor declares the
+    feature, and the vectors for which it was the reason they were outside), the features the lab required and those of them the vendor does not
+    declare."""
+    declared = Capabilities.from_declaration(meta.get("vendor_capabilities"))
+    certified, uncertified = {}, {}
+    for feature in sorted(totals, key=_feature_key):
+        c = totals[feature]
+        tested = c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)
+        if tested:
+            certified[feature] = tested
+        elif c.get("unsupported"):
+            uncertified[feature] = {"vectors": c["unsupported"], "declared": declared.offers(feature),
+                                    "reason_for": unsupported.get(feature, {}).get("unsupported", 0)}
+    required = list(meta.get("required_features") or [])
+    return {"features_certified": certified, "features_not_certified": uncertified,
+            "vendor_capabilities": meta.get("vendor_capabilities"),
+            "required_features": required,
+            "required_features_undeclared": [f for f in required if not declared.offers(f)]}
+
+
+def not_certified_features(features: Mapping[str, Any]) -> str:
+    """One sentence naming the features a scoped run did not certify (a scope's ``features``)."""
+    missing = features.get("features_not_certified") or {}
+    undeclared = [f for f, c in missing.items() if not c.get("declared")]
+    only_outside = [f for f, c in missing.items() if c.get("declared")]
+    text = ("certified for the bets and table features the vendor declares; not certified (outside its declared "
+            f"capabilities): {', '.join(undeclared) or 'none'}")
+    if only_outside:
+        text += f"; also not certified (met only on those vectors): {', '.join(only_outside)}"
+    return text
