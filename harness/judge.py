@@ -57,3 +57,25 @@ def label_of(value: Any, key: str = "hand") -> str:
         if isinstance(label, str) and (len(value) == 1 or key != "hand"):
             return label if len(label) <= LABEL_CHARS else f"{label[:LABEL_CHARS]}... ({len(label):,} characters)"
     return "(malformed)"
+
+
+REFUSAL_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle", "paigow.settle")
+"""Ops whose vectors count, per table (config) and per craps bet, how many answers where a result
+was expected were an error (``refused``) and how many were not (``answered``): counts dimensions
+``table`` (keyed by the config's compact JSON) and ``bet``. A table or bet with refusals and no
+other answer was refused as a whole (``tablecert.reports.refusals``)."""
+
+
+def refusal_keys(op: str, config_json: str, case: Any) -> list[tuple[str, str]]:
+    """The (dimension, key) pairs a vector of ``op`` counts its refusal under."""
+    keys = [("table", f"{op.split('.')[0]} {config_json}")]
+    if op.startswith("craps.") and isinstance(case, dict) and isinstance(case.get("bet"), str):
+        keys.append(("bet", case["bet"][:LABEL_CHARS]))
+    return keys
+
+
+def is_refusal(expected: dict[str, Any], actual: Any) -> bool | None:
+    """None when a rejection was expected; else whether the answer is an error object."""
+    if "result" not in expected:
+        return None
+    return isinstance(actual, dict) and isinstance(actual.get("error"), dict)

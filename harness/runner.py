@@ -34,7 +34,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
                                             mark_batch, split_require)
-from tablecert.harness.judge import CONFUSION_KEYS, label_of, passes
+from tablecert.harness.judge import CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_keys
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
@@ -72,7 +72,7 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     features, outside = features_of(batch)
     carried = []
-    config_json = None
+    config_json = table_json = None
     label_key = CONFUSION_KEYS.get(batch.op)
     for i, actual in enumerate(results):
         expected = batch.expected[i]
@@ -85,6 +85,10 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
         ok = passes(expected, actual)
         outcome = "pass" if ok else "fail"
         _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
+        if batch.op in REFUSAL_OPS and (refused := is_refusal(expected, actual)) is not None:
+            table_json = table_json or dumps(batch.config)
+            for key in refusal_keys(batch.op, table_json, batch.cases[i]):
+                out.counts[(*key, "refused" if refused else "answered")] += 1
         carried.append((features[tc_id], outcome))
         if label_key is not None:
             out.confusion[(batch.op, label_of(expected, label_key), label_of(actual, label_key))] += 1

@@ -26,6 +26,7 @@ from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
+from tablecert.reports.refusals import Refusal, RefusalStep, refusals
 
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
 VERDICTS = {"pass": "CERTIFIED", "scoped_pass": "CERTIFIED FOR A STATED SCOPE", "fail": "NOT CERTIFIED",
@@ -218,6 +219,7 @@ class ReportData:
     trace: list[TraceRow]
     relied: list[Relied]
     classes: list[FailureClass]
+    refusals: list[Refusal]          # tables and bets refused as a whole (reports/refusals.py)
     confusion: list[Confusion]
     faults_by_kind: list[tuple[str, int, int]]
     faults: list[FaultRecord]
@@ -336,7 +338,8 @@ def _trace(by_clause: dict[str, dict[str, int]]) -> tuple[list[TraceRow], list[R
     return rows, relied
 
 
-def _windows(db: sqlite3.Connection, failed: dict[str, int]) -> dict[str, list[tuple[Any, ...]]]:
+def _windows(db: sqlite3.Connection, failed: dict[str, int],
+             refused: RefusalStep | None = None) -> dict[str, list[tuple[Any, ...]]]:
     """For each failing flag, its first ``EXEMPLAR_WINDOW`` failures in run order (rowid, file, op,
     tg_id, tc_id, case size).
 
@@ -351,9 +354,10 @@ def _windows(db: sqlite3.Connection, failed: dict[str, int]) -> dict[str, list[t
     while open_flags:
         wanted = sorted(open_flags)
         where = " OR ".join(["instr(flags, ?) > 0"] * len(wanted))
+        skip, skipped = (f"AND NOT {refused.condition}", refused.params) if refused and refused.classes else ("", [])
         cursor = db.execute('SELECT rowid, flags, file, op, tg_id, tc_id, length("case") FROM failures '
-                            f"WHERE rowid > ? AND ({where}) ORDER BY rowid",
-                            [last] + [json.dumps(f, ensure_ascii=False) for f in wanted])
+                            f"WHERE rowid > ? AND ({where}) {skip} ORDER BY rowid",
+                            [last] + [json.dumps(f, ensure_ascii=False) for f in wanted] + skipped)
         narrowed = False
         for rowid, flags, file, op, tg_id, tc_id, size in cursor:
             last = rowid
@@ -375,11 +379,15 @@ def _windows(db: sqlite3.Connection, failed: dict[str, int]) -> dict[str, list[t
     return windows
 
 
-def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir: Path) -> list[FailureClass]:
+def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir: Path,
+             refused: RefusalStep) -> list[FailureClass]:
+    """The failure classes by flag, without the failures of tables and bets refused as a whole."""
     notes = _notes()
     by_op_flag = _totals(db, "op_flag")
+    by_flag = {f: {**c, "fail": c["fail"] - refused.flag_fails[f]} for f, c in by_flag.items()}
+    by_op_flag = {k: {**c, "fail": c["fail"] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
     failing = sorted(((c["fail"], f) for f, c in by_flag.items() if c["fail"]), key=lambda t: (-t[0], t[1]))
-    windows = _windows(db, {flag: n for n, flag in failing})
+    windows = _windows(db, {flag: n for n, flag in failing}, refused)
     out = []
     cols = 'file, op, tg_id, tc_id, length("case"), "case", expected, actual, config, clauses'
     for failed, flag in failing:
@@ -406,7 +414,8 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
 def _label_rank(label: str) -> tuple[int, str]:
     from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
 
-    order = list(PLAYER_CATEGORIES) + [b for b in BANKER_LABELS if b not in PLAYER_CATEGORIES]
+    order = (list(PLAYER_CATEGORIES) + [b for b in BANKER_LABELS if b not in PLAYER_CATEGORIES]
+             + ["win", "lose", "push", "no_action", "point", "result"])
     if label in order:
         return (order.index(label), "")
     return (len(order) + (1 if label.startswith("error:") else 2), label)
@@ -519,7 +528,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         totals = {o: sum(c[o] for c in by_op.values()) for o in OUTCOMES}
         by_clause = _totals(db, "clause")
         trace, relied = _trace(by_clause)
-        classes = _classes(db, _totals(db, "flag"), run_dir)
+        refused = refusals(db)
+        classes = _classes(db, _totals(db, "flag"), run_dir, refused)
         confusion = _confusion(db)
         faults_by_kind, faults, faults_total = _faults(db)
         poisoned, poisoned_total = _poisoned(db)
@@ -550,7 +560,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
         scope=meta.get("scope") or {}, fault_classes=fault_classes,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,
-        by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes,
+        by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes, refusals=refused.classes,
         confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total,
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
