@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness import suite_cache
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
@@ -42,10 +43,13 @@ class VendorTarget:
 
 
 def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | None,
-                  progress: Callable[[str], None] | None = None, custom: bool = False) -> tuple[Path, SuiteAnchor]:
+                  progress: Callable[[str], None] | None = None, custom: bool = False,
+                  cache: Path | None = None) -> tuple[Path, SuiteAnchor]:
     """A suite folder anchored in the release (see :mod:`tablecert.vectors.anchor`) and what it was
     found to be: the one given (a custom one only with ``custom``), a release suite already in
-    OUT/suite, or a new one generated there (built in a new folder and renamed into place)."""
+    OUT/suite, or a new one put there (built in a new folder and renamed into place): copied from
+    the suite cache ``cache`` and checked (:mod:`tablecert.harness.suite_cache`), else generated
+    (and then kept in the cache)."""
     if suite_dir is not None:
         anchor = anchor_suite(suite_dir, suite, allow_custom=custom)
         given = load_manifest(suite_dir)["profile"]["id"]
@@ -64,11 +68,17 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
             pass                                          # not reusable: made again below
     building = new_folder(out, "suite")
     try:
-        manifest = generate(suite, building, profile, "both", progress)
+        cached = suite_cache.fetch(cache, suite, profile, building) if cache is not None else None
+        if cached is None:
+            manifest = generate(suite, building, profile, "both", progress)
         replace_folder(building, folder)
     except BaseException:
         remove_our_folder(building)
         raise
+    if cached is not None:
+        return folder, cached
+    if cache is not None:
+        suite_cache.store(cache, suite, profile, folder)
     return folder, SuiteAnchor(RELEASE, suite, hashlib.sha256(manifest_bytes(manifest)).hexdigest())
 
 
@@ -78,20 +88,20 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
-            max_run_answer_bytes: int | None = None) -> tuple[RunResult, dict[str, Any]]:
+            max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
-    whole run; ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
+    whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
     the ops the lab requires (:func:`~tablecert.harness.verdict.required_ops`). A vendor that
     cannot be started or greeted still gets ``summary.json`` (nothing judged, the reason and any
     fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised."""
     with locked_run_folder(out):
         check_database_files(out / "run.db")
-        folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite)
+        folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
         # What a confined vendor must not see: the run folder, the suite (its expected view holds the
-        # answers) and the folders of the lab's key, certificate and submission files.
+        # answers, so does the suite cache) and the folders of the lab's key, certificate and submission files.
         secret = [out, folder, *(path.resolve().parent for path in (sign_key, cert, submission, declared)
-                                 if path is not None)]
+                                 if path is not None), *([suite_cache_dir] if suite_cache_dir is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,

@@ -85,9 +85,19 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               step=step_printer(args.quiet), submission=_path(args.submission),
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
                               require=args.require, custom_suite=args.custom_suite,
-                              max_run_answer_bytes=args.max_run_answer_mb << 20)
+                              max_run_answer_bytes=args.max_run_answer_mb << 20,
+                              suite_cache_dir=_suite_cache(args))
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
+
+
+def _suite_cache(args: argparse.Namespace) -> Path | None:
+    """The suite cache folder the options name (default under $XDG_CACHE_HOME), or None."""
+    from tablecert.harness.suite_cache import default_cache_dir
+
+    if args.no_suite_cache:
+        return None
+    return Path(args.suite_cache) if args.suite_cache else default_cache_dir()
 
 
 def _path(text: str | None) -> Path | None:
@@ -165,6 +175,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--suite-dir", help="use this generated suite folder instead of generating one (it must be the "
                    "release's suite named by --suite)")
     p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
+    cache = p.add_mutually_exclusive_group()
+    cache.add_argument("--suite-cache", metavar="DIR", help="keep generated suites here between runs (default "
+                       "$XDG_CACHE_HOME/tablecert/suites, else ~/.cache/tablecert/suites); a cached suite is "
+                       "checked against the release before each use and generated again if it is not the release's")
+    cache.add_argument("--no-suite-cache", action="store_true", help="generate the suite without the suite cache")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for one vendor answer (default 60)")
     p.add_argument("--batch-size", type=int, help="cases per request (default 1000; 20,000 hands for the "
                    "joker and exhaustive suites)")
@@ -187,8 +202,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--require", metavar="SCOPE", help="the ops the lab requires: 'all' (the default: every op "
                    "of the suite), 'profile' (the profile's declared scope), or a comma-separated list of ops "
-                   "and games (craps, paigow). A required op the vendor leaves untested fails the run; a run "
-                   "that passes every required op while others went untested is CERTIFIED FOR the required ones")
+                   "and games (craps, paigow), to which bets and table features may be added (bet:dont_pass, "
+                   "feature:commission, feature:bar=2, feature:unit=100, ...). A required op the vendor leaves "
+                   "untested, or a required feature it does not declare, fails the run; a run that passes every "
+                   "required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# No test writes to the lab user's suite cache (harness/suite_cache.py): every test process, and the
+# tablecert processes it starts, keep theirs in a temporary folder.
+_CACHE = tempfile.mkdtemp(prefix="tablecert-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_suite_cache() -> Iterator[None]:
+    yield
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 @pytest.fixture

@@ -43,8 +43,7 @@ def certify(suite: Path, out: Path, vendor_files: Path, *args: str, extra: tuple
     command = [sys.executable, str(script), *args]
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", shlex.join(command),
                            "--suite", "edge", "--suite-dir", str(suite), "--out", str(out), "--quiet",
-                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(HERE.parent), "PATH": "/usr/bin:/bin"})
+                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=600)
 
 
 def vectors_of(suite: Path) -> list[tuple[str, dict, dict, dict]]:
