@@ -143,7 +143,7 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             elif c.get("fault") and not c.get("pass"):
                 lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
             elif c.get("unsupported") and not c.get("pass"):
-                lines.append('      <skipped message="op not listed in the vendor\'s hello"/>')
+                lines.append('      <skipped message="op or feature not declared in the vendor\'s hello"/>')
             lines.append("    </testcase>")
         lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")

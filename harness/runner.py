@@ -127,8 +127,10 @@ def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
 
 
 def _identity(hello: Hello) -> dict[str, Any]:
-    """What a hello says the vendor is (kept in the run's meta as ``vendor``)."""
-    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)}
+    """What a hello says the vendor is (kept in the run's meta as ``vendor``), with its declared
+    capabilities when it declares any."""
+    declared = {"capabilities": hello.raw["capabilities"]} if "capabilities" in hello.raw else {}
+    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops), **declared}
 
 
 def _who(identity: dict[str, Any]) -> str:
@@ -139,9 +141,10 @@ def _who(identity: dict[str, Any]) -> str:
 
 
 def _same_vendor(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """The same implementation (name, version, build) with the same ops, in any order."""
+    """The same implementation (name, version, build) with the same ops, in any order, and the same
+    declared capabilities."""
     return ({k: a.get(k) for k in ("name", "version", "build")} == {k: b.get(k) for k in ("name", "version", "build")}
-            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])))
+            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])) and a.get("capabilities") == b.get("capabilities"))
 
 
 def manifest_digest(suite_dir: Path) -> str:
