@@ -188,12 +188,19 @@ def mark_batch(batch: Any, capabilities: Capabilities) -> None:
     the vector outside the declaration) for the judge."""
     table = table_features(batch.op, batch.config)
     batch.features, batch.outside = {}, {}
+    everything = capabilities.everything
+    offered: dict[str, bool] = {}
     for tc_id, case, expected in zip(batch.tc_ids, batch.cases, batch.expected):
-        features = table + case_features(batch.op, case, expected)
+        features = table + case_features(batch.op, case, expected) if table or isinstance(case, dict) else ()
         batch.features[tc_id] = features
-        missing = next((f for f in features if not capabilities.offers(f)), None)
-        if missing is not None:
-            batch.outside[tc_id] = missing
+        if everything:
+            continue
+        for f in features:
+            if f not in offered:
+                offered[f] = capabilities.offers(f)
+            if not offered[f]:
+                batch.outside[tc_id] = f
+                break
 
 
 def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:

@@ -66,12 +66,16 @@ was expected were an error (``refused``) and how many were not (``answered``): c
 other answer was refused as a whole (``tablecert.reports.refusals``)."""
 
 
-def refusal_keys(op: str, config_json: str, case: Any) -> list[tuple[str, str]]:
-    """The (dimension, key) pairs a vector of ``op`` counts its refusal under."""
-    keys = [("table", f"{op.split('.')[0]} {config_json}")]
-    if op.startswith("craps.") and isinstance(case, dict) and isinstance(case.get("bet"), str):
-        keys.append(("bet", case["bet"][:LABEL_CHARS]))
-    return keys
+def refusal_table(op: str, config_json: str) -> str:
+    """The key a vector of ``op`` on a table counts its refusal under (dimension ``table``)."""
+    return f"{op.split('.')[0]} {config_json}"
+
+
+def refusal_bet(case: Any) -> str | None:
+    """The key a craps vector counts its refusal under (dimension ``bet``), if its case names a bet."""
+    if isinstance(case, dict) and isinstance(case.get("bet"), str):
+        return str(case["bet"][:LABEL_CHARS])
+    return None
 
 
 def is_refusal(expected: dict[str, Any], actual: Any) -> bool | None:

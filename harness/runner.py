@@ -34,7 +34,8 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
                                             mark_batch, split_require)
-from tablecert.harness.judge import CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_keys
+from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_bet,
+                                     refusal_table)
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
@@ -72,7 +73,8 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     features, outside = features_of(batch)
     carried = []
-    config_json = table_json = None
+    config_json = table_key = None
+    craps = batch.op.startswith("craps.")
     label_key = CONFUSION_KEYS.get(batch.op)
     for i, actual in enumerate(results):
         expected = batch.expected[i]
@@ -86,12 +88,15 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
         outcome = "pass" if ok else "fail"
         _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
         if batch.op in REFUSAL_OPS and (refused := is_refusal(expected, actual)) is not None:
-            table_json = table_json or dumps(batch.config)
-            for key in refusal_keys(batch.op, table_json, batch.cases[i]):
-                out.counts[(*key, "refused" if refused else "answered")] += 1
+            answer = "refused" if refused else "answered"
+            table_key = table_key or refusal_table(batch.op, dumps(batch.config))
+            out.counts[("table", table_key, answer)] += 1
+            if craps and (bet := refusal_bet(batch.cases[i])) is not None:
+                out.counts[("bet", bet, answer)] += 1
         carried.append((features[tc_id], outcome))
         if label_key is not None:
-            out.confusion[(batch.op, label_of(expected, label_key), label_of(actual, label_key))] += 1
+            label = label_of(expected, label_key)
+            out.confusion[(batch.op, label, label if ok else label_of(actual, label_key))] += 1
         if not ok:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
