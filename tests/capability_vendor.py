@@ -9,6 +9,8 @@ Usage: ``capability_vendor.py MODE [DECLARATION_JSON]``
 * ``refuse-commission``: declares nothing (everything offered) but refuses every commission table
   as above.
 * ``push-as-lose``: declares nothing and answers a craps settle push as a loss.
+* ``refuse-dont``: declares nothing but answers every don't pass and don't come case
+  ``invalid_bet``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ class CapabilityVendor(ReferenceVendor):
         self.commission = craps.get("commission", True) and mode != "refuse-commission"
         self.bars = craps.get("bar", [12, 2])
         self.bets = craps.get("bets", ["pass", "dont_pass", "come", "dont_come"])
+        if mode == "refuse-dont":
+            self.bets = ["pass", "come"]
 
     def hello(self) -> dict[str, Any]:
         answer = super().hello()

@@ -136,6 +136,20 @@ def test_a_declared_table_refused_as_a_whole_is_one_cause_per_table(edge: Path, 
     assert expected and all(isinstance(code, str) for code in expected)   # stored as {"error": {"code": ...}}
 
 
+def test_a_declared_bet_refused_as_a_whole_is_one_cause(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
+    done = certify(edge, tmp_path / "run", vendor_files, "refuse-dont")
+    assert done.returncode == 1, done.stdout + done.stderr
+    from tablecert.reports.data import load_report_data
+
+    data = load_report_data(tmp_path / "run")
+    assert {(r.kind, r.what) for r in data.refusals} == {("bet", "dont_pass"), ("bet", "dont_come")}
+    db = sqlite3.connect(tmp_path / "run" / "run.db")
+    failed = dict(db.execute("""SELECT json_extract("case", '$.bet'), COUNT(*) FROM failures
+                                WHERE json_extract(actual, '$.error.code') = 'invalid_bet' GROUP BY 1""").fetchall())
+    assert {r.what: r.vectors for r in data.refusals} == failed
+    assert data.classes == []          # every failure was the refusal of a bet
+
+
 def test_craps_confusion_rows_show_a_push_answered_as_a_loss(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
     done = certify(edge, tmp_path / "run", vendor_files, "push-as-lose")
     assert done.returncode == 1, done.stdout + done.stderr
