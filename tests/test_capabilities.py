@@ -174,6 +174,16 @@ def test_a_malformed_declaration_is_a_bad_hello_naming_the_field(declaration: di
         check_declaration({"capabilities": declaration})
 
 
+def test_every_adapter_s_hello_check_refuses_a_malformed_declaration_as_bad_hello() -> None:
+    from tablecert.harness.contract import FaultKind, VendorFault, parse_hello
+
+    hello = {"id": 0, "implementation": {"name": "n", "version": "v", "build": "b"}, "ops": ["craps.settle"]}
+    assert parse_hello({**hello, "capabilities": NO_COMMISSION}, 0).raw["capabilities"] == NO_COMMISSION
+    with pytest.raises(VendorFault) as err:
+        parse_hello({**hello, "capabilities": {"craps": {"bets": ["field"]}}}, 0)
+    assert err.value.kind is FaultKind.BAD_HELLO and "capabilities.craps.bets" in err.value.detail
+
+
 def test_features_and_require_syntax() -> None:
     caps = Capabilities.from_declaration({"craps": {"bets": ["pass"], "units": [100], "odds": "whole"}})
     assert caps.offers("bet:pass") and not caps.offers("bet:dont_pass")
