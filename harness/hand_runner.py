@@ -20,8 +20,9 @@ done per case in Python unless an answer is wrong:
   clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
   diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. Any other answer (a
   vendor that formats differently, or is wrong) is decoded and checked as
-  :meth:`SubprocessSession.batch` would check it and judged case by case exactly like
-  :func:`tablecert.harness.runner.judge_batch`, so the run database is the same either way.
+  :meth:`SubprocessSession.batch` would check it and judged case by case
+  (:func:`tablecert.harness.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
+  run database is the same either way.
   Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values
   and the generic judge.
 
@@ -45,10 +46,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
+from tablecert.harness.hand_failures import HAND_OPS, LABEL_NAMES, judge_hand_batch
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
-from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 
 if TYPE_CHECKING:
     from tablecert.harness.runner import Runner
@@ -56,13 +57,11 @@ if TYPE_CHECKING:
 HAND_FILE = "paigow.hands"
 """The ``file`` of every hand-suite batch in the run database."""
 
-HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 HAND_FLAGS = ["Exhaustive"]
 HAND_SUITES = ("joker", "exhaustive")
 DEFAULT_HAND_BATCH_SIZE = 20_000
 """Hands per request of a hand suite when the run's batch size is the generic default."""
 
-LABEL_NAMES = {"paigow.player_bonus": PLAYER_LABELS, "paigow.banker_bonus": BANKER_LABELS}
 LABEL_COLUMN = {"paigow.player_bonus": 0, "paigow.banker_bonus": 1}
 
 CASE_BYTES = 46
@@ -343,8 +342,6 @@ def iter_hand_batches(suite: HandSuite, labels_fd: int, size: int, start: int = 
 def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> BatchOutcome:
     """The outcome of a raw answer: the whole batch passes if it is the canonical expected line,
     else it is decoded and checked (VendorFault as ``batch`` raises it) and judged case by case."""
-    from tablecert.harness.runner import judge_batch
-
     t0 = time.perf_counter()
     if answer == hb.expected_line(op, rid):
         out = hb.passed(op)
@@ -354,15 +351,13 @@ def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> 
     STATS.fallbacks += 1
     try:
         results = session.decode_batch_answer(answer, rid, hb.n, op)
-        return judge_batch(hb.batch(op), results)
+        return judge_hand_batch(hb.batch(op), results, hb.cards)
     finally:
         STATS.fallback_s += time.perf_counter() - t0
 
 
 def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
     """One op of one hand batch against the vendor, through the runner's fault recovery."""
-    from tablecert.harness.runner import judge_batch
-
     cases: list[Any] | None = None
 
     def send_whole() -> BatchOutcome:
@@ -385,7 +380,7 @@ def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
         STATS.exchange_s += time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            return judge_batch(hb.batch(op, cases), results)
+            return judge_hand_batch(hb.batch(op, cases), results, hb.cards)
         finally:
             STATS.fallback_s += time.perf_counter() - t0
 
@@ -401,6 +396,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
     started = time.perf_counter()
     suite = HandSuite.load(runner.suite_dir)
     size = runner.hand_batch_size
+    runner.db.set_meta(hand_first_position=suite.first_position, hand_config=suite.config)
     stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
     assert runner.hello is not None
     todo = [(index, n) for index, n in hand_ranges(stop, size)
@@ -432,7 +428,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
                 t0 = time.perf_counter()
                 runner.record(outcome)
                 STATS.record_s += time.perf_counter() - t0
-                runner.failures += len(outcome.failures)
+                runner.failures += len(outcome.hand_failures)
                 if runner.progress:
                     runner.progress(count, total)
                 if runner.should_stop():

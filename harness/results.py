@@ -16,6 +16,8 @@ Tables:
   replayed alone into a fresh vendor process from ``failures/fault.*.jsonl``;
 * ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
   bisection), with its inputs, so it can be replayed;
+* ``hand_failures`` and ``hand_answers``: a hand suite's wrong hands as integer codes, and the
+  text of its answers that are not a label (see :mod:`tablecert.harness.hand_failures`);
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): hand labels, expected x vendor.
 
@@ -62,6 +64,12 @@ CREATE TABLE IF NOT EXISTS counts (
 CREATE TABLE IF NOT EXISTS confusion (
     op TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY (op, expected, actual));
+CREATE TABLE IF NOT EXISTS hand_failures (
+    op INTEGER NOT NULL, expected INTEGER NOT NULL, actual INTEGER NOT NULL, cause INTEGER NOT NULL,
+    simplicity INTEGER NOT NULL, tc_id INTEGER NOT NULL, features INTEGER NOT NULL,
+    PRIMARY KEY (op, expected, actual, cause, simplicity, tc_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hand_answers (
+    op INTEGER NOT NULL, tc_id INTEGER NOT NULL, actual TEXT NOT NULL, PRIMARY KEY (op, tc_id)) WITHOUT ROWID;
 """
 
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
@@ -104,6 +112,8 @@ class BatchOutcome:
     faults: list[tuple[Any, ...]] = field(default_factory=list)
     poisoned: list[tuple[Any, ...]] = field(default_factory=list)
     fault_requests: list[tuple[Any, ...]] = field(default_factory=list)
+    hand_failures: list[tuple[int, ...]] = field(default_factory=list)
+    hand_answers: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class RunDatabase:
@@ -167,6 +177,8 @@ class RunDatabase:
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
             db.executemany("INSERT OR REPLACE INTO poisoned VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.poisoned)
             db.executemany("INSERT OR IGNORE INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.fault_requests)
+            db.executemany("INSERT INTO hand_failures VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.hand_failures)
+            db.executemany("INSERT OR REPLACE INTO hand_answers VALUES (?, ?, ?)", outcome.hand_answers)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:

@@ -31,6 +31,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
+from tablecert.harness.hand_failures import judge_hand_batch
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.recovery import FaultPolicy, Recovery
@@ -66,7 +67,10 @@ def utc_now() -> str:
 
 
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
-    """Judge every answer of a batch; failures keep inputs, expected and actual."""
+    """Judge every answer of a batch; failures keep inputs, expected and actual (a hand suite's as
+    codes, :mod:`tablecert.harness.hand_failures`)."""
+    if batch.file == HAND_FILE:
+        return judge_hand_batch(batch, results)
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     config_json = None
     for i, actual in enumerate(results):
