@@ -24,6 +24,7 @@ from typing import Any
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files
+from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 
@@ -232,6 +233,7 @@ class ReportData:
     replay_digests: list[tuple[str, str]]
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""            # the signing key's, when the report is to be signed
+    hands: HandFindings | None = None  # a hand suite's wrong hands by cause
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -522,6 +524,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         faults_by_kind, faults, faults_total = _faults(db)
         poisoned, poisoned_total = _poisoned(db)
         fault_classes = _fault_classes(db)
+        hands = hand_findings(db, meta)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
     finally:
         db.close()
@@ -553,4 +556,4 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
-        problems=problems + math.problems)
+        problems=problems + math.problems, hands=hands)
