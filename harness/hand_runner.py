@@ -231,11 +231,15 @@ class HandBatch:
     their request bytes, expected label codes, and each op's expected results as bytes (all
     prepared when the batch is made, on the worker thread; only ids are added per request)."""
 
-    def __init__(self, suite: HandSuite, labels_fd: int, index: int, n: int) -> None:
+    def __init__(self, suite: HandSuite, labels_fd: int, index: int, n: int, indices: np.ndarray | None = None) -> None:
         self.suite, self.index, self.n = suite, index, n
+        self.indices = indices                 # the hands' indices when not consecutive (a sample)
         t0 = time.perf_counter()
         self.cards = np.empty((n, HAND_SIZE), dtype=np.uint8)
-        _colex_hands(np.array(colex_unrank(suite.first_position + index), dtype=np.int64), self.cards)
+        if indices is None:
+            _colex_hands(np.array(colex_unrank(suite.first_position + index), dtype=np.int64), self.cards)
+        else:
+            self.cards[:] = [colex_unrank(suite.first_position + int(i)) for i in indices]
         # [room for the longest head of a 20-digit id][n cases, each with a comma][]}\n]: the last
         # comma becomes ']'.
         self._room = max(len(request_head(10**19, op, suite.config)) for op in HAND_OPS)
@@ -245,7 +249,10 @@ class HandBatch:
         buf[end - 1: end + 2] = np.frombuffer(b"]}\n", dtype=np.uint8)
         self._buf = buf
         t1 = time.perf_counter()
-        raw = os.pread(labels_fd, 2 * n, 2 * index)
+        if indices is None:
+            raw = os.pread(labels_fd, 2 * n, 2 * index)
+        else:
+            raw = b"".join(os.pread(labels_fd, 2, 2 * int(i)) for i in indices)
         if len(raw) != 2 * n:
             raise ValueError(f"{suite.labels_path}: short read at hand {index}")
         self.codes = np.frombuffer(raw, dtype=np.uint8).reshape(n, 2)
@@ -291,7 +298,8 @@ class HandBatch:
     def batch(self, op: str, cases: list[Any] | None = None) -> Batch:
         """The batch as the suite reader would give it: the same cases, expected values, flags, clauses."""
         names = LABEL_NAMES[op]
-        tc_ids = list(range(self.first_tc, self.first_tc + self.n))
+        tc_ids = (list(range(self.first_tc, self.first_tc + self.n)) if self.indices is None
+                  else (self.indices + 1).tolist())
         expected = [{"result": {"hand": names[code]}} for code in self.codes[:, LABEL_COLUMN[op]].tolist()]
         return Batch(HAND_FILE, op, 1, self.suite.config, tc_ids, cases if cases is not None else self.case_values(),
                      expected, [HAND_FLAGS] * self.n, [HAND_CLAUSES[op]] * self.n)
@@ -399,8 +407,15 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
     runner.db.set_meta(hand_first_position=suite.first_position, hand_config=suite.config)
     stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
     assert runner.hello is not None
-    todo = [(index, n) for index, n in hand_ranges(stop, size)
-            if any((HAND_FILE, op, index + 1) not in done for op in HAND_OPS)]
+    planned = (list(runner.hand_slice.batches(suite.n_hands, size)) if runner.hand_slice is not None
+               else [(index, n, None) for index, n in hand_ranges(stop, size)])
+    before: dict[int, int] = {}                     # hands of the batches before each batch, done or not
+    hands = 0
+    for index, n, _ in planned:
+        before[index], hands = hands, hands + n
+    if runner.hand_slice is not None:
+        total = 2 * hands
+    todo = [batch for batch in planned if any((HAND_FILE, op, batch[0] + 1) not in done for op in HAND_OPS)]
     fd = os.open(suite.labels_path, os.O_RDONLY)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-batches")
     try:
@@ -415,7 +430,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
             STATS.prefetch_wait_s += time.perf_counter() - t0
             upcoming = make(i + 1)
             STATS.hands += hb.n
-            count = 2 * hb.index                     # vectors before this batch, done or not
+            count = 2 * before[hb.index]             # vectors before this batch, done or not
             for op in HAND_OPS:
                 count += hb.n
                 if hb.key(op) in done:

@@ -23,7 +23,7 @@ from typing import Any
 
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
-from tablecert.harness.run_folder import check_database_files
+from tablecert.harness.run_folder import check_database_files, run_is_live
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
@@ -530,9 +530,19 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         db.close()
     problems = []
     verdict = meta.get("verdict") if meta.get("state") == "finished" else None
-    if verdict not in VERDICTS:
+    if meta.get("state") == "running" and not run_is_live(run_dir):
+        meta["state"] = "interrupted"
+        done = sum(totals.values())
+        of = f" of {int(meta['suite_tests']):,}" if isinstance(meta.get("suite_tests"), int) else ""
+        problems.append(f"the run was interrupted: its process ended before concluding, after {done:,}{of} vectors "
+                        f"in {sum(batches.values()):,} batches (continue it with tablecert certify --resume): "
+                        "verdict INCOMPLETE")
+    elif verdict not in VERDICTS:
         problems.append(f"the run is not finished (state {meta.get('state')!r}): verdict INCOMPLETE")
+    if verdict not in VERDICTS:
         verdict = "incomplete"
+    if isinstance(meta.get("sliced"), str) and verdict != "incomplete":
+        problems.append(f"only a part of the suite was run: {meta['sliced']}")
     summary = run_dir / "summary.json"
     summary_sha = sha256_file(summary) if summary.is_file() else ""
     if not summary_sha:
