@@ -2,6 +2,7 @@
 reference vendor with the bug planted, run as a real subprocess (``python hand_bug_vendors.py BUG``).
 
 * ``joker-no-straight``: the joker never completes a straight (such hands answer ``none``);
+* ``reference-like``: no bug (the reference vendor, answering through this script);
 * ``sf-top-five``: a straight flush is looked for only among the five highest cards of the flush
   suit (a straight flush lower in a 6- or 7-card flush answers ``flush``).
 """
