@@ -82,11 +82,18 @@ def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None 
         index = np.array([i for i, _, _ in wrong], dtype=np.int64)
         hands = (cards[index] if cards is not None
                  else np.array([parse_hand(batch.cases[i]["cards"]) for i in index.tolist()], dtype=np.int64))
-        masks = hand_features(hands)
-        causes, simplicity = cause_and_simplicity(masks)
-        out.hand_failures = [(OP_CODE[op], e, a, int(c), int(s), batch.tc_ids[i], int(m))
-                             for (i, e, a), c, s, m in zip(wrong, causes.tolist(), simplicity.tolist(), masks.tolist())]
+        out.hand_failures = failure_rows(op, [e for _, e, _ in wrong], [a for _, _, a in wrong],
+                                         [batch.tc_ids[i] for i in index.tolist()], hands)
     return out
+
+
+def failure_rows(op: str, expected: list[int], actual: list[int], tc_ids: list[int],
+                 hands: np.ndarray) -> list[tuple[int, ...]]:
+    """The ``hand_failures`` rows of wrong hands (their label codes, tcIds and cards, n x 7)."""
+    masks = hand_features(hands)
+    causes, simplicity = cause_and_simplicity(masks)
+    return list(zip([OP_CODE[op]] * len(tc_ids), expected, actual, causes.tolist(), simplicity.tolist(), tc_ids,
+                    masks.tolist()))
 
 
 def has_hand_failures(db: sqlite3.Connection) -> bool:
@@ -99,6 +106,15 @@ def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]
         return []
     return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
                       "GROUP BY op, expected, actual, cause").fetchall()
+
+
+def hand_cause_totals(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The wrong hands per op, confusion cell and cause (for ``summary.json``), most first."""
+    from tablecert.oracle.hand_features import cause_feature
+
+    return [{"op": HAND_OPS[op], "expected": label_name(op, e), "actual": label_name(op, a),
+             "cause": cause_feature(c).id, "failures": n}
+            for op, e, a, c, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3]))]
 
 
 def plainest(db: sqlite3.Connection, op: int, expected: int, actual: int, cause: int,

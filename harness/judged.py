@@ -25,7 +25,7 @@ from tablecert.harness.results import BatchOutcome, RunDatabase
 MOD = 1 << 256
 TABLES = {
     "batches": "file, op, first_tc, n, status",
-    "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses',
+    "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses, comment',
     "faults": "file, op, first_tc, n, attempt, kind, detail, stderr_tail, recovered",
     "hand_failures": "op, expected, actual, cause, simplicity, tc_id, features",
     "hand_answers": "op, tc_id, actual",

@@ -3,7 +3,8 @@
 * ``summary.json``: verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
   :mod:`tablecert.harness.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
-  recovered it) and their totals per kind;
+  recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
+  wrong hands per op, confusion cell and cause;
 * ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
   failures' tcIds, and one erroring test case per vendor fault naming the cases it hit, for a
   vendor's CI;
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from tablecert.harness.hand_failures import hand_replays
+from tablecert.harness.hand_failures import hand_cause_totals, hand_replays
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
@@ -89,6 +90,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail", "recovered")}
                    for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
+        **({"hand_causes": causes} if (causes := hand_cause_totals(db.db)) else {}),
     }
 
 

@@ -7,7 +7,8 @@ Tables:
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
-* ``failures``: each failing vector with its inputs, expected and actual answers;
+* ``failures``: each failing vector with its inputs, expected and actual answers, and its comment
+  (why the vector exists, from the suite's expected view);
 * ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
   (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case) and
   whether a later attempt answered every one of those cases (``recovered``); a vendor that could
@@ -47,7 +48,7 @@ CREATE TABLE IF NOT EXISTS batches (
 CREATE TABLE IF NOT EXISTS failures (
     file TEXT NOT NULL, op TEXT NOT NULL, tg_id INTEGER NOT NULL, tc_id INTEGER NOT NULL,
     config TEXT NOT NULL, "case" TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL,
-    flags TEXT NOT NULL, clauses TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
+    flags TEXT NOT NULL, clauses TEXT NOT NULL, comment TEXT NOT NULL DEFAULT '', PRIMARY KEY (file, op, tc_id));
 CREATE TABLE IF NOT EXISTS faults (
     file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
     attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL,
@@ -130,6 +131,8 @@ class RunDatabase:
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(faults)")}
             if "recovered" not in columns:          # a run database of an earlier release, resumed
                 self.db.execute("ALTER TABLE faults ADD COLUMN recovered INTEGER NOT NULL DEFAULT 0")
+            if "comment" not in {row[1] for row in self.db.execute("PRAGMA table_info(failures)")}:
+                self.db.execute("ALTER TABLE failures ADD COLUMN comment TEXT NOT NULL DEFAULT ''")
 
     def close(self) -> None:
         self.db.close()
@@ -173,7 +176,7 @@ class RunDatabase:
             db.executemany(
                 "INSERT INTO confusion VALUES (?, ?, ?, ?) ON CONFLICT (op, expected, actual) DO UPDATE SET n = n + excluded.n",
                 [(op, e, a, n) for (op, e, a), n in outcome.confusion.items()])
-            db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
+            db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
             db.executemany("INSERT OR REPLACE INTO poisoned VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.poisoned)
             db.executemany("INSERT OR IGNORE INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.fault_requests)
@@ -208,7 +211,7 @@ class RunDatabase:
 
     def failures(self, limit: int | None = None) -> Iterable[dict[str, Any]]:
         sql = "SELECT * FROM failures ORDER BY file, op, tc_id" + (f" LIMIT {int(limit)}" if limit else "")
-        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "expected", "actual", "flags", "clauses"]
+        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "expected", "actual", "flags", "clauses", "comment"]
         for row in self.db.execute(sql):
             rec = dict(zip(cols, row))
             for k in ("config", "case", "expected", "actual", "flags", "clauses"):

@@ -84,7 +84,8 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
         if not ok:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, batch.tc_ids[i], config_json, dumps(batch.cases[i]),
-                                 dumps(expected), stored_answer(actual), dumps(batch.flags[i]), dumps(batch.clauses[i])))
+                                 dumps(expected), stored_answer(actual), dumps(batch.flags[i]), dumps(batch.clauses[i]),
+                                 batch.comments[i] if batch.comments else ""))
     return out
 
 
