@@ -9,13 +9,12 @@ reference vendor with the bug planted, run as a real subprocess (``python hand_b
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 from tablecert.oracle.cards import JOKER, parse_hand, rank_of, suit_of
 from tablecert.oracle.hands import STRAIGHTS
-from tablecert.oracle.vendor import ReferenceVendor
+from tablecert.oracle.vendor import ReferenceVendor, serve
 
 
 def natural_straight(cards: tuple[int, ...]) -> bool:
@@ -43,19 +42,23 @@ def buggy(bug: str, cards: list[str], answer: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def main() -> None:
-    bug = sys.argv[1]
-    vendor = ReferenceVendor()
-    for line in sys.stdin:
-        request = json.loads(line)
-        answer = vendor.handle(request)
-        if request.get("op") == "paigow.player_bonus":
-            answer["results"] = [buggy(bug, case["cards"], result)
+class BuggyVendor(ReferenceVendor):
+    """The reference vendor with one bug planted in its player labels (a subclass: the JSON path)."""
+
+    def __init__(self, bug: str) -> None:
+        super().__init__()
+        self.bug = bug
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        answer = super().handle(request)
+        if isinstance(request, dict) and request.get("op") == "paigow.player_bonus" and "results" in answer:
+            answer["results"] = [buggy(self.bug, case["cards"], result)
                                  for case, result in zip(request["cases"], answer["results"])]
-        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-        if request.get("op") == "bye":
-            break
+        return answer
+
+
+def main() -> None:
+    serve(sys.stdin, sys.stdout, BuggyVendor(sys.argv[1]))
 
 
 if __name__ == "__main__":
