@@ -145,15 +145,40 @@ def test_slices_are_refused_for_other_suites(tmp_path: Path) -> None:
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "hand suite" in proc.stderr
 
 
-def test_an_interrupted_run_is_reported_interrupted(joker_run: Path, tmp_path: Path) -> None:
-    import shutil
+def batches_done(run: Path) -> int:
+    if not (run / "run.db").is_file():
+        return 0
+    db = sqlite3.connect(f"file:{run / 'run.db'}?mode=ro", uri=True, timeout=30)
+    try:
+        return db.execute("SELECT COUNT(*) FROM batches").fetchone()[0]
+    except sqlite3.OperationalError:           # the schema not written yet
+        return 0
+    finally:
+        db.close()
+
+
+def test_an_interrupted_run_is_reported_interrupted_with_how_far_it_got(joker: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
 
     run = tmp_path / "run"
-    shutil.copytree(joker_run, run)
-    db = sqlite3.connect(run / "run.db")
-    db.execute("UPDATE meta SET value = '\"running\"' WHERE key = 'state'")
-    db.commit()
-    db.close()
+    vendor = shlex.join([sys.executable, str(BUGS), "joker-no-straight"])
+    proc = subprocess.Popen([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "joker",
+                             "--suite-dir", str(joker), "--out", str(run), "--batch-size", "500", "--quiet",
+                             "--isolation", "none", "--range", "0:400000"], start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while batches_done(run) < 4:                    # observable progress: batches recorded in run.db
+            assert proc.poll() is None, "the run ended before it could be interrupted"
+            time.sleep(0.05)
+        live = load_report_data(run)
+        assert live.meta["state"] == "running"             # its process holds the run folder: not interrupted
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    done = batches_done(run)
     data = load_report_data(run)
     assert data.verdict == "incomplete" and data.meta["state"] == "interrupted"
-    assert any("interrupted" in p and "12,000" in p for p in data.problems)
+    [note] = [p for p in data.problems if "interrupted" in p]
+    assert f"{done:,} batches" in note and f"{sum(data.totals.values()):,} of 40,717,040 vectors" in note
