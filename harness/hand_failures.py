@@ -150,3 +150,22 @@ def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tupl
         cases = [{"cards": [card_code(c) for c in colex_unrank(int(first) + tc - 1)]} for tc in tc_ids]
         out[f"paigow.hands.{op}.jsonl"] = (op, meta.get("hand_config"), cases, tc_ids)
     return out
+
+
+def hand_examples(db: sqlite3.Connection, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
+    """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
+    the most wrong hands first (for junit.xml)."""
+    from tablecert.oracle.cards import card_code, colex_unrank
+    from tablecert.oracle.hand_features import cause_feature
+
+    first = int(meta.get("hand_first_position") or 0)
+    out: dict[str, list[str]] = {}
+    for op, e, a, cause, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3])):
+        lines = out.setdefault(HAND_OPS[op], [])
+        if len(lines) >= per_op:
+            continue
+        for _, tc, _ in plainest(db, op, e, a, cause, 1):
+            cards = " ".join(card_code(c) for c in colex_unrank(first + tc - 1))
+            lines.append(f"paigow.hands tcId {tc}: {cards} expected {label_name(op, e)} got {label_name(op, a)} "
+                         f"(cause {cause_feature(cause).id}; {n:,} wrong hands of this cause)")
+    return out

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from tablecert.harness.hand_failures import hand_cause_totals, hand_replays
+from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
+from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
@@ -118,6 +119,8 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
                 if budget <= 0:
                     lst.append("(further examples left out: junit.xml keeps at most "
                                f"{JUNIT_EXAMPLES_CHARS:,} characters of them; see run.db and the findings report)")
+    for op, lines in hand_examples(db.db, db.meta(), JUNIT_EXAMPLES).items():
+        examples.setdefault((op, HAND_FLAGS[0]), []).extend(lines)
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)
