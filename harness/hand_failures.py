@@ -31,7 +31,7 @@ import numpy as np
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.results import BatchOutcome, stored_answer
 from tablecert.harness.suite_reader import Batch
-from tablecert.oracle.cards import parse_hand
+from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 
@@ -43,6 +43,11 @@ OTHER = 255
 
 REPLAY_PER_GROUP = 20
 """Hands a replay file holds at most per cause and per confusion cell (the plainest first)."""
+
+
+def hand_codes(first_position: int, tc_id: int) -> list[str]:
+    """The card codes of a hand suite's hand ``tc_id`` (the suite starting at ``first_position``)."""
+    return [card_code(c) for c in colex_unrank(first_position + tc_id - 1)]
 
 
 def label_name(op: str | int, code: int) -> str:
@@ -139,15 +144,13 @@ def replay_selection(db: sqlite3.Connection, per_group: int = REPLAY_PER_GROUP) 
 def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
     """The replay files of a hand-suite run: per op, ``paigow.hands.OP.jsonl`` with the hands of
     :func:`replay_selection` (name -> (op, config, cases, tcIds))."""
-    from tablecert.oracle.cards import card_code, colex_unrank
-
     first = meta.get("hand_first_position")
     if first is None:
         return {}
     out = {}
     for op_code, tc_ids in replay_selection(db).items():
         op = HAND_OPS[op_code]
-        cases = [{"cards": [card_code(c) for c in colex_unrank(int(first) + tc - 1)]} for tc in tc_ids]
+        cases = [{"cards": hand_codes(int(first), tc)} for tc in tc_ids]
         out[f"paigow.hands.{op}.jsonl"] = (op, meta.get("hand_config"), cases, tc_ids)
     return out
 
@@ -155,7 +158,6 @@ def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tupl
 def hand_examples(db: sqlite3.Connection, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
     """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
     the most wrong hands first (for junit.xml)."""
-    from tablecert.oracle.cards import card_code, colex_unrank
     from tablecert.oracle.hand_features import cause_feature
 
     first = int(meta.get("hand_first_position") or 0)
@@ -165,7 +167,7 @@ def hand_examples(db: sqlite3.Connection, meta: dict[str, Any], per_op: int) -> 
         if len(lines) >= per_op:
             continue
         for _, tc, _ in plainest(db, op, e, a, cause, 1):
-            cards = " ".join(card_code(c) for c in colex_unrank(first + tc - 1))
+            cards = " ".join(hand_codes(first, tc))
             lines.append(f"paigow.hands tcId {tc}: {cards} expected {label_name(op, e)} got {label_name(op, a)} "
                          f"(cause {cause_feature(cause).id}; {n:,} wrong hands of this cause)")
     return out

@@ -15,8 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from tablecert.harness.hand_failures import HAND_OPS, REPLAY_PER_GROUP, cause_counts, label_name, plainest
-from tablecert.oracle.cards import card_code, colex_unrank
+from tablecert.harness.hand_failures import HAND_OPS, REPLAY_PER_GROUP, cause_counts, hand_codes, label_name, plainest
 from tablecert.oracle.hand_features import Feature, cause_feature, feature_ids
 
 EXAMPLES = 3          # example hands shown per cause and per cell
@@ -63,7 +62,7 @@ class HandFindings:
 
 def _example(first: int, simplicity: int, tc_id: int, mask: int) -> HandExample:
     position = first + tc_id - 1
-    cards = " ".join(card_code(c) for c in colex_unrank(position))
+    cards = " ".join(hand_codes(first, tc_id))
     return HandExample(tc_id, position, cards, feature_ids(mask), simplicity)
 
 
