@@ -182,3 +182,16 @@ def test_an_interrupted_run_is_reported_interrupted_with_how_far_it_got(joker: P
     assert data.verdict == "incomplete" and data.meta["state"] == "interrupted"
     [note] = [p for p in data.problems if "interrupted" in p]
     assert f"{done:,} batches" in note and f"{sum(data.totals.values()):,} of 40,717,040 vectors" in note
+
+
+def test_a_replay_file_is_split_into_lines_of_the_batch_size(tmp_path: Path) -> None:
+    from tablecert.harness.outputs import _write_replays
+
+    cases = [{"cards": ["2c", "3c", "4c", "5c", "6c", "7c", str(i)]} for i in range(5)]
+    _write_replays({"x.jsonl": ("paigow.player_bonus", {"cap": 1}, cases, [1, 2, 3, 4, 5])}, tmp_path, 2)
+    lines = [json.loads(line) for line in (tmp_path / "x.jsonl").read_text().splitlines()]
+    assert [line["op"] for line in lines] == ["hello"] + ["paigow.player_bonus"] * 3 + ["bye"]
+    assert [len(line["cases"]) for line in lines[1:-1]] == [2, 2, 1]
+    assert [c for line in lines[1:-1] for c in line["cases"]] == cases
+    assert len({line["id"] for line in lines}) == len(lines)
+    assert json.loads((tmp_path / "x.tcids.json").read_text()) == [1, 2, 3, 4, 5]
