@@ -88,7 +88,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             step: Callable[[str], None] | None = None, reports: bool = True,
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
-            max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None) -> tuple[RunResult, dict[str, Any]]:
+            max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
+            hand_slice: Any = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
@@ -107,7 +108,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
                         run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
-                        require=require)
+                        require=require, hand_slice=hand_slice)
         try:
             result = runner.run()
         except VendorNotGreeted:

@@ -20,8 +20,9 @@ done per case in Python unless an answer is wrong:
   clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
   diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. Any other answer (a
   vendor that formats differently, or is wrong) is decoded and checked as
-  :meth:`SubprocessSession.batch` would check it and judged case by case exactly like
-  :func:`tablecert.harness.runner.judge_batch`, so the run database is the same either way.
+  :meth:`SubprocessSession.batch` would check it and judged case by case
+  (:func:`tablecert.harness.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
+  run database is the same either way.
   Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values
   and the generic judge.
 
@@ -45,10 +46,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
+from tablecert.harness.hand_failures import HAND_OPS, LABEL_NAMES, judge_hand_batch
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
-from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 
 if TYPE_CHECKING:
     from tablecert.harness.runner import Runner
@@ -56,13 +57,11 @@ if TYPE_CHECKING:
 HAND_FILE = "paigow.hands"
 """The ``file`` of every hand-suite batch in the run database."""
 
-HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 HAND_FLAGS = ["Exhaustive"]
 HAND_SUITES = ("joker", "exhaustive")
 DEFAULT_HAND_BATCH_SIZE = 20_000
 """Hands per request of a hand suite when the run's batch size is the generic default."""
 
-LABEL_NAMES = {"paigow.player_bonus": PLAYER_LABELS, "paigow.banker_bonus": BANKER_LABELS}
 LABEL_COLUMN = {"paigow.player_bonus": 0, "paigow.banker_bonus": 1}
 
 CASE_BYTES = 46
@@ -232,11 +231,15 @@ class HandBatch:
     their request bytes, expected label codes, and each op's expected results as bytes (all
     prepared when the batch is made, on the worker thread; only ids are added per request)."""
 
-    def __init__(self, suite: HandSuite, labels_fd: int, index: int, n: int) -> None:
+    def __init__(self, suite: HandSuite, labels_fd: int, index: int, n: int, indices: np.ndarray | None = None) -> None:
         self.suite, self.index, self.n = suite, index, n
+        self.indices = indices                 # the hands' indices when not consecutive (a sample)
         t0 = time.perf_counter()
         self.cards = np.empty((n, HAND_SIZE), dtype=np.uint8)
-        _colex_hands(np.array(colex_unrank(suite.first_position + index), dtype=np.int64), self.cards)
+        if indices is None:
+            _colex_hands(np.array(colex_unrank(suite.first_position + index), dtype=np.int64), self.cards)
+        else:
+            self.cards[:] = [colex_unrank(suite.first_position + int(i)) for i in indices]
         # [room for the longest head of a 20-digit id][n cases, each with a comma][]}\n]: the last
         # comma becomes ']'.
         self._room = max(len(request_head(10**19, op, suite.config)) for op in HAND_OPS)
@@ -246,7 +249,10 @@ class HandBatch:
         buf[end - 1: end + 2] = np.frombuffer(b"]}\n", dtype=np.uint8)
         self._buf = buf
         t1 = time.perf_counter()
-        raw = os.pread(labels_fd, 2 * n, 2 * index)
+        if indices is None:
+            raw = os.pread(labels_fd, 2 * n, 2 * index)
+        else:
+            raw = b"".join(os.pread(labels_fd, 2, 2 * int(i)) for i in indices)
         if len(raw) != 2 * n:
             raise ValueError(f"{suite.labels_path}: short read at hand {index}")
         self.codes = np.frombuffer(raw, dtype=np.uint8).reshape(n, 2)
@@ -292,7 +298,8 @@ class HandBatch:
     def batch(self, op: str, cases: list[Any] | None = None) -> Batch:
         """The batch as the suite reader would give it: the same cases, expected values, flags, clauses."""
         names = LABEL_NAMES[op]
-        tc_ids = list(range(self.first_tc, self.first_tc + self.n))
+        tc_ids = (list(range(self.first_tc, self.first_tc + self.n)) if self.indices is None
+                  else (self.indices + 1).tolist())
         expected = [{"result": {"hand": names[code]}} for code in self.codes[:, LABEL_COLUMN[op]].tolist()]
         return Batch(HAND_FILE, op, 1, self.suite.config, tc_ids, cases if cases is not None else self.case_values(),
                      expected, [HAND_FLAGS] * self.n, [HAND_CLAUSES[op]] * self.n)
@@ -343,8 +350,6 @@ def iter_hand_batches(suite: HandSuite, labels_fd: int, size: int, start: int = 
 def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> BatchOutcome:
     """The outcome of a raw answer: the whole batch passes if it is the canonical expected line,
     else it is decoded and checked (VendorFault as ``batch`` raises it) and judged case by case."""
-    from tablecert.harness.runner import judge_batch
-
     t0 = time.perf_counter()
     if answer == hb.expected_line(op, rid):
         out = hb.passed(op)
@@ -354,15 +359,13 @@ def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> 
     STATS.fallbacks += 1
     try:
         results = session.decode_batch_answer(answer, rid, hb.n, op)
-        return judge_batch(hb.batch(op), results)
+        return judge_hand_batch(hb.batch(op), results, hb.cards)
     finally:
         STATS.fallback_s += time.perf_counter() - t0
 
 
 def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
     """One op of one hand batch against the vendor, through the runner's fault recovery."""
-    from tablecert.harness.runner import judge_batch
-
     cases: list[Any] | None = None
 
     def send_whole() -> BatchOutcome:
@@ -385,7 +388,7 @@ def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
         STATS.exchange_s += time.perf_counter() - t0
         t0 = time.perf_counter()
         try:
-            return judge_batch(hb.batch(op, cases), results)
+            return judge_hand_batch(hb.batch(op, cases), results, hb.cards)
         finally:
             STATS.fallback_s += time.perf_counter() - t0
 
@@ -401,10 +404,18 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
     started = time.perf_counter()
     suite = HandSuite.load(runner.suite_dir)
     size = runner.hand_batch_size
+    runner.db.set_meta(hand_first_position=suite.first_position, hand_config=suite.config)
     stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
     assert runner.hello is not None
-    todo = [(index, n) for index, n in hand_ranges(stop, size)
-            if any((HAND_FILE, op, index + 1) not in done for op in HAND_OPS)]
+    planned = (list(runner.hand_slice.batches(suite.n_hands, size)) if runner.hand_slice is not None
+               else [(index, n, None) for index, n in hand_ranges(stop, size)])
+    before: dict[int, int] = {}                     # hands of the batches before each batch, done or not
+    hands = 0
+    for index, n, _ in planned:
+        before[index], hands = hands, hands + n
+    if runner.hand_slice is not None:
+        total = 2 * hands
+    todo = [batch for batch in planned if any((HAND_FILE, op, batch[0] + 1) not in done for op in HAND_OPS)]
     fd = os.open(suite.labels_path, os.O_RDONLY)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hand-batches")
     try:
@@ -419,7 +430,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
             STATS.prefetch_wait_s += time.perf_counter() - t0
             upcoming = make(i + 1)
             STATS.hands += hb.n
-            count = 2 * hb.index                     # vectors before this batch, done or not
+            count = 2 * before[hb.index]             # vectors before this batch, done or not
             for op in HAND_OPS:
                 count += hb.n
                 if hb.key(op) in done:
@@ -432,7 +443,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
                 t0 = time.perf_counter()
                 runner.record(outcome)
                 STATS.record_s += time.perf_counter() - t0
-                runner.failures += len(outcome.failures)
+                runner.failures += len(outcome.hand_failures)
                 if runner.progress:
                     runner.progress(count, total)
                 if runner.should_stop():

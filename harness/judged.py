@@ -25,8 +25,10 @@ from tablecert.harness.results import BatchOutcome, RunDatabase
 MOD = 1 << 256
 TABLES = {
     "batches": "file, op, first_tc, n, status",
-    "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses',
+    "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses, comment',
     "faults": "file, op, first_tc, n, attempt, kind, detail, stderr_tail, recovered",
+    "hand_failures": "op, expected, actual, cause, simplicity, tc_id, features",
+    "hand_answers": "op, tc_id, actual",
 }
 
 
@@ -72,7 +74,8 @@ class JudgedRecord:
         self.batches += 1
         self.sums["batches"] = (self.sums["batches"] + _row((outcome.file, outcome.op, outcome.first_tc, outcome.n,
                                                             outcome.status))) % MOD
-        for table, rows in (("failures", outcome.failures), ("faults", outcome.faults)):
+        for table, rows in (("failures", outcome.failures), ("faults", outcome.faults),
+                            ("hand_failures", outcome.hand_failures), ("hand_answers", outcome.hand_answers)):
             self.sums[table] = (self.sums[table] + sum((_row(r) for r in rows), 0)) % MOD
         self.counts.update({k: n for k, n in outcome.counts.items() if n})
 

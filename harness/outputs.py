@@ -3,12 +3,16 @@
 * ``summary.json``: verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
   :mod:`tablecert.harness.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
-  recovered it) and their totals per kind;
+  recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
+  wrong hands per op, confusion cell and cause;
 * ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
   failures' tcIds, and one erroring test case per vendor fault naming the cases it hit, for a
   vendor's CI;
 * ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
-  failing cases (pipe it into the vendor: ``vendor < failures/FILE.jsonl``), one
+  failing cases, at most the run's batch size per line (pipe it into the vendor:
+  ``vendor < failures/FILE.jsonl``); for a hand suite one file per op with a bounded selection of
+  its wrong hands (:func:`tablecert.harness.hand_failures.hand_replays`: every cause of every
+  confusion cell, its plainest hands first; all failing tcIds stay in ``run.db``); one
   ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``)
   and one ``fault.KIND.*.jsonl`` per fault kind: the first request that met it, to send alone to a
   fresh vendor process.
@@ -21,11 +25,14 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
+from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
+REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
 JUNIT_EXAMPLE_CHARS = 600          # one failure example (case, expected, actual) in junit.xml
 JUNIT_EXAMPLES_CHARS = 2 << 20     # all the examples together: junit.xml stays a few MB
@@ -84,6 +91,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail", "recovered")}
                    for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
+        **({"hand_causes": causes} if (causes := hand_cause_totals(db.db)) else {}),
     }
 
 
@@ -111,6 +119,8 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
                 if budget <= 0:
                     lst.append("(further examples left out: junit.xml keeps at most "
                                f"{JUNIT_EXAMPLES_CHARS:,} characters of them; see run.db and the findings report)")
+    for op, lines in hand_examples(db.db, db.meta(), JUNIT_EXAMPLES).items():
+        examples.setdefault((op, HAND_FLAGS[0]), []).extend(lines)
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)
@@ -186,12 +196,14 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     for rec in db.fault_requests():
         replays[fault_replay_name(rec["kind"], rec["file"], rec["op"], rec["first_tc"])] = (
             rec["op"], rec["config"], rec["cases"], list(range(rec["first_tc"], rec["first_tc"] + rec["n"])))
+    meta = db.meta()
+    replays.update(hand_replays(db.db, meta))
     if not replays:
         remove_our_folder(folder)
         return 0
     building = new_folder(run_dir, "failures")
     try:
-        _write_replays(replays, building)
+        _write_replays(replays, building, int(meta.get("hand_batch_size") or REPLAY_LINE_CASES))
         replace_folder(building, folder)
     except BaseException:
         remove_our_folder(building)
@@ -199,14 +211,17 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     return len(replays)
 
 
-def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path) -> None:
+def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path, per_line: int) -> None:
+    """Each file: hello, the cases in request lines of at most ``per_line`` cases, bye."""
     for name, (op, config, cases, tc_ids) in sorted(replays.items()):
         hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
-        request = {"id": 1, "op": op, "config": config, "cases": cases}
         with open(folder / name, "x", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")
-            f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
-            f.write(json.dumps({"id": 2, "op": "bye"}) + "\n")
+            rid = 0
+            for rid, start in enumerate(range(0, len(cases), per_line), 1):
+                request = {"id": rid, "op": op, "config": config, "cases": cases[start: start + per_line]}
+                f.write(json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n")
+            f.write(json.dumps({"id": rid + 1, "op": "bye"}) + "\n")
         with open(folder / f"{name.removesuffix('.jsonl')}.tcids.json", "x", encoding="utf-8") as f:
             f.write(json.dumps(tc_ids) + "\n")
 

@@ -55,7 +55,8 @@ def bisect_budget(n: int) -> int:
 def part(batch: Batch, lo: int, hi: int) -> Batch:
     """Cases ``lo:hi`` of a batch, as a batch of their own."""
     return replace(batch, tc_ids=batch.tc_ids[lo:hi], cases=batch.cases[lo:hi], expected=batch.expected[lo:hi],
-                   flags=batch.flags[lo:hi], clauses=batch.clauses[lo:hi])
+                   flags=batch.flags[lo:hi], clauses=batch.clauses[lo:hi],
+                   comments=batch.comments[lo:hi] if batch.comments else None)
 
 
 def poison_record(batch: Batch, fault: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -71,6 +72,8 @@ def merge(into: BatchOutcome, other: BatchOutcome) -> None:
     into.faults.extend(other.faults)
     into.poisoned.extend(other.poisoned)
     into.fault_requests.extend(other.fault_requests)
+    into.hand_failures.extend(other.hand_failures)
+    into.hand_answers.extend(other.hand_answers)
 
 
 class _FaultLog:

@@ -8,7 +8,8 @@ Tables:
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
 * ``failures``: each failing vector with its inputs, expected and actual answers (an expected
-  rejection as ``{"error": {"code": CODE}}``, the vendor's shape);
+  rejection as ``{"error": {"code": CODE}}``, the vendor's shape), and its comment (why the
+  vector exists, from the suite's expected view);
 * ``faults``: each vendor fault (crash, timeout, malformed answer ...) with the cases it hit
   (first tcId and count: the batch, a part of it while bisecting, or the one poisoned case) and
   whether a later attempt answered every one of those cases (``recovered``); a vendor that could
@@ -17,6 +18,8 @@ Tables:
   replayed alone into a fresh vendor process from ``failures/fault.*.jsonl``;
 * ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
   bisection), with its inputs, so it can be replayed;
+* ``hand_failures`` and ``hand_answers``: a hand suite's wrong hands as integer codes, and the
+  text of its answers that are not a label (see :mod:`tablecert.harness.hand_failures`);
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): expected x answered labels (hand labels, a craps
   settle's outcome, ``result`` or ``error:CODE``; :data:`tablecert.harness.judge.CONFUSION_KEYS`).
@@ -47,7 +50,7 @@ CREATE TABLE IF NOT EXISTS batches (
 CREATE TABLE IF NOT EXISTS failures (
     file TEXT NOT NULL, op TEXT NOT NULL, tg_id INTEGER NOT NULL, tc_id INTEGER NOT NULL,
     config TEXT NOT NULL, "case" TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL,
-    flags TEXT NOT NULL, clauses TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
+    flags TEXT NOT NULL, clauses TEXT NOT NULL, comment TEXT NOT NULL DEFAULT '', PRIMARY KEY (file, op, tc_id));
 CREATE TABLE IF NOT EXISTS faults (
     file TEXT NOT NULL, op TEXT NOT NULL, first_tc INTEGER NOT NULL, n INTEGER NOT NULL,
     attempt INTEGER NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL,
@@ -64,6 +67,12 @@ CREATE TABLE IF NOT EXISTS counts (
 CREATE TABLE IF NOT EXISTS confusion (
     op TEXT NOT NULL, expected TEXT NOT NULL, actual TEXT NOT NULL, n INTEGER NOT NULL,
     PRIMARY KEY (op, expected, actual));
+CREATE TABLE IF NOT EXISTS hand_failures (
+    op INTEGER NOT NULL, expected INTEGER NOT NULL, actual INTEGER NOT NULL, cause INTEGER NOT NULL,
+    simplicity INTEGER NOT NULL, tc_id INTEGER NOT NULL, features INTEGER NOT NULL,
+    PRIMARY KEY (op, expected, actual, cause, simplicity, tc_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hand_answers (
+    op INTEGER NOT NULL, tc_id INTEGER NOT NULL, actual TEXT NOT NULL, PRIMARY KEY (op, tc_id)) WITHOUT ROWID;
 """
 
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
@@ -115,6 +124,8 @@ class BatchOutcome:
     faults: list[tuple[Any, ...]] = field(default_factory=list)
     poisoned: list[tuple[Any, ...]] = field(default_factory=list)
     fault_requests: list[tuple[Any, ...]] = field(default_factory=list)
+    hand_failures: list[tuple[int, ...]] = field(default_factory=list)
+    hand_answers: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class RunDatabase:
@@ -131,6 +142,8 @@ class RunDatabase:
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(faults)")}
             if "recovered" not in columns:          # a run database of an earlier release, resumed
                 self.db.execute("ALTER TABLE faults ADD COLUMN recovered INTEGER NOT NULL DEFAULT 0")
+            if "comment" not in {row[1] for row in self.db.execute("PRAGMA table_info(failures)")}:
+                self.db.execute("ALTER TABLE failures ADD COLUMN comment TEXT NOT NULL DEFAULT ''")
 
     def close(self) -> None:
         self.db.close()
@@ -174,10 +187,12 @@ class RunDatabase:
             db.executemany(
                 "INSERT INTO confusion VALUES (?, ?, ?, ?) ON CONFLICT (op, expected, actual) DO UPDATE SET n = n + excluded.n",
                 [(op, e, a, n) for (op, e, a), n in outcome.confusion.items()])
-            db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
+            db.executemany("INSERT OR REPLACE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.failures)
             db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", outcome.faults)
             db.executemany("INSERT OR REPLACE INTO poisoned VALUES (?, ?, ?, ?, ?, ?, ?, ?)", outcome.poisoned)
             db.executemany("INSERT OR IGNORE INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.fault_requests)
+            db.executemany("INSERT INTO hand_failures VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.hand_failures)
+            db.executemany("INSERT OR REPLACE INTO hand_answers VALUES (?, ?, ?)", outcome.hand_answers)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
@@ -207,7 +222,7 @@ class RunDatabase:
 
     def failures(self, limit: int | None = None) -> Iterable[dict[str, Any]]:
         sql = "SELECT * FROM failures ORDER BY file, op, tc_id" + (f" LIMIT {int(limit)}" if limit else "")
-        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "expected", "actual", "flags", "clauses"]
+        cols = ["file", "op", "tg_id", "tc_id", "config", "case", "expected", "actual", "flags", "clauses", "comment"]
         for row in self.db.execute(sql):
             rec = dict(zip(cols, row))
             for k in ("config", "case", "expected", "actual", "flags", "clauses"):

@@ -126,3 +126,19 @@ def locked_run_folder(out: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def run_is_live(out: Path) -> bool:
+    """Whether a tablecert process holds the run folder's lock now (a run going on). Only tests
+    the lock: never creates the lock file."""
+    try:
+        fd = os.open(out / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False

@@ -31,6 +31,8 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
+from tablecert.harness.hand_failures import judge_hand_batch
+from tablecert.harness.hand_slices import HandSlice, SliceError, check_slice
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
                                             mark_batch, split_require)
@@ -68,8 +70,11 @@ def utc_now() -> str:
 
 
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
-    """Judge every answer of a batch; failures keep inputs, expected and actual. A vector outside
-    the vendor's declared capabilities is counted ``unsupported``, not judged (harness/capabilities.py)."""
+    """Judge every answer of a batch; failures keep inputs, expected and actual (a hand suite's as
+    codes, :mod:`tablecert.harness.hand_failures`). A vector outside the vendor's declared
+    capabilities is counted ``unsupported``, not judged (harness/capabilities.py)."""
+    if batch.file == HAND_FILE:
+        return judge_hand_batch(batch, results)
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     features, outside = features_of(batch)
     carried = []
@@ -101,7 +106,8 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
                                  stored_expected(expected), stored_answer(actual), dumps(batch.flags[i]),
-                                 dumps(batch.clauses[i])))
+                                 dumps(batch.clauses[i]),
+                                 batch.comments[i] if batch.comments else ""))
     count_features(out.counts, carried)
     return out
 
@@ -164,7 +170,7 @@ class Runner:
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
                  max_hands: int | None = None, require: str | None = None,
-                 max_run_answer_bytes: int | None = None) -> None:
+                 max_run_answer_bytes: int | None = None, hand_slice: HandSlice | None = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
@@ -173,7 +179,8 @@ class Runner:
         :func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a resumed
         run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
         run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
-        (``stopped``) and the verdict is ``incomplete``."""
+        (``stopped``) and the verdict is ``incomplete``; ``hand_slice``: run only a range or a
+        sample of a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -181,6 +188,7 @@ class Runner:
         self.stop_after_failures = stop_after_failures
         self.progress = progress
         self.max_hands = max_hands
+        self.hand_slice = hand_slice
         self.max_run_answer_bytes = max_run_answer_bytes
         self.answer_bytes = 0          # answers of the sessions already closed
         self.over_budget = False
@@ -201,6 +209,11 @@ class Runner:
         self._scope_meta(manifest, digest, require)
         self.hand_suite = manifest["suite"] in HAND_SUITES
         self.hand_batch_size = self._hand_batch_size(hand_batch_size) if self.hand_suite else 0
+        try:
+            self.hand_slice, self.sliced = check_slice(self.db, manifest, hand_slice, max_hands)
+        except SliceError as err:
+            self.db.close()
+            raise RunError(str(err)) from None
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
         self.capabilities = Capabilities()
@@ -311,7 +324,7 @@ class Runner:
                 self._run_batches(done, total)
         finally:
             self._drop()
-        self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": True} if self.max_hands is not None else {}))
+        self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": self.sliced} if self.sliced else {}))
         decision = self._conclude()
         result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir)
         self.db.close()

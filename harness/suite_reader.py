@@ -36,6 +36,7 @@ class Batch:
     clauses: list[list[str]]
     features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/capabilities.py)
     outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
+    comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -97,18 +98,19 @@ def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: st
             if p["type"] == "group":
                 if batch and batch.cases:
                     yield batch
-                batch = Batch(name, op, p["tgId"], p["config"], [], [], [], [], [])
+                batch = Batch(name, op, p["tgId"], p["config"], [], [], [], [], [], [])
             elif p["type"] == "test":
                 if batch is None:
                     raise SuiteReadError(f"{name}:{n}: test before any group")
                 if len(batch.cases) >= batch_size:
                     yield batch
-                    batch = Batch(name, op, batch.tg_id, batch.config, [], [], [], [], [])
+                    batch = Batch(name, op, batch.tg_id, batch.config, [], [], [], [], [], [])
                 batch.tc_ids.append(p["tcId"])
                 batch.cases.append(p["case"])
                 batch.expected.append(e["expected"])
                 batch.flags.append(e["flags"])
                 batch.clauses.append(e["clauses"])
+                batch.comments.append(str(e.get("comment", "")))  # type: ignore[union-attr]
         if batch and batch.cases:
             yield batch
 

@@ -195,7 +195,8 @@ def decide(db: RunDatabase) -> Decision:
     if meta.get("stopped"):
         return Decision("incomplete", (f"the run was stopped: {meta['stopped']}",), scope)
     if meta.get("sliced"):
-        return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors)",), scope)
+        part = f": {meta['sliced']}" if isinstance(meta["sliced"], str) else ""
+        return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
     if isinstance(suite_tests, int) and run < suite_tests:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals["fault"]:

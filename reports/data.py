@@ -23,7 +23,11 @@ from typing import Any
 
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
-from tablecert.harness.run_folder import check_database_files
+from tablecert.harness.run_folder import check_database_files, run_is_live
+from tablecert.harness.hand_failures import has_hand_failures
+from tablecert.harness.hand_runner import HAND_FLAGS
+from tablecert.reports.hand_causes import HandFindings, hand_findings
+from tablecert.reports.ranking import attributed, class_order
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
@@ -57,6 +61,7 @@ class Exemplar:
     config: str
     clauses: str
     replay: str
+    comment: str = ""    # why the vector exists (stored with the failure)
 
 
 @dataclass(frozen=True)
@@ -234,6 +239,7 @@ class ReportData:
     replay_digests: list[tuple[str, str]]
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""            # the signing key's, when the report is to be signed
+    hands: HandFindings | None = None  # a hand suite's wrong hands by cause
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -339,40 +345,33 @@ def _trace(by_clause: dict[str, dict[str, int]]) -> tuple[list[TraceRow], list[R
 
 
 def _windows(db: sqlite3.Connection, failed: dict[str, int],
-             refused: RefusalStep | None = None) -> dict[str, list[tuple[Any, ...]]]:
+             sets: dict[str, list[str]], refused: RefusalStep | None = None) -> dict[str, list[tuple[Any, ...]]]:
     """For each failing flag, its first ``EXEMPLAR_WINDOW`` failures in run order (rowid, file, op,
-    tg_id, tc_id, case size).
+    tg_id, tc_id, case size), among the failures attributed to it (their flag sets ``sets``).
 
-    One pass over the failures in SQLite, filtered to the flags whose window is still open, that
-    stops as soon as every window is full (it is narrowed each time one fills). A run with many
-    failures is read only as far as its classes need; at worst (a class whose failures are all at
-    the end) the failures are scanned once, in C; Python sees only rows that fill a window."""
+    One pass over the failures in SQLite, filtered to the flag sets of the flags whose window is
+    still open, that stops as soon as every window is full (it is narrowed each time one fills)."""
     need = {flag: min(n, EXEMPLAR_WINDOW) for flag, n in failed.items()}
     windows: dict[str, list[tuple[Any, ...]]] = {flag: [] for flag in need}
-    open_flags = {flag for flag, n in need.items() if n > 0}
+    owner = {text: flag for flag, texts in sets.items() for text in texts}
+    open_flags = {flag for flag, n in need.items() if n > 0 and sets.get(flag)}
     last = 0
     while open_flags:
-        wanted = sorted(open_flags)
-        where = " OR ".join(["instr(flags, ?) > 0"] * len(wanted))
+        wanted = sorted(text for flag in open_flags for text in sets[flag])
         skip, skipped = (f"AND NOT {refused.condition}", refused.params) if refused and refused.classes else ("", [])
         cursor = db.execute('SELECT rowid, flags, file, op, tg_id, tc_id, length("case") FROM failures '
-                            f"WHERE rowid > ? AND ({where}) {skip} ORDER BY rowid",
-                            [last] + [json.dumps(f, ensure_ascii=False) for f in wanted] + skipped)
+                            f"WHERE rowid > ? AND flags IN ({', '.join('?' * len(wanted))}) {skip} ORDER BY rowid",
+                            [last] + wanted + skipped)
         narrowed = False
         for rowid, flags, file, op, tg_id, tc_id, size in cursor:
             last = rowid
-            try:
-                carried = json.loads(flags)
-            except ValueError:
-                continue
-            for flag in carried:
-                if flag in open_flags:
-                    windows[flag].append((rowid, file, op, tg_id, tc_id, size))
-                    if len(windows[flag]) >= need[flag]:
-                        open_flags.discard(flag)
-                        narrowed = True
-            if narrowed:
-                break
+            flag = owner[flags]
+            if flag in open_flags:
+                windows[flag].append((rowid, file, op, tg_id, tc_id, size))
+                if len(windows[flag]) >= need[flag]:
+                    open_flags.discard(flag)
+                    narrowed = True
+                    break
         cursor.close()
         if not narrowed:
             break    # the end of the failures
@@ -384,10 +383,14 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
     """The failure classes by flag, without the failures of tables and bets refused as a whole."""
     notes = _notes()
     by_op_flag = _totals(db, "op_flag")
-    by_flag = {f: {**c, "fail": c["fail"] - refused.flag_fails[f]} for f, c in by_flag.items()}
     by_op_flag = {k: {**c, "fail": c["fail"] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
-    failing = sorted(((c["fail"], f) for f, c in by_flag.items() if c["fail"]), key=lambda t: (-t[0], t[1]))
-    windows = _windows(db, {flag: n for n, flag in failing}, refused)
+    counts, sets = attributed(db, (refused.condition, refused.params) if refused.classes else None)
+    hands = db.execute("SELECT COUNT(*) FROM hand_failures").fetchone()[0] if has_hand_failures(db) else 0
+    for flag in HAND_FLAGS if hands else ():
+        counts[flag] = counts.get(flag, 0) + hands
+    failing = sorted(((n, f) for f, n in counts.items() if n),
+                     key=lambda t: class_order(t[1], notes.get(t[1], {}).get("bugType", "UNKNOWN"), t[0]))
+    windows = _windows(db, {flag: n for n, flag in failing}, sets, refused)
     out = []
     cols = 'file, op, tg_id, tc_id, length("case"), "case", expected, actual, config, clauses'
     for failed, flag in failing:
@@ -399,16 +402,25 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
             file, op, tg, tc, size, case, expected, actual, config, clauses = db.execute(
                 f"SELECT {cols} FROM failures WHERE rowid = ?", (rowid,)).fetchone()
             exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), show_json(expected), show_json(actual),
-                                      show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg)))
+                                      show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg),
+                                      _comment(db, rowid)))
         replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
                    for key, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
         note = notes.get(flag, {})
         ops = sorted(((k.split(" ", 1)[0], c["fail"]) for k, c in by_op_flag.items()
                       if k.split(" ", 1)[-1] == flag and c["fail"]), key=lambda t: (-t[1], t[0]))
         out.append(FailureClass(flag, note.get("bugType", "UNKNOWN"), note.get("description", "(no note for this flag)"),
-                                note.get("effect", ""), failed, sum(by_flag[flag].values()), ops, exemplars,
+                                note.get("effect", ""), failed, sum(by_flag.get(flag, {}).values()), ops, exemplars,
                                 replays[:REPLAYS_SHOWN], max(0, len(replays) - REPLAYS_SHOWN), len(window) >= failed))
     return out
+
+
+def _comment(db: sqlite3.Connection, rowid: int) -> str:
+    """A failure's stored comment ('' in a run database from before comments were kept)."""
+    try:
+        return clip(db.execute("SELECT comment FROM failures WHERE rowid = ?", (rowid,)).fetchone()[0], 300)
+    except sqlite3.OperationalError:
+        return ""
 
 
 def _label_rank(label: str) -> tuple[int, str]:
@@ -534,14 +546,25 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         faults_by_kind, faults, faults_total = _faults(db)
         poisoned, poisoned_total = _poisoned(db)
         fault_classes = _fault_classes(db)
+        hands = hand_findings(db, meta)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
     finally:
         db.close()
     problems = []
     verdict = meta.get("verdict") if meta.get("state") == "finished" else None
-    if verdict not in VERDICTS:
+    if meta.get("state") == "running" and not run_is_live(run_dir):
+        meta["state"] = "interrupted"
+        done = sum(totals.values())
+        of = f" of {int(meta['suite_tests']):,}" if isinstance(meta.get("suite_tests"), int) else ""
+        problems.append(f"the run was interrupted: its process ended before concluding, after {done:,}{of} vectors "
+                        f"in {sum(batches.values()):,} batches (continue it with tablecert certify --resume): "
+                        "verdict INCOMPLETE")
+    elif verdict not in VERDICTS:
         problems.append(f"the run is not finished (state {meta.get('state')!r}): verdict INCOMPLETE")
+    if verdict not in VERDICTS:
         verdict = "incomplete"
+    if isinstance(meta.get("sliced"), str) and verdict != "incomplete":
+        problems.append(f"only a part of the suite was run: {meta['sliced']}")
     summary = run_dir / "summary.json"
     summary_sha = sha256_file(summary) if summary.is_file() else ""
     if not summary_sha:
@@ -565,4 +588,4 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
-        problems=problems + math.problems)
+        problems=problems + math.problems, hands=hands)

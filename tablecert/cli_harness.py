@@ -76,6 +76,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                              vendor_network=args.vendor_network)
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
+    hand_slice = chosen_slice(args)
     from tablecert.oracle.profiles import resolve_profile
 
     result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
@@ -86,7 +87,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
                               require=args.require, custom_suite=args.custom_suite,
                               max_run_answer_bytes=args.max_run_answer_mb << 20,
-                              suite_cache_dir=_suite_cache(args))
+                              suite_cache_dir=_suite_cache(args), hand_slice=hand_slice)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -98,6 +99,27 @@ def _suite_cache(args: argparse.Namespace) -> Path | None:
     if args.no_suite_cache:
         return None
     return Path(args.suite_cache) if args.suite_cache else default_cache_dir()
+
+
+def chosen_slice(args: argparse.Namespace) -> Any:
+    """The hand-suite slice asked for (--range, or --sample with --seed), or None; UsageError for
+    a slice of another suite or a malformed one."""
+    from tablecert.harness.hand_runner import HAND_SUITES
+    from tablecert.harness.hand_slices import HandSlice, SliceError
+
+    if args.range is None and args.sample is None:
+        if args.seed is not None:
+            raise UsageError("--seed goes with --sample N")
+        return None
+    if args.range is not None and args.sample is not None:
+        raise UsageError("give --range or --sample, not both")
+    if args.suite not in HAND_SUITES and not args.suite_dir:
+        raise UsageError(f"--range and --sample slice a hand suite (joker, exhaustive), not the {args.suite} suite")
+    try:
+        return (HandSlice.parse_range(args.range) if args.range is not None
+                else HandSlice.sample(args.sample, 0 if args.seed is None else args.seed))
+    except SliceError as err:
+        raise UsageError(str(err)) from None
 
 
 def _path(text: str | None) -> Path | None:
@@ -207,6 +229,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "untested, or a required feature it does not declare, fails the run; a run that passes every "
                    "required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    p.add_argument("--range", metavar="A:B", help="hand suites only: run the hands A to B-1 of the canonical order "
+                   "(0-based; a first look at a slow vendor: never certified)")
+    p.add_argument("--sample", type=int, metavar="N", help="hand suites only: run a deterministic random sample of N "
+                   "hands (with --seed; never certified)")
+    p.add_argument("--seed", type=int, metavar="S", help="the seed of --sample (default 0)")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")

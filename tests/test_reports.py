@@ -10,6 +10,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tomllib
+from collections import Counter
 from fractions import Fraction
 from io import BytesIO
 from pathlib import Path
@@ -131,20 +133,36 @@ def test_certificate_states_verdict_identity_digests_and_counts(demo_run, tmp_pa
         assert f"{s['totals'][outcome]:,}" in text
     for clause in s["by_clause"]:
         assert clause in flat
-    for flag, counts in s["by_flag"].items():
-        if counts.get("fail"):
-            assert flag in flat and f"{counts['fail']:,}" in text
+    for flag, n in attributed_failures(demo_run).items():      # each failure under its most specific flag
+        assert flag in flat and f"{n:,}" in text
     assert "7/495" in text and "1.414%" in text           # the profile's exact craps figures
     assert "Traceability matrix" in text and "Interpretations relied on" in text
     assert "NOTTESTED" in flat                             # clauses the edge suite does not reach
 
 
+def attributed_failures(run: Path) -> Counter[str]:
+    """Failures per most specific flag (specificity from vectors/flag_ranking.toml, read here)."""
+    spec = tomllib.loads((Path(__file__).parents[1] / "vectors" / "flag_ranking.toml").read_text())["specificity"]
+    db = sqlite3.connect(run / "run.db")
+    try:
+        return Counter(min(json.loads(f), key=lambda x: (-spec.get(x, 2), x))
+                       for (f,) in db.execute("SELECT flags FROM failures"))
+    finally:
+        db.close()
+
+
 def test_findings_order_classes_and_name_replay_files(demo_run, tmp_path):
     pdf = render_report(demo_run, "findings", tmp_path / "findings.pdf")
     flat = squeezed(pdf_text(pdf))
-    s = summary_of(demo_run)
-    failing = sorted(((c["fail"], f) for f, c in s["by_flag"].items() if c.get("fail")), key=lambda t: (-t[0], t[1]))
-    positions = [flat.index(f"{i}.{flag}") for i, (_, flag) in enumerate(failing, 1)]
+    # Each failure under its most specific flag; classes worst for money first, then most specific.
+    ranking = tomllib.loads((Path(__file__).parents[1] / "vectors" / "flag_ranking.toml").read_text())
+    notes = tomllib.loads((Path(__file__).parents[1] / "vectors" / "notes.toml").read_text())
+    spec = ranking["specificity"]
+    owners = attributed_failures(demo_run)
+    assert sum(owners.values()) == summary_of(demo_run)["totals"]["fail"]
+    failing = sorted(owners, key=lambda f: (ranking["severity"].index(notes[f]["bugType"]), -spec.get(f, 2),
+                                            -owners[f], f))
+    positions = [flat.index(f"{i}.{flag}") for i, flag in enumerate(failing, 1)]
     assert positions == sorted(positions)
     for replay in sorted((demo_run / "failures").glob("*.jsonl")):
         assert replay.name in flat
@@ -278,12 +296,12 @@ def fabricate_failures(run: Path, n: int) -> None:
         db.execute("CREATE TEMP TABLE proto AS SELECT row_number() OVER () - 1 AS k, * FROM failures")
         db.execute("""INSERT INTO failures WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
                       SELECT p.file, p.op, p.tg_id, 100000000 + i, p.config, p."case", p.expected, p.actual, p.flags,
-                             p.clauses FROM seq JOIN proto p ON p.k = i % ?""", (n, base))
+                             p.clauses, p.comment FROM seq JOIN proto p ON p.k = i % ?""", (n, base))
         factor = (n + base) // base
         db.execute("UPDATE counts SET n = n * ? WHERE outcome = 'fail'", (factor,))
         # one failure of a class of its own, last of all: its exemplar is found only at the end
         db.execute("""INSERT INTO failures SELECT file, op, tg_id, 999999999, config, "case", expected, actual,
-                      '["Exhaustive"]', clauses FROM failures LIMIT 1""")
+                      '["Exhaustive"]', clauses, comment FROM failures LIMIT 1""")
         db.execute("INSERT INTO counts VALUES ('flag', 'Exhaustive', 'fail', 1)")
     db.close()
 
@@ -328,3 +346,24 @@ def test_cli_exit_codes(run_copy, tmp_path):
     (run_copy / "summary.json").write_bytes(bytes(data))
     out = cli("verify-report", str(run_copy / "certificate.pdf"), "--pubkey", str(pub))
     assert out.returncode == 1 and "summary signature: FAILED" in out.stdout
+
+
+def test_a_failing_vector_keeps_its_comment_in_run_db_and_the_findings(demo_run, tmp_path):
+    import gzip
+
+    db = sqlite3.connect(demo_run / "run.db")
+    rows = db.execute("SELECT file, tc_id, comment FROM failures ORDER BY file, op, tc_id").fetchall()
+    db.close()
+    assert rows
+    comments: dict[tuple[str, int], str] = {}
+    for file in {f for f, _, _ in rows}:               # the suite's own expected view, read here
+        with gzip.open(demo_run / "suite" / "expected" / file, "rt", encoding="utf-8") as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("type") == "test":
+                    comments[(file, rec["tcId"])] = rec["comment"]
+    assert all(comment and comment == comments[(file, tc)] for file, tc, comment in rows)
+    text = " ".join(pdf_text(render_report(demo_run, "findings", tmp_path / "f.pdf")).split())
+    shown = re.findall(r"Why tcId (\d+) exists:", text)
+    assert shown and all(any(comment[:30] in text for (_, tc), comment in comments.items() if tc == int(t))
+                         for t in shown)

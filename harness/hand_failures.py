@@ -1,0 +1,172 @@
+"""Hand-suite failures stored as codes, classified by cause, and picked for replay.
+
+A hand suite (``joker``, ``exhaustive``) has one test per hand and a vendor can be wrong on
+millions of them, so its wrong hands are not kept as JSON text in ``failures`` but as integer
+codes in ``hand_failures`` (a WITHOUT ROWID table whose key orders them for the reports):
+
+    (op, expected, actual, cause, simplicity, tc_id, features)
+
+``op`` is 0 for ``paigow.player_bonus`` and 1 for ``paigow.banker_bonus``; ``expected`` and
+``actual`` are indices into the op's labels (:data:`LABEL_NAMES`), ``actual`` :data:`OTHER` for an
+answer that is not one of them (its text, bounded like any stored answer, is in ``hand_answers``);
+``tc_id`` is the hand's tcId (its canonical position is the suite's first position + tcId - 1,
+kept in the run's meta as ``hand_first_position``); ``features`` the hand's feature mask,
+``cause`` its most specific feature and ``simplicity`` how special the hand is
+(:mod:`tablecert.oracle.hand_features`). Every failing tcId stays queryable here.
+
+:func:`judge_hand_batch` judges a hand batch to the same counts and confusion cells as the generic
+judge, with these rows instead of ``failures`` rows. :func:`replay_selection` picks the hands a
+replay file holds: at most :data:`REPLAY_PER_GROUP` of each cause within each confusion cell, the
+plainest first.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import numpy as np
+
+from tablecert.harness.judge import label_of, passes
+from tablecert.harness.results import BatchOutcome, stored_answer
+from tablecert.harness.suite_reader import Batch
+from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
+from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
+from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
+
+HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+OP_CODE = {op: i for i, op in enumerate(HAND_OPS)}
+LABEL_NAMES = {"paigow.player_bonus": PLAYER_LABELS, "paigow.banker_bonus": BANKER_LABELS}
+OTHER = 255
+"""The ``actual`` code of an answer that is not one of the op's labels."""
+
+REPLAY_PER_GROUP = 20
+"""Hands a replay file holds at most per cause and per confusion cell (the plainest first)."""
+
+
+def hand_codes(first_position: int, tc_id: int) -> list[str]:
+    """The card codes of a hand suite's hand ``tc_id`` (the suite starting at ``first_position``)."""
+    return [card_code(c) for c in colex_unrank(first_position + tc_id - 1)]
+
+
+def label_name(op: str | int, code: int) -> str:
+    op = HAND_OPS[op] if isinstance(op, int) else op
+    return LABEL_NAMES[op][code] if code != OTHER else "(not a label)"
+
+
+def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None = None) -> BatchOutcome:
+    """Judge a hand batch (``batch.file`` the hand file): counts and confusion as the generic
+    judge counts them, failures as ``hand_failures`` rows (and ``hand_answers`` for answers that
+    are not a label). ``cards``: the batch's hands as card indices (n x 7), when at hand."""
+    from tablecert.harness.hand_runner import count_all
+
+    op = batch.op
+    names = LABEL_NAMES[op]
+    code_of = {name: i for i, name in enumerate(names)}
+    out = BatchOutcome(batch.file, op, batch.tc_ids[0], len(batch.cases), "done")
+    wrong: list[tuple[int, int, int]] = []          # (case index, expected code, actual code)
+    for i, (expected, actual) in enumerate(zip(batch.expected, results)):
+        want = expected["result"]["hand"]
+        if type(actual) is dict and len(actual) == 1 and actual.get("hand") == want:
+            out.confusion[(op, want, want)] += 1
+            continue
+        out.confusion[(op, label_of(expected), label_of(actual))] += 1
+        if passes(expected, actual):
+            continue
+        got = actual.get("hand") if type(actual) is dict and len(actual) == 1 else None
+        code = code_of.get(got, OTHER) if isinstance(got, str) else OTHER
+        wrong.append((i, code_of[want], code))
+        if code == OTHER:
+            out.hand_answers.append((OP_CODE[op], batch.tc_ids[i], stored_answer(actual)))
+    n_fail = len(wrong)
+    if n_fail < len(batch.cases):
+        count_all(out.counts, op, len(batch.cases) - n_fail, "pass")
+    if n_fail:
+        count_all(out.counts, op, n_fail, "fail")
+        index = np.array([i for i, _, _ in wrong], dtype=np.int64)
+        hands = (cards[index] if cards is not None
+                 else np.array([parse_hand(batch.cases[i]["cards"]) for i in index.tolist()], dtype=np.int64))
+        out.hand_failures = failure_rows(op, [e for _, e, _ in wrong], [a for _, _, a in wrong],
+                                         [batch.tc_ids[i] for i in index.tolist()], hands)
+    return out
+
+
+def failure_rows(op: str, expected: list[int], actual: list[int], tc_ids: list[int],
+                 hands: np.ndarray) -> list[tuple[int, ...]]:
+    """The ``hand_failures`` rows of wrong hands (their label codes, tcIds and cards, n x 7)."""
+    masks = hand_features(hands)
+    causes, simplicity = cause_and_simplicity(masks)
+    return list(zip([OP_CODE[op]] * len(tc_ids), expected, actual, causes.tolist(), simplicity.tolist(), tc_ids,
+                    masks.tolist()))
+
+
+def has_hand_failures(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hand_failures'").fetchone() is not None
+
+
+def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]:
+    """(op, expected, actual, cause, failures) of every cause of every cell (one ordered scan)."""
+    if not has_hand_failures(db):
+        return []
+    return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
+                      "GROUP BY op, expected, actual, cause").fetchall()
+
+
+def hand_cause_totals(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The wrong hands per op, confusion cell and cause (for ``summary.json``), most first."""
+    from tablecert.oracle.hand_features import cause_feature
+
+    return [{"op": HAND_OPS[op], "expected": label_name(op, e), "actual": label_name(op, a),
+             "cause": cause_feature(c).id, "failures": n}
+            for op, e, a, c, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3]))]
+
+
+def plainest(db: sqlite3.Connection, op: int, expected: int, actual: int, cause: int,
+             limit: int) -> list[tuple[int, int, int]]:
+    """The ``limit`` plainest hands of a cause of a cell: (simplicity, tcId, features), read along
+    the table's key (no scan)."""
+    return db.execute("SELECT simplicity, tc_id, features FROM hand_failures WHERE op = ? AND expected = ? "
+                      "AND actual = ? AND cause = ? ORDER BY simplicity, tc_id LIMIT ?",
+                      (op, expected, actual, cause, limit)).fetchall()
+
+
+def replay_selection(db: sqlite3.Connection, per_group: int = REPLAY_PER_GROUP) -> dict[int, list[int]]:
+    """Per op code, the tcIds a replay file holds: the ``per_group`` plainest hands of each cause
+    of each confusion cell (so every cell and every cause is in it, each at most ``per_group``
+    times per cell), in tcId order."""
+    chosen: dict[int, set[int]] = {}
+    for op, expected, actual, cause, _ in cause_counts(db):
+        chosen.setdefault(op, set()).update(tc for _, tc, _ in plainest(db, op, expected, actual, cause, per_group))
+    return {op: sorted(tcs) for op, tcs in sorted(chosen.items())}
+
+
+def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
+    """The replay files of a hand-suite run: per op, ``paigow.hands.OP.jsonl`` with the hands of
+    :func:`replay_selection` (name -> (op, config, cases, tcIds))."""
+    first = meta.get("hand_first_position")
+    if first is None:
+        return {}
+    out = {}
+    for op_code, tc_ids in replay_selection(db).items():
+        op = HAND_OPS[op_code]
+        cases = [{"cards": hand_codes(int(first), tc)} for tc in tc_ids]
+        out[f"paigow.hands.{op}.jsonl"] = (op, meta.get("hand_config"), cases, tc_ids)
+    return out
+
+
+def hand_examples(db: sqlite3.Connection, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
+    """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
+    the most wrong hands first (for junit.xml)."""
+    from tablecert.oracle.hand_features import cause_feature
+
+    first = int(meta.get("hand_first_position") or 0)
+    out: dict[str, list[str]] = {}
+    for op, e, a, cause, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3])):
+        lines = out.setdefault(HAND_OPS[op], [])
+        if len(lines) >= per_op:
+            continue
+        for _, tc, _ in plainest(db, op, e, a, cause, 1):
+            cards = " ".join(hand_codes(first, tc))
+            lines.append(f"paigow.hands tcId {tc}: {cards} expected {label_name(op, e)} got {label_name(op, a)} "
+                         f"(cause {cause_feature(cause).id}; {n:,} wrong hands of this cause)")
+    return out
