@@ -34,9 +34,9 @@ class Batch:
     expected: list[dict[str, Any]]
     flags: list[list[str]]
     clauses: list[list[str]]
+    comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
     features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/capabilities.py)
     outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
-    comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
 
     @property
     def key(self) -> tuple[str, str, int]:
