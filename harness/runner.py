@@ -129,7 +129,7 @@ class Runner:
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
                  max_hands: int | None = None, require: str | None = None,
-                 max_run_answer_bytes: int | None = None) -> None:
+                 max_run_answer_bytes: int | None = None, parallel: Any = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
@@ -138,7 +138,8 @@ class Runner:
         :func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a resumed
         run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
         run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
-        (``stopped``) and the verdict is ``incomplete``."""
+        (``stopped``) and the verdict is ``incomplete``; ``parallel``: a
+        :class:`tablecert.parallel.ParallelOptions` (several workers, a Ray cluster, a shard)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -147,6 +148,7 @@ class Runner:
         self.progress = progress
         self.max_hands = max_hands
         self.max_run_answer_bytes = max_run_answer_bytes
+        self.parallel = parallel
         self.answer_bytes = 0          # answers of the sessions already closed
         self.over_budget = False
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -262,7 +264,11 @@ class Runner:
                 self._start()
             except VendorFault as err:
                 self._not_greeted(err, bool(done))
-            if self.hand_suite:
+            if self.parallel is not None:
+                from tablecert.parallel import run_scheduled
+
+                run_scheduled(self, done, total, self.parallel)
+            elif self.hand_suite:
                 run_hands(self, done, total)
             else:
                 self._run_batches(done, total)
@@ -275,9 +281,10 @@ class Runner:
         return result
 
     def record(self, outcome: BatchOutcome) -> None:
-        """Write one batch's outcome to the run database, and account for it in memory."""
-        self.judged.add(outcome)
-        self.db.record(outcome)
+        """Write one batch's outcome to the run database, and account for it in memory (a batch
+        already recorded is not counted again)."""
+        if self.db.record(outcome):
+            self.judged.add(outcome)
 
     def _conclude(self) -> Decision:
         """Check the run database against what the harness recorded, then decide and keep the
