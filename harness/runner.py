@@ -138,8 +138,9 @@ class Runner:
         :func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a resumed
         run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
         run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
-        (``stopped``) and the verdict is ``incomplete``; ``parallel``: a
-        :class:`tablecert.parallel.ParallelOptions` (several workers, a Ray cluster, a shard)."""
+        (``stopped``) and the verdict is ``incomplete``; ``parallel``: runs the batches instead of
+        the one-worker loop, ``parallel.run(runner, done, total)`` (several workers, a Ray cluster,
+        a shard: :class:`tablecert.parallel.ParallelOptions`)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -265,9 +266,7 @@ class Runner:
             except VendorFault as err:
                 self._not_greeted(err, bool(done))
             if self.parallel is not None:
-                from tablecert.parallel import run_scheduled
-
-                run_scheduled(self, done, total, self.parallel)
+                self.parallel.run(self, done, total)
             elif self.hand_suite:
                 run_hands(self, done, total)
             else:

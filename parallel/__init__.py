@@ -5,11 +5,11 @@ merged into one run folder (``tablecert merge``).
 Every vendor instance is opened by the harness's adapter code with the run's session options
 (sandbox, hidden paths, limits), judged by the harness's per-batch code, and recorded by one
 writer in run order, so a run's database, ``summary.json`` and reports are those of a one-worker
-run of the same vendor (timings aside). Public API: :class:`ParallelOptions`, :class:`Shard`,
-:func:`run_scheduled` (called by the runner), :func:`merge_shards` and :class:`MergeError`.
+run of the same vendor (timings aside). Public API: :class:`ParallelOptions` (given to the
+runner), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
 """
 
-from tablecert.parallel.scheduler import ParallelOptions, run_scheduled
+from tablecert.parallel.options import ParallelOptions
 from tablecert.parallel.units import Shard
 
-__all__ = ["ParallelOptions", "Shard", "run_scheduled"]
+__all__ = ["ParallelOptions", "Shard"]

@@ -17,32 +17,18 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tablecert.harness.results import BatchOutcome
-from tablecert.parallel.units import Shard, Unit, suite_units, units_to_run
+from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
 
 if TYPE_CHECKING:
-    from tablecert.harness.certify import VendorTarget
     from tablecert.harness.runner import Runner
+    from tablecert.parallel.options import ParallelOptions
 
 IN_FLIGHT_PER_WORKER = 2
 """Units handed out per worker ahead of the writer (one running, one waiting)."""
-
-
-@dataclass(frozen=True)
-class ParallelOptions:
-    """How a run is spread: ``workers`` vendor instances on this machine, or (``ray_address``)
-    Ray actors on a cluster (``workers`` of them; 0: one per CPU of the cluster), and the
-    ``shard`` of the run's units this run folder holds (None: all). ``vendor`` is the run's
-    vendor target (adapter, target, session options), which Ray actors open on their nodes."""
-
-    workers: int = 1
-    ray_address: str | None = None
-    shard: Shard | None = None
-    vendor: VendorTarget | None = None
 
 
 class Pool(Protocol):
@@ -187,10 +173,3 @@ class Writer:
         if runner.progress:
             runner.progress(unit.count, self.total)
         return False
-
-
-def describe(options: Any) -> str:
-    """How a run is spread, for the terminal."""
-    where = f"Ray cluster {options.ray_address}" if options.ray_address else "this machine"
-    shard = f", shard {options.shard}" if options.shard else ""
-    return f"{options.workers or 'one per CPU'} vendor instance(s) on {where}{shard}"

@@ -83,9 +83,19 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               step=step_printer(args.quiet), submission=_path(args.submission),
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
                               require=args.require, custom_suite=args.custom_suite,
-                              max_run_answer_bytes=args.max_run_answer_mb << 20)
+                              max_run_answer_bytes=args.max_run_answer_mb << 20, parallel=_parallel(args))
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
+
+
+def _parallel(args: argparse.Namespace) -> Any:
+    """The certify run's --workers, --ray and --shard (None: one vendor instance, the whole suite)."""
+    from tablecert.parallel.options import parallel_options
+
+    try:
+        return parallel_options(args.workers, args.ray, args.shard)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _path(text: str | None) -> Path | None:
@@ -188,6 +198,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "and games (craps, paigow). A required op the vendor leaves untested fails the run; a run "
                    "that passes every required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    from tablecert.parallel.options import add_parallel_arguments
+
+    add_parallel_arguments(p)
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")

@@ -5,7 +5,13 @@ recorded twice counts once."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +112,94 @@ def test_a_batch_recorded_twice_counts_once(edge: Path, tmp_path: Path) -> None:
     assert db.db.execute("SELECT COUNT(*) FROM failures").fetchone()[0] == len(batch.cases)
     assert db.db.execute("SELECT COUNT(*) FROM batches").fetchone()[0] == 1
     db.close()
+
+
+# -- shards and merge ---------------------------------------------------------------------------
+
+def tablecert(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(Path(parallel_vendors.__file__).parent))   # the test vendors
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600,
+                          env=env)
+
+
+def certify_cli(edge: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return tablecert("certify", "--vendor-plugin", f"{parallel_vendors.__name__}:CrashesOnSomeCases",
+                     "--suite", "edge", "--suite-dir", str(edge), "--out", str(out), "--batch-size", "150",
+                     "--quiet", *extra)
+
+
+def sorted_rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows in rowid order; counts and confusion (sums over the shards) in key order."""
+    out = rows(run_dir)
+    out["meta"] = [r for r in out["meta"] if r[0] not in ("merged_from", "shard", "batch_size")]
+    for table in ("counts", "confusion"):
+        out[table] = sorted(out[table])
+    return out
+
+
+@pytest.fixture(scope="module")
+def sharded(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An unsharded run (two workers, command line) and three shards of it (shard 1 through the
+    command line, the others through certify() without PDFs, which is what the command calls)."""
+    from tablecert.harness.certify import VendorTarget, certify
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.parallel import Shard
+
+    base = tmp_path_factory.mktemp("sharded")
+    runs = {"whole": base / "whole", **{f"{k}/3": base / f"shard{k}" for k in (1, 2, 3)}}
+    assert certify_cli(edge, runs["whole"], "--workers", "2").returncode == 1
+    done = certify_cli(edge, runs["1/3"], "--shard", "1/3")
+    assert done.returncode == 1, done.stderr   # a shard can find failures (this vendor fails), never pass
+    target = VendorTarget("python", f"{parallel_vendors.__name__}:CrashesOnSomeCases", SessionOptions())
+    for k in (2, 3):
+        result, summary = certify(target, "edge", runs[f"{k}/3"], suite_dir=edge, batch_size=150, reports=False,
+                                  parallel=ParallelOptions(shard=Shard(k, 3)))
+        assert result.verdict == "fail" and summary["totals"]["pass"] < 2000
+    return runs
+
+
+def test_three_shards_merged_are_the_unsharded_run(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    shards = [str(sharded[f"{k}/3"]) for k in (3, 1, 2)]
+    done = tablecert("merge", *shards, "--suite-dir", str(edge), "--out", str(tmp_path / "merged"))
+    assert done.returncode == 1, done.stderr
+    whole, merged = sharded["whole"], tmp_path / "merged"
+    assert sorted_rows(merged) == sorted_rows(whole)
+    assert sorted_rows(merged)["poisoned"] and sorted_rows(merged)["failures"]
+    drop = TIMINGS | {"host"}
+    assert ({k: v for k, v in json.loads((merged / "summary.json").read_text()).items() if k not in drop}
+            == {k: v for k, v in json.loads((whole / "summary.json").read_text()).items() if k not in drop})
+    assert (merged / "junit.xml").read_bytes() == (whole / "junit.xml").read_bytes()
+    assert sorted(p.name for p in (merged / "failures").iterdir()) == sorted(p.name for p in (whole / "failures").iterdir())
+    for kind in ("certificate", "findings"):
+        texts = [pdf_text(run / f"{kind}.pdf") for run in (whole, merged)]
+        assert texts[0] == texts[1] and "NOT CERTIFIED" in texts[0]
+
+
+def pdf_text(path: Path) -> str:
+    """The text of a PDF, its timestamps and the summary's digest (which covers them) blanked."""
+    from pypdf import PdfReader
+
+    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "TIME", text)
+    digest = hashlib.sha256((path.parent / "summary.json").read_bytes()).hexdigest()
+    text = text.replace(digest, "DIGEST").replace(digest[:16], "DIGEST")
+    return re.sub(r"summary.json sha256 [0-9a-f]+", "summary.json sha256 DIGEST", text)
+
+
+def test_a_missing_shard_is_refused_naming_it(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    done = tablecert("merge", str(sharded["1/3"]), str(sharded["3/3"]), "--suite-dir", str(edge),
+                     "--out", str(tmp_path / "merged"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "missing shard 2/3" in done.stderr
+    assert not (tmp_path / "merged" / "run.db").exists()
+
+
+def test_an_overlapping_shard_is_refused_naming_it(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    done = tablecert("merge", *(str(sharded[f"{k}/3"]) for k in (1, 2, 3)), str(sharded["whole"]),
+                     "--suite-dir", str(edge), "--out", str(tmp_path / "a"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{sharded['whole']}: not a shard run" in done.stderr
+    again = tablecert("merge", *(str(sharded[f"{k}/3"]) for k in (1, 2, 3, 2)), "--suite-dir", str(edge),
+                      "--out", str(tmp_path / "b"))
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "overlapping shard: 2/3" in again.stderr and str(sharded["2/3"]) in again.stderr
