@@ -203,3 +203,20 @@ def test_an_overlapping_shard_is_refused_naming_it(edge: Path, sharded: dict[str
                       "--out", str(tmp_path / "b"))
     assert again.returncode == 2 and again.stderr.count("\n") == 1
     assert "overlapping shard: 2/3" in again.stderr and str(sharded["2/3"]) in again.stderr
+
+
+def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from tablecert.harness import progress
+
+    clock = iter([100.0, 120.0, 140.0])
+    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    log = progress.progress_callback("certifying", unit="vectors")
+    log(1_000, 1_000_000)          # where this process began (a resumed run): no rate yet
+    log(21_000, 1_000_000)         # 20,000 answers in 20 s
+    log(41_000, 1_000_000)         # 40,000 in 40 s: 959,000 left at 1,000/s
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "certifying: 1,000/1,000,000 vectors (0%)"
+    assert lines[1].endswith("1,000 answers/s, about 16 min left")
+    assert lines[2] == "certifying: 41,000/1,000,000 vectors (4%), 1,000 answers/s, about 16 min left"
