@@ -36,6 +36,7 @@ from typing import Any
 from tablecert.harness.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.hand_runner import STATS
+from tablecert.harness.progress import duration
 from tablecert.harness.runner import Runner
 from tablecert.parallel import ParallelOptions
 from tablecert.vectors.suites import generate
@@ -94,20 +95,10 @@ def expected_wall(costs: dict[str, Any], speed: float, workers: int) -> float:
     return max(spread, EXHAUSTIVE_LABELS * costs["coordinator_s_per_label"])
 
 
-def human(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 3 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
-
-
 def table(costs: dict[str, Any]) -> str:
     head = "| vendor labels/s | " + " | ".join(f"{w} worker{'s' if w > 1 else ''}" for w in WORKERS) + " |"
     rule = "|---|" + "---|" * len(WORKERS)
-    body = [f"| 10^{int(math.log10(v))} | " + " | ".join(human(expected_wall(costs, v, w)) for w in WORKERS) + " |"
+    body = [f"| 10^{int(math.log10(v))} | " + " | ".join(duration(expected_wall(costs, v, w)) for w in WORKERS) + " |"
             for v in SPEEDS]
     return "\n".join([head, rule, *body])
 

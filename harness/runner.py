@@ -117,6 +117,14 @@ def _same_vendor(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and sorted(a.get("ops", [])) == sorted(b.get("ops", [])))
 
 
+def restarted_as_before(session: VendorSession, identity: dict[str, Any], began: dict[str, Any]) -> None:
+    """A restarted (or another) instance of the vendor must say it is the vendor the run began
+    with; otherwise it is closed and that is a ``bad_hello`` fault."""
+    if not _same_vendor(identity, began):
+        session.close()
+        raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not {_who(began)}")
+
+
 def manifest_digest(suite_dir: Path) -> str:
     return hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
 
@@ -231,10 +239,8 @@ class Runner:
                 self.hello = hello
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
                                  isolation=getattr(session, "isolation", "unknown (outside adapter)"))
-            elif not _same_vendor(identity, _identity(self.hello)):
-                session.close()
-                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
-                                                       f"{_who(_identity(self.hello))}")
+            else:
+                restarted_as_before(session, identity, _identity(self.hello))
             self.session = session
         return self.session
 

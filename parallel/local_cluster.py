@@ -15,10 +15,15 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+
+STARTUP_S = 180
+"""Seconds a head may take to start (a busy machine)."""
 
 
 @dataclass(frozen=True)
@@ -63,19 +68,18 @@ def local_head(cpus: int = 2) -> Iterator[Head]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     temp = Path(tempfile.mkdtemp(prefix="tablecert-ray-"))
-    head = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head", "--block",
-                             "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", str(cpus),
-                             "--include-dashboard=false", "--disable-usage-stats", "--temp-dir", str(temp)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    log = temp / "head.log"
+    with open(log, "wb") as out:                   # a file, not a pipe: the head logs as long as it runs
+        head = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head", "--block",
+                                 "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", str(cpus),
+                                 "--include-dashboard=false", "--disable-usage-stats", "--temp-dir", str(temp)],
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        assert head.stdout is not None
-        said = []
-        for line in head.stdout:                         # the head says when it is up
-            said.append(line)
-            if "Ray runtime started" in line:
-                break
-        else:
-            raise RuntimeError("the Ray head did not start: " + "".join(said[-5:]))
+        deadline = time.monotonic() + STARTUP_S
+        while b"Ray runtime started" not in log.read_bytes():      # the head says when it is up
+            if head.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Ray head did not start: " + log.read_text(errors="replace")[-400:])
+            time.sleep(0.1)
         yield Head(f"127.0.0.1:{port}", head.pid)
     finally:
         below = descendants(head.pid)
@@ -90,6 +94,4 @@ def local_head(cpus: int = 2) -> Iterator[Head]:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        if head.stdout is not None:
-            head.stdout.close()
         shutil.rmtree(temp, ignore_errors=True)

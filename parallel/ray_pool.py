@@ -20,6 +20,7 @@ recovery and recorded like any other.
 
 from __future__ import annotations
 
+import copy
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ class VendorActor:
 
     def run(self, unit: Unit, skip: frozenset[str]) -> tuple[list[BatchOutcome | None], int]:
         """The unit's outcomes and this actor's answer bytes so far."""
+        if unit.hand_batch is not None:      # Ray hands numpy arrays over read-only; the batch writes ids
+            unit.hand_batch = copy.deepcopy(unit.hand_batch)
         return self.worker.run(unit, skip), self.worker.answer_bytes
 
     def pid(self) -> int:
@@ -133,9 +136,13 @@ class RayPool:
     def answer_bytes(self) -> int:
         return self.lost_bytes + sum(self.bytes_of.values())
 
-    def close(self) -> None:
+    def close(self, abort: bool) -> None:
+        """Close every actor's vendor (``abort``: kill the actors at once; their vendors end with
+        them), then leave the cluster."""
         try:
-            refs = {actor: actor.close.remote() for actor in self.actors}
+            refs = {} if abort else {actor: actor.close.remote() for actor in self.actors}
+            for actor in self.actors if abort else ():
+                self.ray.kill(actor, no_restart=True)
             for actor, ref in refs.items():
                 try:
                     self.bytes_of[actor] = self.ray.get(ref, timeout=60)

@@ -34,14 +34,15 @@ IN_FLIGHT_PER_WORKER = 2
 class Pool(Protocol):
     """Workers that run units: ``size`` of them; ``submit`` a unit (with the ops it skips);
     ``finished`` blocks until at least one unit is done and gives (seq, outcomes) pairs;
-    ``answer_bytes`` of all their sessions; ``close`` ends every vendor instance."""
+    ``answer_bytes`` of all their sessions; ``close`` ends every vendor instance (``abort``: the
+    run is interrupted, outcomes still coming are not wanted)."""
 
     size: int
 
     def submit(self, unit: Unit, skip: frozenset[str]) -> None: ...
     def finished(self) -> list[tuple[int, list[BatchOutcome | None]]]: ...
     def answer_bytes(self) -> int: ...
-    def close(self) -> None: ...
+    def close(self, abort: bool) -> None: ...
 
 
 class ThreadPool:
@@ -84,7 +85,9 @@ class ThreadPool:
     def answer_bytes(self) -> int:
         return sum(w.answer_bytes for w in self.workers) + getattr(self._greeted, "answer_bytes", 0)
 
-    def close(self) -> None:
+    def close(self, abort: bool) -> None:
+        """Units not started are dropped; those with a vendor finish first (each answer is bounded
+        by the session's timeout), then every vendor instance is closed."""
         self._executor.shutdown(wait=True, cancel_futures=True)
         for worker in self.workers:
             worker.close()
@@ -111,8 +114,12 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
     pool = open_pool(runner, options)
     try:
         Writer(runner, pool, total).run(units)
+    except BaseException:
+        pool.close(abort=True)
+        raise
+    else:
+        pool.close(abort=False)
     finally:
-        pool.close()
         runner.answer_bytes = pool.answer_bytes()
 
 

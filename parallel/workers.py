@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tablecert.harness.contract import FaultKind, VendorFault, VendorSession
+from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.hand_runner import HandBatch, HandSuite, run_hand_batch
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome
@@ -54,7 +54,7 @@ class Worker:
 
     # -- what the per-batch units use
     def _start(self) -> VendorSession:
-        from tablecert.harness.runner import _identity, _same_vendor, _who
+        from tablecert.harness.runner import _identity, restarted_as_before
 
         if self.session is None:
             session = self.open_session()
@@ -63,10 +63,7 @@ class Worker:
             except VendorFault:
                 session.close()
                 raise
-            if not _same_vendor(said, self.identity):
-                session.close()
-                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(said)}, not "
-                                                       f"{_who(self.identity)}")
+            restarted_as_before(session, said, self.identity)
             self.session = session
         return self.session
 

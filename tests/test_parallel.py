@@ -220,3 +220,60 @@ def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest
     assert lines[0] == "certifying: 1,000/1,000,000 vectors (0%)"
     assert lines[1].endswith("1,000 answers/s, about 16 min left")
     assert lines[2] == "certifying: 41,000/1,000,000 vectors (4%), 1,000 answers/s, about 16 min left"
+
+
+# -- hand suites ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def joker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("joker")
+    generate("joker", out)
+    return out
+
+
+WRONG_LABELS = '''
+import sys
+from tablecert.oracle.vendor import ReferenceVendor, serve
+
+class WrongEighth(ReferenceVendor):
+    """Gets the eighth hand of every request wrong (through the JSON path: a subclass never takes
+    the fast path)."""
+    def handle(self, request):
+        answer = super().handle(request)
+        results = answer.get("results") or []
+        if len(results) > 7 and isinstance(results[7], dict):
+            results[7]["hand"] = "none" if results[7].get("hand") != "none" else "five_aces"
+        return answer
+
+sys.exit(serve(sys.stdin, sys.stdout, WrongEighth()))
+'''
+
+
+def test_a_hand_suite_on_two_workers_records_what_one_records(joker: Path, tmp_path: Path, vendor_files: Path) -> None:
+    from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
+
+    script = vendor_files / "wrong_labels.py"
+    script.write_text(WRONG_LABELS)
+    script.chmod(0o644)
+    adapter, options = SubprocessAdapter(), SessionOptions(timeout=60)
+    command = f"{sys.executable} {script}"
+
+    def run(out: Path, workers: int | None) -> None:
+        Runner(lambda: adapter.open(command, options), joker, out, hand_batch_size=700, max_hands=6_000,
+               parallel=ParallelOptions(workers=workers) if workers else None).run()
+
+    run(tmp_path / "one", None)
+    run(tmp_path / "two", 2)
+    expected = rows(tmp_path / "one")
+    assert len(expected["failures"]) == len(expected["batches"]) == 2 * 9
+    assert rows(tmp_path / "two") == expected
+
+
+@pytest.mark.parametrize("option, said", [(("--shard", "4/3"), "--shard '4/3': give K/N with 1 <= K <= N"),
+                                          (("--workers", "0"), "--workers 0: give at least 1")])
+def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path, option: tuple[str, str],
+                                                      said: str) -> None:
+    done = certify_cli(edge, tmp_path / "run", *option)
+    assert done.returncode == 2 and done.stderr == f"tablecert: error: {said} (e.g. 2/3)\n".replace(
+        " (e.g. 2/3)", " (e.g. 2/3)" if "shard" in said else "")
+    assert not (tmp_path / "run").exists()

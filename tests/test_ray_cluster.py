@@ -83,3 +83,25 @@ def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
     assert {k: v for k, v in got.items() if k not in drop} == {k: v for k, v in want.items() if k not in drop}
     assert want["poisoned"] and want["totals"]["fail"] and want["fault_totals"]["count"]
     assert actors[0] not in cluster.actor_pids()
+
+
+def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
+        cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
+    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.runner import Runner
+    from tablecert.parallel import ParallelOptions
+    from test_parallel import WRONG_LABELS
+
+    suite = tmp_path / "joker"
+    generate("joker", suite)
+    script = vendor_files / "wrong_labels.py"
+    script.write_text(WRONG_LABELS)
+    script.chmod(0o644)
+    target = VendorTarget("subprocess", f"{sys.executable} {script}", SessionOptions(timeout=60))
+    for out, parallel in ((tmp_path / "one", None),
+                          (tmp_path / "ray", ParallelOptions(workers=2, ray_address=cluster.address, vendor=target))):
+        Runner(target.opener(), suite, out, hand_batch_size=700, max_hands=6_000, parallel=parallel).run()
+    expected = rows(tmp_path / "one")
+    assert len(expected["failures"]) == len(expected["batches"]) == 2 * 9
+    assert rows(tmp_path / "ray") == expected
