@@ -9,7 +9,8 @@ each actor whole units with their expected answers (a vector-set batch, or a han
 on the coordinator) and the actor returns the judged outcomes: judging on the actor keeps the
 coordinator's one thread for recording, and only outcomes (counts and the rare failures) cross
 the network, never the vendor's answers. The expected answers go to the actor, a lab process on
-a lab node; the vendor, confined in its sandbox there, never sees them.
+a lab node; the vendor, confined in its sandbox there, never sees them: the node's Ray folders
+(sockets, logs, spilled objects) are hidden from it like the run folder.
 
 An actor (or its node) that is lost mid-unit is replaced by a new one and its units are sent
 again; a unit that is lost :data:`MAX_LOSSES` times ends the run (it can be resumed). A unit that
@@ -22,6 +23,9 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
+from dataclasses import replace
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tablecert.harness.results import BatchOutcome
@@ -36,11 +40,22 @@ MAX_LOSSES = 3
 """Times a unit may be lost with its actor before the run stops (a unit that kills its actor)."""
 
 
+def ray_folders() -> list[str]:
+    """This node's Ray folders (its sockets, logs and spilled objects, which hold the batches and
+    their expected answers): hidden from the vendor like the run folder."""
+    node = getattr(import_module("ray._private.worker"), "_global_node", None)
+    found = [node.get_temp_dir_path()] if node is not None and hasattr(node, "get_temp_dir_path") else []
+    return [*found, os.path.join(tempfile.gettempdir(), "ray")]
+
+
 class VendorActor:
     """One vendor instance on a Ray node (made a Ray actor class by :class:`RayPool`)."""
 
-    def __init__(self, target: Any, policy: Any, identity: dict[str, Any], kinds: set[str]) -> None:
-        self.worker = Worker(target.opener(), identity, policy, kinds)
+    def __init__(self, target: Any, policy: Any, identity: dict[str, Any], kinds: set[str],
+                 isolation: str | None) -> None:
+        options = target.options
+        target = replace(target, options=replace(options, hidden_paths=(*options.hidden_paths, *ray_folders())))
+        self.worker = Worker(target.opener(), identity, policy, kinds, isolation=isolation)
 
     def run(self, unit: Unit, skip: frozenset[str]) -> tuple[list[BatchOutcome | None], int]:
         """The unit's outcomes and this actor's answer bytes so far."""
@@ -72,7 +87,8 @@ class RayPool:
         ray.init(address=options.ray_address, ignore_reinit_error=True, log_to_driver=False,
                  logging_level="ERROR", configure_logging=False)
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(VendorActor)
-        self.args = (options.vendor, runner.recovery.policy, _identity(runner.hello), runner.db.fault_kinds())
+        self.args = (options.vendor, runner.recovery.policy, _identity(runner.hello), runner.db.fault_kinds(),
+                     runner.db.meta().get("isolation"))
         self.size = options.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.actors = [self._new_actor() for _ in range(self.size)]
         self.in_flight: dict[Any, tuple[Any, Unit, frozenset[str]]] = {}     # ref -> (actor, unit, skip)
@@ -113,6 +129,8 @@ class RayPool:
                     self.ray.exceptions.NodeDiedError):
                 self._lost(actor, unit, skip)
                 continue
+            except self.ray.exceptions.RayTaskError as err:      # the run's own errors, in one line
+                raise (err.cause if isinstance(err.cause, Exception) else err) from None
             self.bytes_of[actor] = answer_bytes
             unit.hand_batch = None                     # the coordinator keeps no batch it recorded
             out.append((unit.seq, outcomes))

@@ -56,6 +56,7 @@ class ThreadPool:
         self.size, self.runner = size, runner
         self.identity = _identity(runner.hello)
         self.kinds = runner.db.fault_kinds()
+        self.isolation = runner.db.meta().get("isolation")
         self.workers: list[Worker] = []
         self._greeted, runner.session = runner.session, None
         self._local = threading.local()
@@ -69,7 +70,7 @@ class ThreadPool:
             with self._lock:
                 session, self._greeted = self._greeted, None
                 worker = Worker(self.runner.open_session, self.identity, self.runner.recovery.policy, self.kinds,
-                                session)
+                                session, self.isolation)
                 self.workers.append(worker)
             self._local.worker = worker
         return worker

@@ -4,7 +4,9 @@ A :class:`Worker` holds one vendor session, opened by the same adapter code with
 :class:`~tablecert.harness.contract.SessionOptions` as a one-worker run (sandbox, hidden paths,
 limits, passed environment), and its own :class:`~tablecert.harness.recovery.Recovery`: a fault
 restarts this worker's vendor only. A restarted (or newly started) vendor must say it is the
-vendor the run began with, or its hello is a ``bad_hello`` fault, as in a one-worker run. The
+vendor the run began with, or its hello is a ``bad_hello`` fault, as in a one-worker run; and it
+must be confined as the run records it was (``isolation``), or the run stops (RunError: a node
+set up differently is the lab's problem, never a weaker run under the same certificate). The
 worker counts its vendor's answer bytes (:attr:`Worker.answer_bytes`) for the run's cap.
 
 Each batch is run by the runner's own per-batch unit (``Runner._run_batch`` for vector-set
@@ -40,10 +42,10 @@ class Worker:
     with."""
 
     def __init__(self, open_session: Callable[[], VendorSession], identity: dict[str, Any], policy: FaultPolicy,
-                 kinds_kept: set[str], session: VendorSession | None = None) -> None:
+                 kinds_kept: set[str], session: VendorSession | None = None, isolation: str | None = None) -> None:
         from tablecert.harness.runner import judge_batch, whole_batch
 
-        self.open_session, self.identity = open_session, identity
+        self.open_session, self.identity, self.isolation = open_session, identity, isolation
         self.session = session
         self.closed_bytes = 0
         self.kinds_kept = frozenset(kinds_kept)
@@ -54,7 +56,7 @@ class Worker:
 
     # -- what the per-batch units use
     def _start(self) -> VendorSession:
-        from tablecert.harness.runner import _identity, restarted_as_before
+        from tablecert.harness.runner import RunError, _identity, restarted_as_before
 
         if self.session is None:
             session = self.open_session()
@@ -64,6 +66,11 @@ class Worker:
                 session.close()
                 raise
             restarted_as_before(session, said, self.identity)
+            had = getattr(session, "isolation", self.isolation)     # (in-process and HTTP sessions have none)
+            if self.isolation is not None and had != self.isolation:
+                session.close()
+                raise RunError(f"a vendor instance runs with isolation {had!r}, the run with {self.isolation!r}: "
+                               "every instance must be confined alike (the same set-up on every node)")
             self.session = session
         return self.session
 

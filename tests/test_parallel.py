@@ -277,3 +277,25 @@ def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path
     assert done.returncode == 2 and done.stderr == f"tablecert: error: {said} (e.g. 2/3)\n".replace(
         " (e.g. 2/3)", " (e.g. 2/3)" if "shard" in said else "")
     assert not (tmp_path / "run").exists()
+
+
+def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
+    from tablecert.harness.recovery import FaultPolicy
+    from tablecert.harness.runner import RunError
+    from tablecert.parallel.workers import Worker
+
+    adapter = PythonAdapter()
+    spec = f"{parallel_vendors.__name__}:RoundsCommissionUp"
+    first = adapter.open(spec, SessionOptions())
+    said = first.hello()
+    first.close()
+    identity = {"name": said.name, "version": said.version, "build": said.build, "ops": list(said.ops)}
+    alike = Worker(lambda: adapter.open(spec, SessionOptions()), identity, FaultPolicy(), set(),
+                   isolation="none (in-process plugin)")
+    assert alike._start() is not None
+    alike.close()
+    stronger = Worker(lambda: adapter.open(spec, SessionOptions()), identity, FaultPolicy(), set(),
+                      isolation="pid namespace, private mounts")
+    with pytest.raises(RunError, match="every instance must be confined alike"):
+        stronger._start()
+    assert stronger.session is None
