@@ -108,7 +108,17 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
     """Run the units of the suite (of ``options.shard``) not in ``done`` on a pool of workers,
     recording their outcomes in run order (see the module docstring)."""
     assert runner.hello is not None
+    meta = runner.db.meta()
+    if meta.get("shard") is not None and (str(options.shard), runner.batch_size) != (meta["shard"], meta.get("batch_size")):
+        from tablecert.harness.runner import RunError
+
+        raise RunError(f"this run folder holds shard {meta['shard']} with {meta.get('batch_size')} cases per request; "
+                       f"resume it with --shard {meta['shard']} and that batch size")
     if options.shard is not None:
+        if done and meta.get("shard") is None:
+            from tablecert.harness.runner import RunError
+
+            raise RunError("this run folder holds a run of the whole suite; it cannot be resumed as a shard")
         runner.db.set_meta(shard=str(options.shard), batch_size=runner.batch_size)
     units = units_to_run(suite_units(runner.suite_dir, runner.hand_suite, runner.batch_size, runner.hand_batch_size,
                                      runner.max_hands), done, options.shard)

@@ -299,3 +299,26 @@ def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
     with pytest.raises(RunError, match="every instance must be confined alike"):
         stronger._start()
     assert stronger.session is None
+
+
+def test_a_shard_resumes_only_as_the_same_shard(edge: Path, tmp_path: Path) -> None:
+    from tablecert.harness.runner import RunError
+    from tablecert.parallel import Shard
+
+    def stop(done: int, total: int) -> None:
+        raise Interrupt
+
+    def shard(k: int, **kw: Any) -> Runner:
+        adapter = PythonAdapter()
+        spec = f"{parallel_vendors.__name__}:RoundsCommissionUp"
+        return Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), edge, tmp_path, batch_size=150,
+                      parallel=ParallelOptions(shard=Shard(k, 3)), **kw)
+
+    with pytest.raises(Interrupt):
+        shard(1, progress=stop).run()
+    with pytest.raises(RunError, match="holds shard 1/3"):
+        shard(2, resume=True).run()
+    shard(1, resume=True).run()
+    held = {first for (first,) in sqlite3.connect(tmp_path / "run.db").execute("SELECT first_tc FROM batches")}
+    assert held and sqlite3.connect(tmp_path / "run.db").execute(
+        "SELECT value FROM meta WHERE key = 'shard'").fetchone() == ('"1/3"',)
