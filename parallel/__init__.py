@@ -6,10 +6,11 @@ Every vendor instance is opened by the harness's adapter code with the run's ses
 (sandbox, hidden paths, limits), judged by the harness's per-batch code, and recorded by one
 writer in run order, so a run's database, ``summary.json`` and reports are those of a one-worker
 run of the same vendor (timings aside). Public API: :class:`ParallelOptions` (given to the
-runner), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
+runner, whose batch loop it replaces), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
 """
 
+from tablecert.parallel.merge import MergeError, merge_shards
 from tablecert.parallel.options import ParallelOptions
 from tablecert.parallel.units import Shard
 
-__all__ = ["ParallelOptions", "Shard"]
+__all__ = ["MergeError", "ParallelOptions", "Shard", "merge_shards"]

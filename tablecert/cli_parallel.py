@@ -13,7 +13,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tablecert.harness.outputs import write_outputs
     from tablecert.harness.run_folder import locked_run_folder, prepare_run_folder
     from tablecert.harness.verdict import EXIT_CODES
-    from tablecert.parallel.merge import merge_shards
+    from tablecert.parallel import merge_shards
 
     shards = [existing_dir(d) for d in args.shards]
     if args.suite_dir:
