@@ -89,13 +89,15 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
             max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
-            hand_slice: Any = None) -> tuple[RunResult, dict[str, Any]]:
+            hand_slice: Any = None, parallel: Any = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
     the ops the lab requires (:func:`~tablecert.harness.verdict.required_ops`). A vendor that
     cannot be started or greeted still gets ``summary.json`` (nothing judged, the reason and any
-    fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised."""
+    fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised.
+    ``parallel``: a :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each
+    vendor instance gets the same confined vendor target."""
     with locked_run_folder(out):
         check_database_files(out / "run.db")
         folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
@@ -108,7 +110,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
                         run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
-                        require=require, hand_slice=hand_slice)
+                        require=require, hand_slice=hand_slice,
+                        parallel=parallel and replace(parallel, vendor=vendor))
         try:
             result = runner.run()
         except VendorNotGreeted:

@@ -1,4 +1,5 @@
-"""Progress display for long work: a tqdm bar with rate and ETA on a terminal, plain lines elsewhere.
+"""Progress display for long work: a tqdm bar with rate and ETA on a terminal, plain lines elsewhere
+(with the answers per second and the time left, for parallel and cluster runs in a job log).
 
 Callers pass the callable this module builds (``progress(done, total)``) into long-running
 oracle and harness functions, which stay free of any display code.
@@ -28,12 +29,38 @@ def progress_callback(label: str, unit: str = "hands") -> Callable[[int, int], N
         return update
 
     last = [0.0]
+    first: list[tuple[float, int]] = []
 
     def log(done: int, total: int) -> None:
         now = time.monotonic()
+        if not first:
+            first.append((now, done))
         if done >= total or now - last[0] >= 10:
             last[0] = now
             pct = 100 * done // total if total else 100
-            print(f"{label}: {done:,}/{total:,} {unit} ({pct}%)", file=sys.stderr, flush=True)
+            print(f"{label}: {done:,}/{total:,} {unit} ({pct}%){pace(first[0], now, done, total)}",
+                  file=sys.stderr, flush=True)
 
     return log
+
+
+def pace(start: tuple[float, int], now: float, done: int, total: int) -> str:
+    """``", R answers/s, about T left"`` from the answers since ``start`` (time, done): the rate of
+    this process (a resumed or sharded run counts from where it began), '' before any."""
+    seconds, answered = now - start[0], done - start[1]
+    if seconds <= 0 or answered <= 0:
+        return ""
+    rate = answered / seconds
+    left = max(0, total - done) / rate
+    return f", {rate:,.0f} answers/s, about {duration(left)} left"
+
+
+def duration(seconds: float) -> str:
+    """A short human duration: 45 s, 12 min, 3.5 h, 2.1 days."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"

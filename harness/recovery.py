@@ -104,6 +104,35 @@ class _FaultLog:
         return [row + (int(not any(i in lost for i in range(lo, hi))),) for row, lo, hi in self._rows]
 
 
+class GiveUp:
+    """Which ops are no longer sent: ``unanswered_runs`` counts, per op, its last batches in a
+    row (in run order) that got no answer at all; from ``policy.give_up_after`` on, the op's
+    batches are recorded ``fault`` (``not_sent``) without being sent. With several workers the
+    single writer keeps this count in run order, so the same batches are given up as in a
+    one-worker run."""
+
+    def __init__(self, policy: FaultPolicy, unanswered_runs: dict[str, int] | None = None) -> None:
+        self.policy = policy
+        self.unanswered_runs: dict[str, int] = dict(unanswered_runs or {})
+
+    def stops(self, op: str) -> bool:
+        return self.unanswered_runs.get(op, 0) >= self.policy.give_up_after
+
+    def not_sent(self, key: tuple[str, str, int, int], out: BatchOutcome) -> BatchOutcome:
+        """``out`` (every vector ``fault``) with the row saying why the batch was not sent."""
+        file, op, first_tc, n = key
+        out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {self.policy.give_up_after} "
+                           f"batches of {op} in a row got no answer", "", 0))
+        self.unanswered_runs[op] = self.unanswered_runs.get(op, 0) + 1
+        return out
+
+    def tally(self, op: str, out: BatchOutcome) -> int:
+        """Count a settled batch of ``op``; returns how many of its vectors were answered."""
+        answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
+        self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
+        return answered
+
+
 class Recovery:
     """The fault handling of one run (see the module docstring).
 
@@ -118,8 +147,12 @@ class Recovery:
                  unanswered_runs: dict[str, int] | None = None, kinds_kept: set[str] | None = None) -> None:
         self.start, self.drop, self.policy = start, drop, policy
         self.judge, self.whole = judge, whole
-        self.unanswered_runs: dict[str, int] = dict(unanswered_runs or {})
+        self.give_up = GiveUp(policy, unanswered_runs)
         self.kinds_kept: set[str] = set(kinds_kept or ())
+
+    @property
+    def unanswered_runs(self) -> dict[str, int]:
+        return self.give_up.unanswered_runs
 
     def outcome(self, key: tuple[str, str, int, int], send_whole: Callable[[], BatchOutcome],
                 as_batch: Callable[[], Batch]) -> BatchOutcome:
@@ -127,12 +160,8 @@ class Recovery:
         ``send_whole`` sends it as one request and judges the answer (raising VendorFault);
         ``as_batch`` gives its cases for bisection."""
         file, op, first_tc, n = key
-        if self.unanswered_runs.get(op, 0) >= self.policy.give_up_after:
-            out = self.whole(as_batch(), "fault", "fault")
-            out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {self.policy.give_up_after} "
-                               f"batches of {op} in a row got no answer", "", 0))
-            self.unanswered_runs[op] += 1
-            return out
+        if self.give_up.stops(op):
+            return self.give_up.not_sent(key, self.whole(as_batch(), "fault", "fault"))
         log = _FaultLog(as_batch, self.kinds_kept)
         for _ in range(self.policy.retries + 1):
             try:
@@ -143,7 +172,7 @@ class Recovery:
                 continue
             out.faults[:0] = log.rows(set())
             out.fault_requests.extend(log.requests)
-            self.unanswered_runs[op] = 0
+            self.give_up.tally(op, out)
             return out
         batch = as_batch()
         if self.policy.bisect and n > 1:
@@ -154,8 +183,7 @@ class Recovery:
                 out.poisoned.append(poison_record(batch, log.last))
         out.faults[:0] = log.rows(lost)
         out.fault_requests.extend(log.requests)
-        answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
-        self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
+        answered = self.give_up.tally(op, out)
         if not out.counts[("op", op, "fault")]:
             out.status = "done"
         elif answered:

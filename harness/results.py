@@ -170,15 +170,20 @@ class RunDatabase:
     def done_batches(self) -> set[tuple[str, str, int]]:
         return {(f, o, t) for f, o, t in self.db.execute("SELECT file, op, first_tc FROM batches")}
 
-    def record(self, outcome: BatchOutcome) -> None:
-        """Write one batch's results atomically."""
+    def record(self, outcome: BatchOutcome) -> bool:
+        """Write one batch's results atomically; a batch already recorded is left as it is (a batch
+        executed twice counts once): False then."""
         with self._storage():
-            self._record(outcome)
+            return self._record(outcome)
 
-    def _record(self, outcome: BatchOutcome) -> None:
+    def _record(self, outcome: BatchOutcome) -> bool:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
+            if db.execute("SELECT 1 FROM batches WHERE file = ? AND op = ? AND first_tc = ?",
+                          (outcome.file, outcome.op, outcome.first_tc)).fetchone():
+                db.execute("ROLLBACK")
+                return False
             db.execute("INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
                        (outcome.file, outcome.op, outcome.first_tc, outcome.n, outcome.status))
             db.executemany(
@@ -194,6 +199,7 @@ class RunDatabase:
             db.executemany("INSERT INTO hand_failures VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.hand_failures)
             db.executemany("INSERT OR REPLACE INTO hand_answers VALUES (?, ?, ?)", outcome.hand_answers)
             db.execute("COMMIT")
+            return True
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")

@@ -158,6 +158,14 @@ def _same_vendor(a: dict[str, Any], b: dict[str, Any]) -> bool:
             and sorted(a.get("ops", [])) == sorted(b.get("ops", [])) and a.get("capabilities") == b.get("capabilities"))
 
 
+def restarted_as_before(session: VendorSession, identity: dict[str, Any], began: dict[str, Any]) -> None:
+    """A restarted (or another) instance of the vendor must say it is the vendor the run began
+    with; otherwise it is closed and that is a ``bad_hello`` fault."""
+    if not _same_vendor(identity, began):
+        session.close()
+        raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not {_who(began)}")
+
+
 def manifest_digest(suite_dir: Path) -> str:
     return hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
 
@@ -170,7 +178,8 @@ class Runner:
                  stop_after_failures: int | None = None, run_meta: dict[str, Any] | None = None,
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
                  max_hands: int | None = None, require: str | None = None,
-                 max_run_answer_bytes: int | None = None, hand_slice: HandSlice | None = None) -> None:
+                 max_run_answer_bytes: int | None = None, hand_slice: HandSlice | None = None,
+                 parallel: Any = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
@@ -180,7 +189,9 @@ class Runner:
         run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
         run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
         (``stopped``) and the verdict is ``incomplete``; ``hand_slice``: run only a range or a
-        sample of a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass)."""
+        sample of a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass); ``parallel``: runs the batches instead of
+        the one-worker loop, ``parallel.run(runner, done, total)`` (several workers, a Ray cluster,
+        a shard: :class:`tablecert.parallel.ParallelOptions`)."""
         self.open_session = open_session
         self.suite_dir, self.run_dir = suite_dir, run_dir
         self.asked_batch_size = batch_size
@@ -190,6 +201,7 @@ class Runner:
         self.max_hands = max_hands
         self.hand_slice = hand_slice
         self.max_run_answer_bytes = max_run_answer_bytes
+        self.parallel = parallel
         self.answer_bytes = 0          # answers of the sessions already closed
         self.over_budget = False
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -284,10 +296,8 @@ class Runner:
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
                                  vendor_capabilities=hello.raw.get("capabilities"),
                                  isolation=getattr(session, "isolation", "unknown (outside adapter)"))
-            elif not _same_vendor(identity, _identity(self.hello)):
-                session.close()
-                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
-                                                       f"{_who(_identity(self.hello))}")
+            else:
+                restarted_as_before(session, identity, _identity(self.hello))
             self.session = session
         return self.session
 
@@ -318,7 +328,9 @@ class Runner:
                 self._start()
             except VendorFault as err:
                 self._not_greeted(err, bool(done))
-            if self.hand_suite:
+            if self.parallel is not None:
+                self.parallel.run(self, done, total)
+            elif self.hand_suite:
                 run_hands(self, done, total)
             else:
                 self._run_batches(done, total)
@@ -331,9 +343,10 @@ class Runner:
         return result
 
     def record(self, outcome: BatchOutcome) -> None:
-        """Write one batch's outcome to the run database, and account for it in memory."""
-        self.judged.add(outcome)
-        self.db.record(outcome)
+        """Write one batch's outcome to the run database, and account for it in memory (a batch
+        already recorded is not counted again)."""
+        if self.db.record(outcome):
+            self.judged.add(outcome)
 
     def _conclude(self) -> Decision:
         """Check the run database against what the harness recorded, then decide and keep the

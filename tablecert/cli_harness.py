@@ -87,7 +87,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
                               require=args.require, custom_suite=args.custom_suite,
                               max_run_answer_bytes=args.max_run_answer_mb << 20,
-                              suite_cache_dir=_suite_cache(args), hand_slice=hand_slice)
+                              suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
+                              parallel=_parallel(args))
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -119,6 +120,16 @@ def chosen_slice(args: argparse.Namespace) -> Any:
         return (HandSlice.parse_range(args.range) if args.range is not None
                 else HandSlice.sample(args.sample, 0 if args.seed is None else args.seed))
     except SliceError as err:
+        raise UsageError(str(err)) from None
+
+
+def _parallel(args: argparse.Namespace) -> Any:
+    """The certify run's --workers, --ray and --shard (None: one vendor instance, the whole suite)."""
+    from tablecert.parallel.options import parallel_options
+
+    try:
+        return parallel_options(args.workers, args.ray, args.shard)
+    except ValueError as err:
         raise UsageError(str(err)) from None
 
 
@@ -234,6 +245,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--sample", type=int, metavar="N", help="hand suites only: run a deterministic random sample of N "
                    "hands (with --seed; never certified)")
     p.add_argument("--seed", type=int, metavar="S", help="the seed of --sample (default 0)")
+    from tablecert.parallel.options import add_parallel_arguments
+
+    add_parallel_arguments(p)
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")

@@ -1,0 +1,150 @@
+"""Parallel runs: a slice of ``joker`` against a vendor that spends real CPU per hand, on 1 and 2
+local workers and on a local 2-CPU Ray cluster; the per-batch costs; and the table of expected
+``exhaustive`` wall times for vendors of 10^4 to 10^7 labels/s on 1 to 256 workers.
+
+    python benchmarks/bench_parallel.py [--hands 300000] [--batch 10000] [--no-ray] [--json FILE]
+
+The vendor is ``benchmarks/cpu_vendor.py`` (the oracle's pure-Python labels, one hand at a time)
+as a confined subprocess (``--isolation auto``), exactly as ``certify --vendor-cmd`` runs it; the
+runs go through the runner with ``max_hands`` (the first HANDS hands of the joker order; the
+verdict is then ``incomplete``, every vector must pass). Each configuration is a fresh run folder;
+the script checks the three runs recorded the same counts.
+
+The model behind the table (printed with the measured inputs): for ``L`` = 308,286,160 labels in
+``R`` = 15,416 requests of 20,000 hands, a vendor of ``v`` labels/s per instance and ``w`` workers,
+
+    T(v, w) = max(L / (v * w) + R * o / w,  L * c)
+
+where ``o`` is the measured per-request cost outside the vendor's compute on a worker (sending,
+receiving, judging, per 20,000-hand request) and ``c`` the coordinator's measured cost per label
+(preparing the batches and recording the outcomes: what one writer cannot spread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tablecert.harness.certify import VendorTarget
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.hand_runner import STATS
+from tablecert.harness.progress import duration
+from tablecert.harness.runner import Runner
+from tablecert.parallel import ParallelOptions
+from tablecert.vectors.suites import generate
+
+EXHAUSTIVE_LABELS = 2 * 154_143_080
+EXHAUSTIVE_REQUESTS = 2 * math.ceil(154_143_080 / 20_000)
+SPEEDS = (10**4, 10**5, 10**6, 10**7)
+WORKERS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+REFERENCE_HANDS = (400_000, 2_000_000)
+
+
+def vendor_target(reference: bool = False) -> VendorTarget:
+    """The CPU-bound vendor (or the reference vendor, whose compiled labels cost next to nothing)."""
+    script = Path(__file__).with_name("cpu_vendor.py").resolve()
+    command = [sys.executable, "-m", "tablecert", "reference-vendor"] if reference else [sys.executable, str(script)]
+    return VendorTarget("subprocess", shlex.join(command), SessionOptions(timeout=600, isolation="auto"))
+
+
+def one_run(suite: Path, out: Path, hands: int, batch: int, parallel: ParallelOptions | None,
+            reference: bool = False) -> dict[str, Any]:
+    target = vendor_target(reference)
+    if parallel is not None:
+        parallel = ParallelOptions(parallel.workers, parallel.ray_address, None, target)
+    STATS.reset()
+    cpu0 = os.times()
+    t0 = time.perf_counter()
+    result = Runner(target.opener(), suite, out, hand_batch_size=batch, max_hands=hands, parallel=parallel).run()
+    wall = time.perf_counter() - t0
+    cpu1 = os.times()
+    assert result.totals["pass"] == 2 * hands and result.totals["fail"] == result.totals["fault"] == 0, result.totals
+    return {"wall_s": wall, "labels": 2 * hands, "labels_per_s": 2 * hands / wall, "requests": 2 * math.ceil(hands / batch),
+            "harness_cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
+            "vendor_cpu_s": (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system),
+            "stats": STATS.as_dict(), "totals": result.totals}
+
+
+def model(cpu: dict[str, Any], small: dict[str, Any], large: dict[str, Any]) -> dict[str, Any]:
+    """The costs behind the table (see the docstring): the CPU vendor's compute per label; from two
+    runs of different sizes against the reference vendor (whose compiled labels cost next to
+    nothing), the time per request of the exchange and judging as the slope between them, so
+    that start-up and warm-up cancel out (``o``), and the coordinator's serial work per label
+    (``c``: preparing the batches, judging, recording) on the larger run."""
+    def per_request(r: dict[str, Any]) -> float:
+        st = r["stats"]
+        return st["exchange_s"] + st["judge_s"] + st["fallback_s"]
+
+    s = large["stats"]
+    return {"vendor_s_per_label": cpu["vendor_cpu_s"] / cpu["labels"],
+            "worker_s_per_request": max(0.0, (per_request(large) - per_request(small))
+                                        / (large["requests"] - small["requests"])),
+            "coordinator_s_per_label": (s["encode_s"] + s["expected_s"] + s["judge_s"] + s["record_s"]) / large["labels"]}
+
+
+def expected_wall(costs: dict[str, Any], speed: float, workers: int) -> float:
+    spread = EXHAUSTIVE_LABELS / (speed * workers) + EXHAUSTIVE_REQUESTS * costs["worker_s_per_request"] / workers
+    return max(spread, EXHAUSTIVE_LABELS * costs["coordinator_s_per_label"])
+
+
+def table(costs: dict[str, Any]) -> str:
+    head = "| vendor labels/s | " + " | ".join(f"{w} worker{'s' if w > 1 else ''}" for w in WORKERS) + " |"
+    rule = "|---|" + "---|" * len(WORKERS)
+    body = [f"| 10^{int(math.log10(v))} | " + " | ".join(duration(expected_wall(costs, v, w)) for w in WORKERS) + " |"
+            for v in SPEEDS]
+    return "\n".join([head, rule, *body])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=300_000, help="hands of joker (default 300,000: 1.5%%)")
+    parser.add_argument("--batch", type=int, default=10_000, help="hands per request (default 10,000)")
+    parser.add_argument("--no-ray", action="store_true", help="skip the Ray cluster run")
+    parser.add_argument("--json", help="write the measurements here too")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-parallel-") as tmp:
+        suite = Path(tmp) / "joker"
+        generate("joker", suite)
+        runs: dict[str, dict[str, Any]] = {}
+        one_run(suite, Path(tmp) / "warm", 40_000, 20_000, None, reference=True)    # compiled caches, page cache
+        runs["reference A"] = one_run(suite, Path(tmp) / "refa", REFERENCE_HANDS[0], 20_000, None, reference=True)
+        runs["reference B"] = one_run(suite, Path(tmp) / "refb", REFERENCE_HANDS[1], 20_000, None, reference=True)
+        runs["workers 1"] = one_run(suite, Path(tmp) / "w1", args.hands, args.batch, None)
+        runs["workers 2"] = one_run(suite, Path(tmp) / "w2", args.hands, args.batch, ParallelOptions(workers=2))
+        if not args.no_ray:
+            from tablecert.parallel.local_cluster import local_head
+
+            with local_head(cpus=2) as head:
+                runs["ray 2 CPUs"] = one_run(suite, Path(tmp) / "ray", args.hands, args.batch,
+                                             ParallelOptions(workers=2, ray_address=head.address))
+    print(f"load average after: {os.getloadavg()}")
+    base = runs["workers 1"]["wall_s"]
+    print(f"\njoker, first {args.hands:,} hands x 2 ops ({2 * args.hands:,} labels), {args.batch:,} hands per request")
+    print(f"{'run':<12} {'wall s':>8} {'labels/s':>10} {'speed-up':>9} {'harness CPU s':>14} {'vendor CPU s':>13}")
+    for name, r in runs.items():
+        print(f"{name:<12} {r['wall_s']:8.1f} {r['labels_per_s']:10,.0f} {base / r['wall_s']:9.2f} "
+              f"{r['harness_cpu_s']:14.1f} {r['vendor_cpu_s']:13.1f}")
+    costs = model(runs["workers 1"], runs["reference A"], runs["reference B"])
+    print(f"\n(speed-ups against 'workers 1'; 'reference A/B': the reference vendor on {REFERENCE_HANDS[0]:,} and "
+          f"{REFERENCE_HANDS[1]:,} hands, 20,000 hands per request, for the per-request costs)")
+    print(f"per-batch costs: CPU vendor {costs['vendor_s_per_label'] * 1e6:.1f} us/label; besides the vendor "
+          f"{costs['worker_s_per_request'] * 1e3:.1f} ms per 20,000-hand request (o); coordinator "
+          f"{costs['coordinator_s_per_label'] * 1e9:.0f} ns/label (c)")
+    print("\nexpected wall time of exhaustive (308,286,160 labels):\n")
+    print(table(costs))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": runs, "costs": costs}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

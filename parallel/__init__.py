@@ -1,0 +1,16 @@
+"""Spreading a certification run: several vendor instances on one machine (``--workers N``), Ray
+actors on a cluster (``--ray ADDRESS``), and shards of a run for any job scheduler (``--shard K/N``)
+merged into one run folder (``tablecert merge``).
+
+Every vendor instance is opened by the harness's adapter code with the run's session options
+(sandbox, hidden paths, limits), judged by the harness's per-batch code, and recorded by one
+writer in run order, so a run's database, ``summary.json`` and reports are those of a one-worker
+run of the same vendor (timings aside). Public API: :class:`ParallelOptions` (given to the
+runner, whose batch loop it replaces), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
+"""
+
+from tablecert.parallel.merge import MergeError, merge_shards
+from tablecert.parallel.options import ParallelOptions
+from tablecert.parallel.units import Shard
+
+__all__ = ["MergeError", "ParallelOptions", "Shard", "merge_shards"]

@@ -1,0 +1,209 @@
+"""``tablecert merge``: the shard run folders of one run (``certify --shard K/N``) joined into one
+run folder whose database, ``summary.json`` and reports are those of an unsharded run.
+
+The shards are checked, never believed: each must be a finished shard run whose database holds
+what its harness recorded (the ``judged`` record in its meta, recomputed from its rows, as signing
+checks it) and no link; all must be of the same suite (manifest digest and anchor), the same
+vendor (hello name, version, build, ops), the same adapter, target, isolation, required ops and
+batch sizes, and of the same N; and together they must cover every batch of the suite exactly
+once: shard K holds exactly the batches ``seq % N == K - 1`` of the run order, which the suite
+folder gives. A missing, repeated, foreign or incomplete shard is refused in one line naming it
+(:class:`MergeError`, exit status 2).
+
+The merged database is written batch by batch in run order (each batch's row, its faults,
+failures and poisoned cases), so it holds the rows of an unsharded run in its order; counts and
+confusion are summed over the shards (their rows in key order), the first request of each fault
+kind is the one met first in run order, and the verdict is decided from the merged database by
+:mod:`tablecert.harness.verdict`. The meta names the shards merged (``merged_from``: each shard
+and its database's sha256).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablecert.harness.hand_runner import HAND_SUITES
+from tablecert.harness.judged import database_digest
+from tablecert.harness.results import RunDatabase
+from tablecert.harness.run_folder import check_database_files, refuse_link
+from tablecert.harness.runner import _same_vendor
+from tablecert.harness.verdict import conclude
+from tablecert.parallel.units import Shard, suite_units
+
+SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_version", "adapter", "target",
+        "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size")
+"""Meta values every shard of one run must share (besides the vendor's identity and N)."""
+NOT_MERGED = {"shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished"}
+
+TABLE_COLUMNS = {
+    "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7,
+}
+
+
+class MergeError(ValueError):
+    """Shards that cannot be merged (one line naming the shard and why)."""
+
+
+@dataclass
+class ShardRun:
+    """One shard run folder, opened read-only and checked."""
+
+    path: Path
+    db: sqlite3.Connection
+    meta: dict[str, Any]
+    shard: Shard
+    digest: str
+
+    @classmethod
+    def open(cls, path: Path) -> ShardRun:
+        db_path = path / "run.db"
+        refuse_link(path, "shard folder")
+        check_database_files(db_path)
+        if not db_path.is_file():
+            raise MergeError(f"{path}: no run.db (not a run folder)")
+        run = RunDatabase(db_path)
+        try:
+            meta = run.meta()
+            if "shard" not in meta:
+                raise MergeError(f"{path}: not a shard run (certify --shard K/N)")
+            if meta.get("state") != "finished":
+                raise MergeError(f"{path}: shard {meta['shard']} is not finished (continue it with --resume)")
+            if meta.get("stopped"):
+                raise MergeError(f"{path}: shard {meta['shard']} was stopped: {meta['stopped']}")
+            if database_digest(run) != meta.get("judged"):
+                raise MergeError(f"{path}: the run database of shard {meta['shard']} no longer holds what its "
+                                 "harness recorded")
+        finally:
+            run.close()
+        digest = hashlib.sha256(db_path.read_bytes()).hexdigest()
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        return cls(path, db, meta, Shard.parse(meta["shard"]), digest)
+
+    def rows(self, table: str, where: str = "", args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return self.db.execute(f"SELECT * FROM {table} {where} ORDER BY rowid", args).fetchall()
+
+
+def check_shards(shards: list[ShardRun]) -> None:
+    """Same run, same N, each K once (see the module docstring)."""
+    first = shards[0]
+    count = first.shard.count
+    seen: dict[int, ShardRun] = {}
+    for s in shards:
+        if s.shard.count != count:
+            raise MergeError(f"{s.path}: shard {s.shard} is not one of {count} like {first.path}")
+        if s.shard.index in seen:
+            raise MergeError(f"{s.path}: overlapping shard: {s.shard} is also {seen[s.shard.index].path}")
+        seen[s.shard.index] = s
+        for key in SAME:
+            if s.meta.get(key) != first.meta.get(key):
+                raise MergeError(f"{s.path}: shard {s.shard} differs from {first.path} in {key}")
+        if not _same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
+            raise MergeError(f"{s.path}: shard {s.shard} is of another vendor than {first.path}")
+    missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
+    if missing:
+        raise MergeError(f"missing shard {', '.join(missing)} (given: {', '.join(str(s.shard) for s in shards)})")
+
+
+def run_order(suite_dir: Path, meta: dict[str, Any]) -> list[tuple[int, tuple[str, str, int, int]]]:
+    """(seq, batch key with its cases) of every batch of the suite, in run order."""
+    units = suite_units(suite_dir, meta.get("suite") in HAND_SUITES, int(meta.get("batch_size") or 1), int(meta.get("hand_batch_size") or 1))
+    return [(u.seq, u.key(op)) for u in units for op in u.ops]
+
+
+def merge_shards(shard_dirs: list[Path], suite_dir: Path, out: Path) -> None:
+    """Write ``out/run.db`` from the shard folders (checked, see the module docstring); the caller
+    writes the outputs and reports from it."""
+    shards = [ShardRun.open(p) for p in shard_dirs]
+    try:
+        check_shards(shards)
+        meta = shards[0].meta
+        digest = hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
+        if digest != meta.get("suite_manifest_sha256"):
+            raise MergeError(f"{suite_dir}: not the suite the shards ran (manifest {meta.get('suite_manifest_sha256')})")
+        order = run_order(suite_dir, meta)
+        by_index = {s.shard.index: s for s in shards}
+        owner = _check_coverage(shards, by_index, order)
+        _write(out, shards, order, owner)
+    finally:
+        for s in shards:
+            s.db.close()
+
+
+def _check_coverage(shards: list[ShardRun], by_index: dict[int, ShardRun],
+                    order: list[tuple[int, tuple[str, str, int, int]]]) -> dict[tuple[str, str, int], ShardRun]:
+    """Each batch of the run order in the shard that must hold it, and nowhere else."""
+    count = shards[0].shard.count
+    owner: dict[tuple[str, str, int], ShardRun] = {}
+    for seq, (file, op, first_tc, _n) in order:
+        owner[(file, op, first_tc)] = by_index[seq % count + 1]
+    for s in shards:
+        held = {(f, o, t) for f, o, t in s.db.execute("SELECT file, op, first_tc FROM batches")}
+        foreign = [k for k in held if owner.get(k) is not s]
+        if foreign:
+            f, o, t = min(foreign)
+            raise MergeError(f"{s.path}: overlapping shard: shard {s.shard} holds {len(foreign)} batch(es) not of "
+                             f"its share (first {f} {o} tcId {t})")
+        lacking = [k for k, o in owner.items() if o is s and k not in held]
+        if lacking:
+            f, o, t = min(lacking)
+            raise MergeError(f"{s.path}: incomplete shard: shard {s.shard} lacks {len(lacking)} batch(es) of its "
+                             f"share (first {f} {o} tcId {t})")
+    return owner
+
+
+def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, str, int, int]]],
+           owner: dict[tuple[str, str, int], ShardRun]) -> None:
+    db_path = out / "run.db"
+    if db_path.exists():
+        raise MergeError(f"{db_path} exists: merge into a new run folder")
+    meta = {k: v for k, v in shards[0].meta.items() if k not in NOT_MERGED}
+    meta["started"] = min(s.meta.get("started", "") for s in shards)
+    meta["finished"] = max(s.meta.get("finished", "") for s in shards)
+    meta["merged_from"] = [{"shard": str(s.shard), "run_db_sha256": s.digest}
+                           for s in sorted(shards, key=lambda s: s.shard.index)]
+    run = RunDatabase(db_path)
+    try:
+        run.set_meta(**meta)
+        db = run.db
+        db.execute("BEGIN IMMEDIATE")
+        for s in shards:                                  # a vendor never greeted: faults of op hello
+            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           s.rows("faults", "WHERE op = 'hello' AND n = 0"))
+        kinds: set[str] = set()
+        for _seq, (file, op, first_tc, n) in order:
+            s = owner[(file, op, first_tc)]
+            within = ("WHERE file = ? AND op = ? AND {col} >= ? AND {col} < ?", (file, op, first_tc, first_tc + n))
+            db.executemany("INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
+                           s.rows("batches", "WHERE file = ? AND op = ? AND first_tc = ?", (file, op, first_tc)))
+            for table, col in (("faults", "first_tc"), ("failures", "tc_id"), ("poisoned", "tc_id")):
+                marks = ", ".join("?" * TABLE_COLUMNS[table])
+                db.executemany(f"INSERT INTO {table} VALUES ({marks})",
+                               s.rows(table, within[0].format(col=col), within[1]))
+            for row in s.rows("fault_requests", within[0].format(col="first_tc"), within[1]):
+                if row[0] not in kinds:
+                    kinds.add(row[0])
+                    db.execute("INSERT INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        for table, width in (("hand_failures", 7), ("hand_answers", 3)):   # keyed by hand: disjoint shards
+            for s in shards:
+                if s.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                    db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * width)})",
+                                   s.db.execute(f"SELECT * FROM {table}"))
+        for table, width in (("counts", 3), ("confusion", 3)):
+            total: Counter[tuple[Any, ...]] = Counter()
+            for s in shards:
+                for row in s.db.execute(f"SELECT * FROM {table}"):
+                    total[tuple(row[:width])] += row[width]
+            db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?)",
+                           [(*key, n) for key, n in sorted(total.items())])
+        db.execute("COMMIT")
+        run.set_meta(judged=database_digest(run))
+        conclude(run)
+    finally:
+        if run.db.in_transaction:
+            run.db.execute("ROLLBACK")
+        run.close()

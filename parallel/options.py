@@ -1,0 +1,62 @@
+"""How a certify run is spread (``--workers``, ``--ray``, ``--shard``): the options, their
+command-line arguments, and the hook the runner calls instead of its one-worker loop."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tablecert.parallel.units import Shard
+
+if TYPE_CHECKING:
+    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.runner import Runner
+
+
+@dataclass(frozen=True)
+class ParallelOptions:
+    """``workers`` vendor instances on this machine, or (``ray_address``) Ray actors on a cluster
+    (``workers`` of them; 0: one per CPU of the cluster), and the ``shard`` of the run's units
+    this run folder holds (None: all). ``vendor`` is the run's vendor target (adapter, target,
+    confined session options), which Ray actors open on their nodes."""
+
+    workers: int = 1
+    ray_address: str | None = None
+    shard: Shard | None = None
+    vendor: VendorTarget | None = None
+
+    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int) -> None:
+        """What the runner calls instead of its one-worker loop."""
+        from tablecert.parallel.scheduler import run_scheduled
+
+        run_scheduled(runner, done, total, self)
+
+
+def parallel_options(workers: int | None, ray: str | None, shard: str | None) -> ParallelOptions | None:
+    """The options of the command line (ValueError naming the option if one is wrong); None for a
+    plain one-worker run of the whole suite."""
+    if workers is not None and workers < (0 if ray else 1):
+        raise ValueError(f"--workers {workers}: give at least 1" + (" (0 with --ray: one per CPU)" if ray else ""))
+    if ray is not None:
+        try:
+            import ray as _ray  # noqa: F401
+        except ImportError:
+            raise ValueError("--ray needs Ray: pip install 'tablecert[ray]'") from None
+    parsed = Shard.parse(shard) if shard is not None else None
+    if ray is None and parsed is None and (workers or 1) == 1:
+        return None
+    return ParallelOptions(workers=1 if workers is None and ray is None else (workers or 0), ray_address=ray,
+                           shard=parsed)
+
+
+def add_parallel_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, metavar="N", help="run N vendor instances at once (default 1); batches "
+                   "go to whichever is free, results are those of a one-instance run. With --ray: actors on the "
+                   "cluster (default one per CPU)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run the vendor instances as actors of this Ray cluster "
+                   "(host:port of its head; needs tablecert[ray] and the vendor's command on every node)")
+    p.add_argument("--shard", metavar="K/N", help="run only shard K of N of the suite's batches (the K-th of "
+                   "every N in run order) into OUT; join the N shard folders with 'tablecert merge'")
+
+

@@ -1,0 +1,52 @@
+"""``tablecert merge``: shard run folders (``certify --shard K/N``) joined into one run folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tablecert.cli_common import UsageError, existing_dir, subcommand
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from tablecert.cli_harness import _path, format_run_summary
+    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.run_folder import locked_run_folder, prepare_run_folder
+    from tablecert.harness.verdict import EXIT_CODES
+    from tablecert.parallel import merge_shards
+
+    shards = [existing_dir(d) for d in args.shards]
+    if args.suite_dir:
+        suite_dir = existing_dir(args.suite_dir)
+    else:
+        found = [d / "suite" for d in shards if (d / "suite" / "manifest.json").is_file()]
+        if not found:
+            raise UsageError("no shard folder holds its suite/: name the suite folder the shards ran with --suite-dir")
+        suite_dir = found[0]
+    out = prepare_run_folder(Path(args.out))
+    with locked_run_folder(out):
+        merge_shards(shards, suite_dir, out)
+        summary = write_outputs(out)
+        if not args.no_reports:
+            from tablecert.reports import store_game_math, write_reports
+
+            store_game_math(out)
+            write_reports(out, submission=_path(args.submission), declared=_path(args.declared),
+                          sign_key=_path(args.sign), cert=_path(args.cert))
+    print(format_run_summary(summary, out))
+    return EXIT_CODES[summary["verdict"]]
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subcommand(sub, "merge", cmd_merge, "Join the shard run folders of one run (certify --shard K/N) into "
+                   "one run folder, checking the same suite, the same vendor and that the shards cover every "
+                   "batch once. Exit as certify: 0 certified, 1 failed, 2 incomplete or refused.")
+    p.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="the N shard run folders")
+    p.add_argument("--out", required=True, help="the merged run folder (new)")
+    p.add_argument("--suite-dir", help="the suite folder the shards ran (default: a shard folder's suite/)")
+    p.add_argument("--no-reports", action="store_true", help="write run.db, summary.json, junit.xml and failures/ "
+                   "only, no PDFs")
+    p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
+    p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
+    p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")
+    p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")

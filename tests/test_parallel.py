@@ -1,0 +1,324 @@
+"""--workers N: the run database and summary.json of a run on several vendor instances are those
+of a one-worker run (timings aside), for a vendor with wrong answers, one that crashes on some
+cases and one whose op is given up; a run interrupted with one N resumes with another; a batch
+recorded twice counts once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablecert.harness.adapters.python_adapter import PythonAdapter
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.outputs import write_outputs
+from tablecert.harness.results import RunDatabase
+from tablecert.harness.runner import Runner, judge_batch
+from tablecert.harness.suite_reader import iter_batches
+from tablecert.parallel import ParallelOptions
+from tablecert.vectors.suites import generate
+import parallel_vendors
+
+TIMINGS = {"started", "finished"}
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("edge")
+    generate("edge", out)
+    return out
+
+
+def runner(vendor: str, suite: Path, out: Path, workers: int | None, **kw: Any) -> Runner:
+    adapter = PythonAdapter()
+    spec = f"{parallel_vendors.__name__}:{vendor}"
+    parallel = ParallelOptions(workers=workers) if workers else None
+    return Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), suite, out, batch_size=150,
+                  parallel=parallel, **kw)
+
+
+def rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the run database in rowid order (meta without its timestamps)."""
+    db = sqlite3.connect(run_dir / "run.db")
+    tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    out = {t: db.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables if t != "meta"}
+    out["meta"] = [r for r in db.execute("SELECT * FROM meta ORDER BY key") if r[0] not in TIMINGS]
+    db.close()
+    return out
+
+
+def summary(run_dir: Path) -> dict[str, Any]:
+    return {k: v for k, v in write_outputs(run_dir).items() if k not in TIMINGS}
+
+
+@pytest.mark.parametrize("vendor", ["RoundsCommissionUp", "CrashesOnSomeCases", "CrashesOnPaigowSettle"])
+def test_two_workers_record_what_one_records(edge: Path, tmp_path: Path, vendor: str) -> None:
+    one = runner(vendor, edge, tmp_path / "one", None).run()
+    two = runner(vendor, edge, tmp_path / "two", 2).run()
+    assert one.verdict == two.verdict == "fail"
+    expected = rows(tmp_path / "one")
+    assert expected["failures"]
+    if vendor != "RoundsCommissionUp":
+        kinds = {row[5] for row in expected["faults"]}
+        assert "crash" in kinds and (("not_sent" in kinds) == (vendor == "CrashesOnPaigowSettle"))
+        assert expected["fault_requests"]
+    if vendor == "CrashesOnSomeCases":
+        assert expected["poisoned"]
+    assert rows(tmp_path / "two") == expected
+    assert summary(tmp_path / "two") == summary(tmp_path / "one")
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_a_run_interrupted_with_two_workers_resumes_with_three(edge: Path, tmp_path: Path) -> None:
+    runner("CrashesOnSomeCases", edge, tmp_path / "one", None).run()
+    calls = []
+
+    def stop_midway(done: int, total: int) -> None:
+        calls.append(done)
+        if len(calls) == 12:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        runner("CrashesOnSomeCases", edge, tmp_path / "resumed", 2, progress=stop_midway).run()
+    db = sqlite3.connect(tmp_path / "resumed" / "run.db")
+    recorded = db.execute("SELECT COUNT(*) FROM batches").fetchone()[0]
+    db.close()
+    assert 0 < recorded < len(rows(tmp_path / "one")["batches"])
+    runner("CrashesOnSomeCases", edge, tmp_path / "resumed", 3, resume=True).run()
+    assert rows(tmp_path / "resumed") == rows(tmp_path / "one")
+    assert summary(tmp_path / "resumed") == summary(tmp_path / "one")
+
+
+def test_a_batch_recorded_twice_counts_once(edge: Path, tmp_path: Path) -> None:
+    batch = next(iter_batches(edge, 50))
+    wrong = [{"result": "nonsense"}] * len(batch.cases)
+    db = RunDatabase(tmp_path / "run.db")
+    assert db.record(judge_batch(batch, wrong)) is True
+    before = db.outcome_totals()
+    assert before["fail"] == len(batch.cases)
+    assert db.record(judge_batch(batch, wrong)) is False
+    assert db.outcome_totals() == before
+    assert db.db.execute("SELECT COUNT(*) FROM failures").fetchone()[0] == len(batch.cases)
+    assert db.db.execute("SELECT COUNT(*) FROM batches").fetchone()[0] == 1
+    db.close()
+
+
+# -- shards and merge ---------------------------------------------------------------------------
+
+def tablecert(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(Path(parallel_vendors.__file__).parent))   # the test vendors
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600,
+                          env=env)
+
+
+def certify_cli(edge: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return tablecert("certify", "--vendor-plugin", f"{parallel_vendors.__name__}:CrashesOnSomeCases",
+                     "--suite", "edge", "--suite-dir", str(edge), "--out", str(out), "--batch-size", "150",
+                     "--quiet", *extra)
+
+
+def sorted_rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows in rowid order; counts and confusion (sums over the shards) in key order."""
+    out = rows(run_dir)
+    out["meta"] = [r for r in out["meta"] if r[0] not in ("merged_from", "shard", "batch_size")]
+    for table in ("counts", "confusion"):
+        out[table] = sorted(out[table])
+    return out
+
+
+@pytest.fixture(scope="module")
+def sharded(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """An unsharded run (two workers, command line) and three shards of it (shard 1 through the
+    command line, the others through certify() without PDFs, which is what the command calls)."""
+    from tablecert.harness.certify import VendorTarget, certify
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.parallel import Shard
+
+    base = tmp_path_factory.mktemp("sharded")
+    runs = {"whole": base / "whole", **{f"{k}/3": base / f"shard{k}" for k in (1, 2, 3)}}
+    assert certify_cli(edge, runs["whole"], "--workers", "2").returncode == 1
+    done = certify_cli(edge, runs["1/3"], "--shard", "1/3")
+    assert done.returncode == 1, done.stderr   # a shard can find failures (this vendor fails), never pass
+    target = VendorTarget("python", f"{parallel_vendors.__name__}:CrashesOnSomeCases", SessionOptions())
+    for k in (2, 3):
+        result, summary = certify(target, "edge", runs[f"{k}/3"], suite_dir=edge, batch_size=150, reports=False,
+                                  parallel=ParallelOptions(shard=Shard(k, 3)))
+        assert result.verdict == "fail" and summary["totals"]["pass"] < 2000
+    return runs
+
+
+def test_three_shards_merged_are_the_unsharded_run(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    shards = [str(sharded[f"{k}/3"]) for k in (3, 1, 2)]
+    done = tablecert("merge", *shards, "--suite-dir", str(edge), "--out", str(tmp_path / "merged"))
+    assert done.returncode == 1, done.stderr
+    whole, merged = sharded["whole"], tmp_path / "merged"
+    assert sorted_rows(merged) == sorted_rows(whole)
+    assert sorted_rows(merged)["poisoned"] and sorted_rows(merged)["failures"]
+    drop = TIMINGS | {"host"}
+    assert ({k: v for k, v in json.loads((merged / "summary.json").read_text()).items() if k not in drop}
+            == {k: v for k, v in json.loads((whole / "summary.json").read_text()).items() if k not in drop})
+    assert (merged / "junit.xml").read_bytes() == (whole / "junit.xml").read_bytes()
+    assert sorted(p.name for p in (merged / "failures").iterdir()) == sorted(p.name for p in (whole / "failures").iterdir())
+    for kind in ("certificate", "findings"):
+        texts = [pdf_text(run / f"{kind}.pdf") for run in (whole, merged)]
+        assert texts[0] == texts[1] and "NOT CERTIFIED" in texts[0]
+
+
+def pdf_text(path: Path) -> str:
+    """The text of a PDF, its timestamps and the summary's digest (which covers them) blanked."""
+    from pypdf import PdfReader
+
+    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "TIME", text)
+    digest = hashlib.sha256((path.parent / "summary.json").read_bytes()).hexdigest()
+    text = text.replace(digest, "DIGEST").replace(digest[:16], "DIGEST")
+    return re.sub(r"summary.json sha256 [0-9a-f]+", "summary.json sha256 DIGEST", text)
+
+
+def test_a_missing_shard_is_refused_naming_it(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    done = tablecert("merge", str(sharded["1/3"]), str(sharded["3/3"]), "--suite-dir", str(edge),
+                     "--out", str(tmp_path / "merged"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "missing shard 2/3" in done.stderr
+    assert not (tmp_path / "merged" / "run.db").exists()
+
+
+def test_an_overlapping_shard_is_refused_naming_it(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    done = tablecert("merge", *(str(sharded[f"{k}/3"]) for k in (1, 2, 3)), str(sharded["whole"]),
+                     "--suite-dir", str(edge), "--out", str(tmp_path / "a"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{sharded['whole']}: not a shard run" in done.stderr
+    again = tablecert("merge", *(str(sharded[f"{k}/3"]) for k in (1, 2, 3, 2)), "--suite-dir", str(edge),
+                      "--out", str(tmp_path / "b"))
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "overlapping shard: 2/3" in again.stderr and str(sharded["2/3"]) in again.stderr
+
+
+def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from tablecert.harness import progress
+
+    clock = iter([100.0, 120.0, 140.0])
+    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    log = progress.progress_callback("certifying", unit="vectors")
+    log(1_000, 1_000_000)          # where this process began (a resumed run): no rate yet
+    log(21_000, 1_000_000)         # 20,000 answers in 20 s
+    log(41_000, 1_000_000)         # 40,000 in 40 s: 959,000 left at 1,000/s
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "certifying: 1,000/1,000,000 vectors (0%)"
+    assert lines[1].endswith("1,000 answers/s, about 16 min left")
+    assert lines[2] == "certifying: 41,000/1,000,000 vectors (4%), 1,000 answers/s, about 16 min left"
+
+
+# -- hand suites ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def joker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("joker")
+    generate("joker", out)
+    return out
+
+
+WRONG_LABELS = '''
+import sys
+from tablecert.oracle.vendor import ReferenceVendor, serve
+
+class WrongEighth(ReferenceVendor):
+    """Gets the eighth hand of every request wrong (through the JSON path: a subclass never takes
+    the fast path)."""
+    def handle(self, request):
+        answer = super().handle(request)
+        results = answer.get("results") or []
+        if len(results) > 7 and isinstance(results[7], dict):
+            results[7]["hand"] = "none" if results[7].get("hand") != "none" else "five_aces"
+        return answer
+
+sys.exit(serve(sys.stdin, sys.stdout, WrongEighth()))
+'''
+
+
+def test_a_hand_suite_on_two_workers_records_what_one_records(joker: Path, tmp_path: Path, vendor_files: Path) -> None:
+    from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
+
+    script = vendor_files / "wrong_labels.py"
+    script.write_text(WRONG_LABELS)
+    script.chmod(0o644)
+    adapter, options = SubprocessAdapter(), SessionOptions(timeout=60)
+    command = f"{sys.executable} {script}"
+
+    def run(out: Path, workers: int | None) -> None:
+        Runner(lambda: adapter.open(command, options), joker, out, hand_batch_size=700, max_hands=6_000,
+               parallel=ParallelOptions(workers=workers) if workers else None).run()
+
+    run(tmp_path / "one", None)
+    run(tmp_path / "two", 2)
+    expected = rows(tmp_path / "one")
+    assert len(expected["failures"]) == len(expected["batches"]) == 2 * 9
+    assert rows(tmp_path / "two") == expected
+
+
+@pytest.mark.parametrize("option, said", [(("--shard", "4/3"), "--shard '4/3': give K/N with 1 <= K <= N"),
+                                          (("--workers", "0"), "--workers 0: give at least 1")])
+def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path, option: tuple[str, str],
+                                                      said: str) -> None:
+    done = certify_cli(edge, tmp_path / "run", *option)
+    assert done.returncode == 2 and done.stderr == f"tablecert: error: {said} (e.g. 2/3)\n".replace(
+        " (e.g. 2/3)", " (e.g. 2/3)" if "shard" in said else "")
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
+    from tablecert.harness.recovery import FaultPolicy
+    from tablecert.harness.runner import RunError
+    from tablecert.parallel.workers import Worker
+
+    adapter = PythonAdapter()
+    spec = f"{parallel_vendors.__name__}:RoundsCommissionUp"
+    first = adapter.open(spec, SessionOptions())
+    said = first.hello()
+    first.close()
+    identity = {"name": said.name, "version": said.version, "build": said.build, "ops": list(said.ops)}
+    alike = Worker(lambda: adapter.open(spec, SessionOptions()), identity, FaultPolicy(), set(),
+                   isolation="none (in-process plugin)")
+    assert alike._start() is not None
+    alike.close()
+    stronger = Worker(lambda: adapter.open(spec, SessionOptions()), identity, FaultPolicy(), set(),
+                      isolation="pid namespace, private mounts")
+    with pytest.raises(RunError, match="every instance must be confined alike"):
+        stronger._start()
+    assert stronger.session is None
+
+
+def test_a_shard_resumes_only_as_the_same_shard(edge: Path, tmp_path: Path) -> None:
+    from tablecert.harness.runner import RunError
+    from tablecert.parallel import Shard
+
+    def stop(done: int, total: int) -> None:
+        raise Interrupt
+
+    def shard(k: int, **kw: Any) -> Runner:
+        adapter = PythonAdapter()
+        spec = f"{parallel_vendors.__name__}:RoundsCommissionUp"
+        return Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), edge, tmp_path, batch_size=150,
+                      parallel=ParallelOptions(shard=Shard(k, 3)), **kw)
+
+    with pytest.raises(Interrupt):
+        shard(1, progress=stop).run()
+    with pytest.raises(RunError, match="holds shard 1/3"):
+        shard(2, resume=True).run()
+    shard(1, resume=True).run()
+    held = {first for (first,) in sqlite3.connect(tmp_path / "run.db").execute("SELECT first_tc FROM batches")}
+    assert held and sqlite3.connect(tmp_path / "run.db").execute(
+        "SELECT value FROM meta WHERE key = 'shard'").fetchone() == ('"1/3"',)

@@ -1,0 +1,107 @@
+"""certify --ray against a real local Ray cluster (a head process started here, 2 CPUs): a vendor
+process with wrong answers that crashes on a poisoned case, run as two Ray actors, one of them
+killed with SIGKILL mid-run, ends with the results of a one-process run; the cluster's vendor
+instances are confined like a local one (the run records the same isolation)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tablecert.harness.suite_reader import iter_batches
+from tablecert.vectors.suites import generate
+
+ray = pytest.importorskip("ray")
+
+from tablecert.parallel.local_cluster import Head, local_head  # noqa: E402
+
+from test_parallel import TIMINGS, rows  # noqa: E402
+from test_resume_kill import POISON_VENDOR, batches_recorded  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Head]:
+    """A Ray head on this machine (2 CPUs), stopped with every process below it afterwards."""
+    with local_head(cpus=2) as head:
+        yield head
+
+
+def comparable(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
+    """The run database's rows, without the vendor's stderr tails (this vendor's own stderr names
+    the request ids of its session, which depend on what else that session was sent) and so
+    without the record that digests them (``judged``)."""
+    out = rows(run_dir)
+    out["faults"] = [row[:7] + row[8:] for row in out["faults"]]
+    out["meta"] = [row for row in out["meta"] if row[0] != "judged"]
+    return out
+
+
+def certify(suite: Path, out: Path, vendor: str, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "edge",
+                             "--suite-dir", str(suite), "--out", str(out), "--batch-size", "20", "--quiet",
+                             "--retries", "1", *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
+        cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
+    suite = tmp_path / "edge"
+    generate("edge", suite)
+    poisoned = [c for b in iter_batches(suite, 10_000) if b.op == "craps.settle" for c in b.cases][333]
+    spec = vendor_files / "poison.json"
+    spec.write_text(json.dumps({"cases": [poisoned], "ops": []}))
+    spec.chmod(0o644)
+    script = vendor_files / "poison_vendor.py"
+    script.write_bytes(POISON_VENDOR.read_bytes())
+    script.chmod(0o644)
+    vendor = shlex.join([sys.executable, str(script), str(spec), "segv", "demo"])
+
+    alone = certify(suite, tmp_path / "alone", vendor)
+    assert alone.wait(timeout=300) == 1, alone.stderr.read() if alone.stderr else ""
+
+    clustered = certify(suite, tmp_path / "ray", vendor, "--ray", cluster.address, "--workers", "2")
+    while batches_recorded(tmp_path / "ray") < 40:           # observable progress, not the clock
+        assert clustered.poll() is None, "the run ended before an actor could be killed"
+        time.sleep(0.05)
+    actors = cluster.actor_pids()
+    assert len(actors) == 2
+    os.kill(actors[0], signal.SIGKILL)
+    assert clustered.wait(timeout=300) == 1, clustered.stderr.read() if clustered.stderr else ""
+
+    assert comparable(tmp_path / "ray") == comparable(tmp_path / "alone")
+    got, want = (json.loads((tmp_path / run / "summary.json").read_text()) for run in ("ray", "alone"))
+    drop = TIMINGS | {"judged"}
+    assert {k: v for k, v in got.items() if k not in drop} == {k: v for k, v in want.items() if k not in drop}
+    assert want["poisoned"] and want["totals"]["fail"] and want["fault_totals"]["count"]
+    assert actors[0] not in cluster.actor_pids()
+
+
+def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
+        cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
+    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.runner import Runner
+    from tablecert.parallel import ParallelOptions
+    from test_parallel import WRONG_LABELS
+
+    suite = tmp_path / "joker"
+    generate("joker", suite)
+    script = vendor_files / "wrong_labels.py"
+    script.write_text(WRONG_LABELS)
+    script.chmod(0o644)
+    target = VendorTarget("subprocess", f"{sys.executable} {script}", SessionOptions(timeout=60))
+    for out, parallel in ((tmp_path / "one", None),
+                          (tmp_path / "ray", ParallelOptions(workers=2, ray_address=cluster.address, vendor=target))):
+        Runner(target.opener(), suite, out, hand_batch_size=700, max_hands=6_000, parallel=parallel).run()
+    expected = rows(tmp_path / "one")
+    assert len(expected["failures"]) == len(expected["batches"]) == 2 * 9
+    assert rows(tmp_path / "ray") == expected
