@@ -404,7 +404,6 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
     started = time.perf_counter()
     suite = HandSuite.load(runner.suite_dir)
     size = runner.hand_batch_size
-    runner.db.set_meta(hand_first_position=suite.first_position, hand_config=suite.config)
     stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
     assert runner.hello is not None
     planned = (list(runner.hand_slice.batches(suite.n_hands, size)) if runner.hand_slice is not None
@@ -453,3 +452,10 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
         pool.shutdown(wait=True, cancel_futures=True)
         os.close(fd)
         STATS.run_s = time.perf_counter() - started
+
+
+def note_hand_suite(runner: Runner) -> None:
+    """Keep in the run's meta where the suite's hands begin in the canonical order and their
+    config (the compact hand failures are read back from them), whoever runs the batches."""
+    suite = HandSuite.load(runner.suite_dir)
+    runner.db.set_meta(hand_first_position=suite.first_position, hand_config=suite.config)

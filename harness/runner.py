@@ -33,7 +33,7 @@ from tablecert import __version__
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_failures import judge_hand_batch
 from tablecert.harness.hand_slices import HandSlice, SliceError, check_slice
-from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
+from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, note_hand_suite, run_hands
 from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
                                             mark_batch, split_require)
 from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_bet,
@@ -328,6 +328,8 @@ class Runner:
                 self._start()
             except VendorFault as err:
                 self._not_greeted(err, bool(done))
+            if self.hand_suite:
+                note_hand_suite(self)
             if self.parallel is not None:
                 self.parallel.run(self, done, total)
             elif self.hand_suite:

@@ -103,5 +103,5 @@ def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
                           (tmp_path / "ray", ParallelOptions(workers=2, ray_address=cluster.address, vendor=target))):
         Runner(target.opener(), suite, out, hand_batch_size=700, max_hands=6_000, parallel=parallel).run()
     expected = rows(tmp_path / "one")
-    assert len(expected["failures"]) == len(expected["batches"]) == 2 * 9
+    assert len(expected["hand_failures"]) == len(expected["batches"]) == 2 * 9
     assert rows(tmp_path / "ray") == expected
