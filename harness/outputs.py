@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
@@ -67,6 +68,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
+        "protocol": meta.get("protocol"),
+        "not_sent_for_protocol": db.totals("protocol"),
         "judged": meta.get("judged"),
         "stopped": meta.get("stopped"),
         "host": meta.get("host"),
@@ -98,6 +101,7 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
     JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
     examples: dict[tuple[str, str], list[str]] = {}
     budget = JUNIT_EXAMPLES_CHARS
+    declared = set((db.meta().get("vendor") or {}).get("ops", []))
     for rec in db.failures():
         for flag in rec["flags"]:
             lst = examples.setdefault((rec["op"], flag), [])
@@ -143,7 +147,8 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             elif c.get("fault") and not c.get("pass"):
                 lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
             elif c.get("unsupported") and not c.get("pass"):
-                lines.append('      <skipped message="op not listed in the vendor\'s hello"/>')
+                why = NEEDS_V2 if op in declared else "op not listed in the vendor's hello"
+                lines.append(f'      <skipped message={quoteattr(why)}/>')
             lines.append("    </testcase>")
         lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")
@@ -191,7 +196,7 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
         return 0
     building = new_folder(run_dir, "failures")
     try:
-        _write_replays(replays, building)
+        _write_replays(replays, building, db.meta().get("protocol") or V2)
         replace_folder(building, folder)
     except BaseException:
         remove_our_folder(building)
@@ -199,9 +204,9 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     return len(replays)
 
 
-def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path) -> None:
+def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path, protocol: str) -> None:
     for name, (op, config, cases, tc_ids) in sorted(replays.items()):
-        hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
+        hello = hello_request(protocol)
         request = {"id": 1, "op": op, "config": config, "cases": cases}
         with open(folder / name, "x", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")

@@ -33,6 +33,7 @@ from tablecert import __version__
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
+from tablecert.harness.protocol_versions import V1, run_v1
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
@@ -225,13 +226,18 @@ class Runner:
                     session.close()
                     raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
+                if self.db.meta().get("protocol", hello.protocol) != hello.protocol:
+                    session.close()
+                    raise RunError(f"this run speaks {self.db.meta()['protocol']}; the vendor now speaks "
+                                   f"{hello.protocol} (start a new run folder)")
                 self.hello = hello
-                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,
                                  isolation=getattr(session, "isolation", "unknown (outside adapter)"))
-            elif not _same_vendor(identity, _identity(self.hello)):
+            elif not _same_vendor(identity, _identity(self.hello)) or hello.protocol != self.hello.protocol:
                 session.close()
-                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)}, not "
-                                                       f"{_who(_identity(self.hello))}")
+                raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {_who(identity)} speaking "
+                                                       f"{hello.protocol}, not {_who(_identity(self.hello))} "
+                                                       f"speaking {self.hello.protocol}")
             self.session = session
         return self.session
 
@@ -311,6 +317,10 @@ class Runner:
                 continue
             if batch.op not in self.hello.ops:
                 self.record(whole_batch(batch, "unsupported", "unsupported"))
+            elif self.hello.protocol == V1:
+                outcome = run_v1(batch, self._run_batch, lambda part: whole_batch(part, "unsupported", "unsupported"))
+                self.record(outcome)
+                self.failures += len(outcome.failures)
             else:
                 outcome = self._run_batch(batch)
                 self.record(outcome)

@@ -15,7 +15,10 @@ from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments
 def verdict_words(summary: dict[str, Any]) -> str:
     """The verdict as the terminal says it (a scoped pass names its ops)."""
     if summary["verdict"] == "scoped_pass":
-        return "PASS FOR " + ", ".join((summary.get("scope") or {}).get("tested", [])) + " ONLY"
+        scope = summary.get("scope") or {}
+        if not scope.get("untested") and summary.get("protocol"):   # every op, only what the protocol expresses
+            return f"PASS FOR WHAT {summary['protocol']} EXPRESSES ONLY"
+        return "PASS FOR " + ", ".join(scope.get("tested", [])) + " ONLY"
     return str(summary["verdict"]).upper()
 
 

@@ -95,12 +95,12 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
         place_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds}, why, flags,
                               (COMMISSION_CLAUSE[bet], "craps.sw.7")))
         for roll in _rolls(bet, point)[:2 if losing else 1]:
-            settle_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": roll},
+            settle_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": roll, "odds_working": True},
                                    f"{why}, dice {roll[0]}+{roll[1]}", flags + ("PayoutRatio",), (PASS_CLAUSE[bet],)))
 
     for bet in BETS:
         for d in COME_OUT:
-            settle_v.append(Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d)},
+            settle_v.append(Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d), "odds_working": True},
                                    f"come-out {d[0]}+{d[1]}, bar {cfg.bar}", CONFIG_FLAG + ("ComeOut",), (PASS_CLAUSE[bet],)))
         for point in POINTS:
             big = largest_flat(cfg, point)
@@ -119,12 +119,12 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
             for odds in (top - 2 * u, top - u, top, top + u):
                 if odds > 0:
                     add(bet, big, point, odds, f"largest flat {big}, odds {odds} (maximum {top})", RANGE_FLAG)
-            settle_v.append(Vector({"bet": bet, "flat": big, "point": point, "odds": 0, "dice": _rolls(bet, point)[0]},
+            settle_v.append(Vector({"bet": bet, "flat": big, "point": point, "odds": 0, "dice": _rolls(bet, point)[0], "odds_working": True},
                                    f"largest flat {big}, no odds", RANGE_FLAG + ("FlatPayout",), (PASS_CLAUSE[bet],)))
     top_flat = config_space().max_amount // u * u
     for bet in BETS:
         settle_v.append(Vector({"bet": bet, "flat": top_flat, "point": None, "odds": 0,
-                                "dice": [1, 1] if is_dont(bet) else [3, 4]},
+                                "dice": [1, 1] if is_dont(bet) else [3, 4], "odds_working": True},
                                f"flat {top_flat}, the largest multiple of the unit", RANGE_FLAG + ("FlatPayout",),
                                (PASS_CLAUSE[bet],)))
     yield VectorGroup("craps.odds_limits", raw, label, limit_v)

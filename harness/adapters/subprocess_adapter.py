@@ -41,15 +41,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tablecert.harness.protocol_versions import greet
 from tablecert.harness.contract import (
-    PROTOCOL,
     FaultKind,
     Hello,
     SessionOptions,
     VendorFault,
     check_batch_answer,
     decode_answer,
-    parse_hello,
 )
 from tablecert.harness.sandbox import SAFE_PATH, plan
 
@@ -236,8 +235,7 @@ class SubprocessSession:
         return self._stderr.text()
 
     def hello(self) -> Hello:
-        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
-        return self._checked(lambda: parse_hello(answer, 0))
+        return greet(lambda request: self._call(request, self._options.timeout), self._checked)
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
         rid = self.reserve_id()
