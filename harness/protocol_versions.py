@@ -94,9 +94,14 @@ def v1_parts(batch: Batch) -> tuple[Batch | None, Batch | None]:
             _pick(batch, left, batch.op, False) if left else None)
 
 
-def left_out(protocol_totals: Mapping[str, Mapping[str, int]]) -> int:
-    """How many vectors a run left out for its protocol, from ``RunDatabase.totals("protocol")``."""
-    return protocol_totals.get(NEEDS_V2, {}).get("unsupported", 0)
+def unchecked_note(protocol: Any, protocol_totals: Mapping[str, Mapping[str, int]]) -> str | None:
+    """What a run of an earlier contract version could not check, when it left vectors out for it
+    (``protocol_totals``: the run's counts of dimension ``protocol``); None otherwise."""
+    n = protocol_totals.get(NEEDS_V2, {}).get("unsupported", 0)
+    if not n:
+        return None
+    return (f"{protocol} cannot check {V1_CANNOT_CHECK}: {n:,} vector{'s' if n != 1 else ''} that "
+            f"{'need' if n != 1 else 'needs'} {V2} {'were' if n != 1 else 'was'} not sent")
 
 
 def run_v1(batch: Batch, run: Callable[[Batch], BatchOutcome],

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablecert.harness.contract import KNOWN_OPS
-from tablecert.harness.protocol_versions import NEEDS_V2, V1_CANNOT_CHECK, left_out
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.results import RunDatabase
 
 EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
@@ -193,19 +193,10 @@ def decide(db: RunDatabase) -> Decision:
     if not scope.complete:
         return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
                                         f"{', '.join(scope.untested)} (not required)",), scope)
-    protocol_note = protocol_scope_note(db)
+    protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
     if protocol_note:
         return Decision("scoped_pass", (protocol_note,), scope)
     return Decision("pass", (), scope)
-
-
-def protocol_scope_note(db: RunDatabase) -> str | None:
-    """What a run of an earlier contract version could not check, when it left vectors out for it."""
-    n = left_out(db.totals("protocol"))
-    if not n:
-        return None
-    return (f"{db.meta().get('protocol')} cannot check {V1_CANNOT_CHECK}: {n:,} vector{'s' if n != 1 else ''} "
-            f"that {NEEDS_V2} {'were' if n != 1 else 'was'} not sent")
 
 
 def conclude(db: RunDatabase) -> Decision:

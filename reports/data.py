@@ -23,6 +23,7 @@ from typing import Any
 
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.run_folder import check_database_files
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
@@ -232,6 +233,7 @@ class ReportData:
     replay_digests: list[tuple[str, str]]
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""            # the signing key's, when the report is to be signed
+    protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -493,8 +495,11 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
     return manifest, matches, files
 
 
-def _title(verdict: str, scope: dict[str, Any]) -> str:
-    """The verdict box's title: a scoped pass says how much of the suite it certifies."""
+def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None) -> str:
+    """The verdict box's title: a scoped pass says how much of the suite it certifies (every op,
+    but only what an earlier contract version ``protocol`` expresses, when that is the limit)."""
+    if verdict == "scoped_pass" and protocol and not scope.get("untested"):
+        return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
     if verdict == "scoped_pass" and scope.get("suite_ops"):
         return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
     return VERDICTS[verdict]
@@ -523,6 +528,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned, poisoned_total = _poisoned(db)
         fault_classes = _fault_classes(db)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
+        protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
     finally:
         db.close()
     problems = []
@@ -544,7 +550,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
               for key, value in (meta.get("vendor") or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
-        verdict_title=_title(verdict, meta.get("scope") or {}), vendor=vendor, totals=totals,
+        verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol")),
+        vendor=vendor, totals=totals, protocol_note=protocol_note,
         reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
         scope=meta.get("scope") or {}, fault_classes=fault_classes,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,

@@ -106,7 +106,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
     verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
                                  progress=progress_bar("judging", args.quiet, unit="answers"),
-                                 custom_suite=args.custom_suite)
+                                 custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}")
     print(format_run_summary(write_outputs(out), out))
     return EXIT_CODES[verdict]
 
@@ -205,6 +205,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--protocol", choices=("1", "2"), default="2",
+                   help="the vendor contract version the answers follow (default 2; with 1 the vectors v1 cannot "
+                        "express need no answer and are counted unsupported)")
     p = add("serve-vendor", cmd_serve_vendor, "Serve a Python vendor plugin over the vendor protocol on "
             "stdin/stdout (e.g. --plugin demo).")
     p.add_argument("--plugin", required=True, help="entry-point name (tablecert.vendors) or module:attr")

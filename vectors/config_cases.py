@@ -121,6 +121,14 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
                     add(bet, big, point, odds, f"largest flat {big}, odds {odds} (maximum {top})", RANGE_FLAG)
             settle_v.append(Vector({"bet": bet, "flat": big, "point": point, "odds": 0, "dice": _rolls(bet, point)[0], "odds_working": True},
                                    f"largest flat {big}, no odds", RANGE_FLAG + ("FlatPayout",), (PASS_CLAUSE[bet],)))
+            off = limits(cfg, bet, u, point)[1]
+            while off > 0 and not _whole(cfg, bet, point, off):
+                off -= u
+            for roll in (*_rolls(bet, point), [1, 1]):
+                settle_v.append(Vector({"bet": bet, "flat": u, "point": point, "odds": off, "dice": roll,
+                                        "odds_working": False},
+                                       f"odds {off} off (come odds on a come-out roll), dice {roll[0]}+{roll[1]}",
+                                       CONFIG_FLAG + ("OddsOff", "StakeDisposition"), (PASS_CLAUSE[bet], "INT-ODDS-WORKING")))
     top_flat = config_space().max_amount // u * u
     for bet in BETS:
         settle_v.append(Vector({"bet": bet, "flat": top_flat, "point": None, "odds": 0,
@@ -162,7 +170,8 @@ def _paigow_groups() -> Iterator[VectorGroup]:
         wagers = {w for w in wagers if w * five_aces <= config_space().max_amount}
         rounds = [Vector({"dealer": dealer, "bank_seat": None, "seats": [{"seat": 1, "wager": w, "cards": seat}]},
                          f"five aces at {w}: {w * five_aces} against the cap {cap}",
-                         ("CapAggregate", "FiveAces") + RANGE_FLAG, ("njac.11.20.d",)) for w in sorted(wagers)]
+                         ("CapAggregate", "FiveAces") + RANGE_FLAG, ("njac.11.20.d", "INT-BONUS-WAGER-RETURNED"))
+                  for w in sorted(wagers)]
         yield VectorGroup("paigow.settle", {"cap": cap}, f"the cap at {cap}", rounds)
 
 
