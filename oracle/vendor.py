@@ -65,6 +65,8 @@ class ReferenceVendor:
     working and v1 results are the v2 ones without the v2 fields."""
 
     name = "tablecert reference oracle"
+    protocols: tuple[str, ...] = SPOKEN     # class defaults, for subclasses that do not call __init__
+    protocol: str = SPOKEN[0]
 
     def __init__(self, protocols: tuple[str, ...] = SPOKEN) -> None:
         self.protocols = protocols

@@ -23,6 +23,7 @@ from tablecert.harness.adapters.http_adapter import HttpAdapter
 from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SAFE_PATH, SubprocessAdapter
+from tablecert.harness.protocol_versions import hello_request
 from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
                                         VendorSession, decode_answer)
 from tablecert.oracle.vendor import ReferenceVendor
@@ -406,7 +407,9 @@ def test_hello_carries_the_protocol(tmp_path: Path) -> None:
         continue
 '''
     session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
-    assert session.hello().build == json.dumps({"id": 0, "op": "hello", "protocol": PROTOCOL}, separators=(",", ":"))
+    build = session.hello().build
+    assert build == json.dumps(hello_request(PROTOCOL), separators=(",", ":"))
+    assert PROTOCOL == "tablecert-vendor/2" and json.loads(build)["protocols"] == ["tablecert-vendor/2", "tablecert-vendor/1"]
     session.close()
 
 
