@@ -197,3 +197,33 @@ def test_an_unknown_protocol_in_the_hello_is_bad_hello(edge, tmp_path):
     run = _certify(edge, tmp_path / "bad", _vendor("UnknownProtocol"))
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and "bad_hello" in run.stderr
     assert json.loads((tmp_path / "bad" / "summary.json").read_text())["faults"][0]["kind"] == "bad_hello"
+
+
+def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
+    # a v1 vendor answers every case of the prompt view (it reads odds_working as absent: working)
+    from tablecert.harness.suite_reader import iter_batches
+    from tablecert.oracle.protocol import V1, v1_case
+    from tablecert.oracle.vendor import ReferenceVendor
+
+    vendor = ReferenceVendor((V1,))
+    assert "error" not in vendor.handle({"id": 0, "op": "hello", "protocol": V1})
+    lines = []
+    for batch in iter_batches(edge, 1000):
+        cases = [v1_case(batch.op, case) for case in batch.cases]
+        results = vendor.handle({"id": 1, "op": batch.op, "config": batch.config, "cases": cases})["results"]
+        lines += [json.dumps({"file": batch.file, "tcId": tc, "answer": a}) for tc, a in zip(batch.tc_ids, results)]
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text("\n".join(lines) + "\n")
+
+    def validate(out: str, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tablecert", "validate", "--responses", str(responses),
+                               "--suite-dir", str(edge), "--out", str(tmp_path / out), "--quiet", *extra],
+                              capture_output=True, text=True, timeout=600)
+
+    as_v1 = validate("v1", "--protocol", "1")
+    assert as_v1.returncode == 0, as_v1.stderr
+    summary = json.loads((tmp_path / "v1" / "summary.json").read_text())
+    assert (summary["verdict"], summary["protocol"], summary["totals"]["fail"]) == ("scoped_pass", V1, 0)
+    assert summary["totals"]["unsupported"] == summary["not_sent_for_protocol"]["needs tablecert-vendor/2"]["unsupported"] > 0
+    as_v2 = validate("v2")            # the same answers read as v2 lack the stake keys
+    assert as_v2.returncode == 1
