@@ -317,12 +317,9 @@ class Runner:
                 continue
             if batch.op not in self.hello.ops:
                 self.record(whole_batch(batch, "unsupported", "unsupported"))
-            elif self.hello.protocol == V1:
-                outcome = run_v1(batch, self._run_batch, lambda part: whole_batch(part, "unsupported", "unsupported"))
-                self.record(outcome)
-                self.failures += len(outcome.failures)
             else:
-                outcome = self._run_batch(batch)
+                outcome = (self._run_batch(batch) if self.hello.protocol != V1 else
+                           run_v1(batch, self._run_batch, lambda part: whole_batch(part, "unsupported", "unsupported")))
                 self.record(outcome)
                 self.failures += len(outcome.failures)
             if self.progress:

@@ -190,10 +190,11 @@ def decide(db: RunDatabase) -> Decision:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals["fault"]:
         return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
+    protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
     if not scope.complete:
         return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
-                                        f"{', '.join(scope.untested)} (not required)",), scope)
-    protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
+                                        f"{', '.join(scope.untested)} (not required)",)
+                        + ((protocol_note,) if protocol_note else ()), scope)
     if protocol_note:
         return Decision("scoped_pass", (protocol_note,), scope)
     return Decision("pass", (), scope)

@@ -27,6 +27,12 @@ SETTLE_ONLY = ("dice", "odds_working")
 """Case fields only ``craps.settle`` reads."""
 
 
+def settle_case(bet: str, flat: int, point: int | None, odds: int, dice: list[int],
+                working: bool = True) -> dict[str, Any]:
+    """A ``craps.settle`` case; the odds working unless said otherwise (INT-ODDS-WORKING)."""
+    return {"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": dice, "odds_working": working}
+
+
 def _without(case: Any, fields: tuple[str, ...]) -> Any:
     """A case without some fields (a case that is not an object as it is)."""
     return {k: v for k, v in case.items() if k not in fields} if isinstance(case, dict) else case
@@ -183,9 +189,9 @@ def _settle_point_vectors(cfg: TableConfig, flat: int, odds_choice: str, working
                 total = sum(d)
                 kind = "the point" if total == point else "seven" if total == 7 else "no action"
                 flags = ("PayoutRatio", "FlatPayout", "StakeDisposition") if total in (point, 7) else ("NoAction",)
-                yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": list(d),
-                              "odds_working": working},
-                             f"{bet} on {point} with odds {odds}{'' if working else ' off'}, dice {d[0]}+{d[1]} ({kind})",
+                yield Vector(settle_case(bet, flat, point, odds, list(d), working),
+                             f"{bet} on {point} with odds {odds}{'' if working else ' off'}, "
+                             f"dice {d[0]}+{d[1]} ({kind})",
                              flags + state, _bet_clauses(bet) + clauses)
 
 
@@ -195,7 +201,7 @@ def _settle_comeout_vectors(flat: int) -> Iterator[Vector]:
             total = sum(d)
             flags = ("ComeOut",) + (("BarNumber",) if total in (2, 12) and bet in DONT else ()) + (
                 ("PointSet",) if total in POINTS else ("StakeDisposition",))
-            yield Vector({"bet": bet, "flat": flat, "point": None, "odds": 0, "dice": list(d), "odds_working": True},
+            yield Vector(settle_case(bet, flat, None, 0, list(d)),
                          f"{bet} come-out roll {d[0]}+{d[1]} = {total}", flags, (PASS_CLAUSE[bet],))
 
 
@@ -209,7 +215,7 @@ def _payout_rounding_vectors(cfg: TableConfig) -> Iterator[Vector]:
             for odds in range(1, 40):
                 if odds_win_exact(bet, point, odds).denominator != 1 and odds <= top:
                     win_roll = [point // 2, point - point // 2] if bet not in DONT else [3, 4]
-                    yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": win_roll, "odds_working": True},
+                    yield Vector(settle_case(bet, flat, point, odds, win_roll),
                                  f"{bet} on {point}: odds {odds} win {odds_win_exact(bet, point, odds)}, not whole",
                                  ("PayoutRounding", "PayoutRatio"), (PASS_CLAUSE[bet],))
                     break
@@ -344,18 +350,18 @@ def domain_groups(base: dict[str, Any], label: str) -> Iterator[VectorGroup]:
     def settle() -> Iterator[Vector]:
         for bet in BETS:
             for d in DICE:
-                yield Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d), "odds_working": True},
+                yield Vector(settle_case(bet, u, None, 0, list(d)),
                              "come-out", ("ComeOut",), (PASS_CLAUSE[bet],))
             for point in POINTS:
                 for flat in flats:
                     _, top = limits(cfg, bet, flat, point)
                     for odds in range(0, top + 2 * u, u):
                         for d in DICE:
-                            yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": list(d), "odds_working": True},
+                            yield Vector(settle_case(bet, flat, point, odds, list(d)),
                                          "domain", ("PayoutRatio",), (PASS_CLAUSE[bet],))
                 _, top = limits(cfg, bet, u, point)
                 for d in DICE:
-                    yield Vector({"bet": bet, "flat": u, "point": point, "odds": top, "dice": list(d), "odds_working": False},
+                    yield Vector(settle_case(bet, u, point, top, list(d), working=False),
                                  "domain, odds off (come odds on a come-out roll)", ("OddsOff", "StakeDisposition"),
                                  (PASS_CLAUSE[bet], "INT-ODDS-WORKING"))
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tablecert.harness.protocol_versions import greet
 from tablecert.harness.contract import (
     FaultKind,
     Hello,
@@ -19,6 +18,7 @@ from tablecert.harness.contract import (
     VendorFault,
     check_batch_answer,
 )
+from tablecert.harness.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
 

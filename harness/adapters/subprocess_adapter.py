@@ -41,7 +41,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tablecert.harness.protocol_versions import greet
 from tablecert.harness.contract import (
     FaultKind,
     Hello,
@@ -50,6 +49,7 @@ from tablecert.harness.contract import (
     check_batch_answer,
     decode_answer,
 )
+from tablecert.harness.protocol_versions import greet
 from tablecert.harness.sandbox import SAFE_PATH, plan
 
 STDERR_TAIL_BYTES = 8 * 1024
