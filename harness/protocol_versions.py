@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id
+from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id, shown
 from tablecert.harness.recovery import merge
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import Batch
@@ -53,8 +53,8 @@ def negotiated(answer: Any, asked: str) -> Hello:
     offered = SPOKEN if asked == V2 else (V1,)
     protocol = answer.get("protocol", V1)
     if protocol not in offered:
-        raise VendorFault(FaultKind.BAD_HELLO, f"hello names protocol {str(protocol)[:80]!r}; the harness offered "
-                                               f"{', '.join(offered)}")
+        raise VendorFault(FaultKind.BAD_HELLO, f"hello names protocol {shown(repr(protocol), 80)}; the harness "
+                                               f"offered {', '.join(offered)}")
     return replace(hello, protocol=protocol)
 
 
