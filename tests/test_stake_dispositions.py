@@ -227,3 +227,17 @@ def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
     assert summary["totals"]["unsupported"] == summary["not_sent_for_protocol"]["needs tablecert-vendor/2"]["unsupported"] > 0
     as_v2 = validate("v2")            # the same answers read as v2 lack the stake keys
     assert as_v2.returncode == 1
+
+
+def test_fuzz_compares_the_v2_result_and_projects_it_for_a_v1_vendor(tmp_path):
+    from tablecert.fuzz import fuzz
+    from tablecert.harness.certify import VendorTarget
+
+    def run(cmd: str, out: str):   # type: ignore[no-untyped-def]
+        opener = VendorTarget("subprocess", cmd, SessionOptions(timeout=60, isolation="none")).opener()
+        return fuzz(opener, tmp_path / out, budget=600, max_examples=25, seed=2, profile="odds-3-4-5x",
+                    ops=("craps.settle",)).stats
+
+    assert run(f"{sys.executable} -m tablecert reference-vendor --protocol 1", "v1").failures == []
+    found = run(_vendor("OddsNeverWorking"), "never")
+    assert found.failures and all("odds" in f.signature for f in found.failures)
