@@ -1,4 +1,4 @@
-"""The subprocess adapter: a vendor executable speaking ``tablecert-vendor/1`` on stdin/stdout.
+"""The subprocess adapter: a vendor executable speaking ``tablecert-vendor/2`` (or /1) on stdin/stdout.
 
 ``target`` is a command line, split with :func:`shlex.split` and started directly (never through
 a shell), in its own session and process group, with a minimal environment (``PATH`` fixed to a
