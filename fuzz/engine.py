@@ -26,6 +26,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from tablecert.fuzz.strategies import Example, examples
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.judge import passes
+from tablecert.harness.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
@@ -61,6 +62,10 @@ class _Mismatch(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.signature)
         self.failure = failure
+
+
+NOT_SENT = object()
+"""The answer slot of a case not sent (one a vendor of tablecert-vendor/1 cannot be asked)."""
 
 
 class _BudgetSpent(unittest.SkipTest):
@@ -112,17 +117,26 @@ class Fuzzer:
         self.stats = FuzzStats()
         self.known: set[str] = set()
         self.started = time.monotonic()
+        self.protocol = V2
 
     def _answers(self, op: str, config: Any, cases: list[Any]) -> list[Any] | VendorFault:
+        """The vendor's answers, one per case; for a vendor of tablecert-vendor/1 the cases v1
+        cannot express are not sent (their answer is NOT_SENT) and the others are sent as v1."""
         if self.session is None or not self.session.alive:
             self.session = self.open_session()
-            self.session.hello()
+            self.protocol = self.session.hello().protocol
+        sent = [i for i, case in enumerate(cases) if self.protocol != V1 or v1_expressible(op, case)]
         try:
-            return self.session.batch(op, config, cases)
+            answers = self.session.batch(op, config, [v1_case(op, cases[i]) if self.protocol == V1 else cases[i]
+                                                      for i in sent]) if sent else []
         except VendorFault as fault:
             self.session.close()
             self.session = None
             return fault
+        out: list[Any] = [NOT_SENT] * len(cases)
+        for i, answer in zip(sent, answers):
+            out[i] = answer
+        return out
 
     def _check(self, example: Example) -> Failure | None:
         op, config, cases = example
@@ -134,7 +148,11 @@ class Fuzzer:
             return Failure(f"{op}: vendor fault ({answers.kind.value})", op, config, cases[0],
                            expected_of(op, config, cases[0]), {"fault": answers.detail})
         for case, actual in zip(cases, answers):
+            if actual is NOT_SENT:
+                continue
             expected = expected_of(op, config, case)
+            if self.protocol == V1:
+                expected = v1_expected(op, expected)
             if not passes(expected, actual):
                 sig = signature(op, expected, actual)
                 if sig not in self.known:
@@ -175,7 +193,7 @@ class Fuzzer:
         deadline = start + self.budget
         try:
             self.session = self.open_session()
-            self.session.hello()
+            self.protocol = self.session.hello().protocol
             while time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
                 failure = self._round(self.stats.rounds, deadline)
                 self.stats.rounds += 1

@@ -125,6 +125,7 @@ def craps_case(draw: st.DrawFn, cfg: TableConfig, op: str) -> dict[str, Any]:
         case["dice"] = [draw(st.integers(1, 6)), draw(st.integers(1, 6))]
         if draw(st.booleans()):   # the rolls that settle a point: the point made, or a seven
             case["dice"] = choose(draw, ([point // 2, point - point // 2], [3, 4]))
+        case["odds_working"] = draw(st.integers(0, 3)) != 0   # odds off (come odds on a come-out) a quarter of the time
         if draw(st.integers(0, 3)) == 0:
             case.update(point=None, odds=choose(draw, (0, 0, u)))
             if draw(st.booleans()):   # the come-out totals that decide: craps, the bar numbers, naturals
@@ -201,7 +202,7 @@ def examples(draw: st.DrawFn, ops: tuple[str, ...], table: dict[str, Any] | None
         raw: Any = {k: (dict(v) if isinstance(v, dict) else v) for k, v in table.items()}
     elif draw(st.integers(0, 20)) == 0:
         bad = draw(invalid_tables())
-        return op, bad, [{"bet": "pass", "flat": 100, "point": 6, "odds": 100, "dice": [3, 3]}]
+        return op, bad, [{"bet": "pass", "flat": 100, "point": 6, "odds": 100, "dice": [3, 3], "odds_working": True}]
     else:
         raw = draw(craps_tables())
     cfg = parse_table_config(raw)

@@ -20,7 +20,7 @@ from enum import Enum
 from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
-PROTOCOL = "tablecert-vendor/1"
+PROTOCOL = "tablecert-vendor/2"
 KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle",
              "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
 RNG_OPS = ("rng.dice", "rng.shuffle")
@@ -63,6 +63,7 @@ class Hello:
     build: str
     ops: tuple[str, ...]
     raw: Mapping[str, Any] = field(default_factory=dict)
+    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/protocol_versions.py)
 
 
 @dataclass(frozen=True)

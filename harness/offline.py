@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.results import BatchOutcome, RunDatabase
 from tablecert.harness.run_folder import locked_run_folder
-from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now
+from tablecert.harness.protocol_versions import V2, run_v1, v1_expressible
+from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now, whole_batch
 from tablecert.harness.suite_reader import Batch, iter_batches
 from tablecert.harness.verdict import conclude, suite_ops
 from tablecert.vectors.anchor import SuiteAnchor, anchor_suite
@@ -78,9 +79,12 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
 
 
 def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
-                       progress: Callable[[int, int], None] | None = None, custom_suite: bool = False) -> str:
+                       progress: Callable[[int, int], None] | None = None, custom_suite: bool = False,
+                       protocol: str = V2) -> str:
     """Judge a responses file; returns the verdict. Refuses incomplete files, and a suite folder
-    that is not the release's (unless ``custom_suite``), before judging."""
+    that is not the release's (unless ``custom_suite``), before judging. ``protocol``: the contract
+    version the answers follow (a v1 file need not answer the vectors v1 cannot express; answers
+    to them are not judged, see :mod:`tablecert.harness.protocol_versions`)."""
     anchor = anchor_suite(suite_dir, allow_custom=custom_suite)
     answers = load_responses(responses)
     manifest = load_manifest(suite_dir)
@@ -88,7 +92,9 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
         raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
     batches = list(iter_batches(suite_dir, 1000))
     wanted = {(b.file, tc) for b in batches for tc in b.tc_ids}
-    missing = sorted(wanted - set(answers))
+    optional = set() if protocol == V2 else {(b.file, tc) for b in batches for tc, case in zip(b.tc_ids, b.cases)
+                                               if not v1_expressible(b.op, case)}
+    missing = sorted(wanted - optional - set(answers))
     if missing:
         raise ResponsesError(f"{responses}: no answer for {missing[0][0]} tcId {missing[0][1]} "
                              f"({len(missing)} answers missing)")
@@ -96,24 +102,29 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     if unknown:
         raise ResponsesError(f"{responses}: answer for unknown {unknown[0][0]} tcId {unknown[0][1]} ({len(unknown)} unknown)")
     with locked_run_folder(run_dir):
-        return _judge(responses, suite_dir, run_dir, manifest, anchor, answers, batches, progress)
+        return _judge(responses, suite_dir, run_dir, manifest, anchor, answers, batches, progress, protocol)
 
 
 def _judge(responses: Path, suite_dir: Path, run_dir: Path, manifest: dict[str, Any], anchor: SuiteAnchor,
-           answers: dict[tuple[str, int], Any], batches: list[Batch], progress: Callable[[int, int], None] | None) -> str:
+           answers: dict[tuple[str, int], Any], batches: list[Batch], progress: Callable[[int, int], None] | None,
+           protocol: str) -> str:
     if (run_dir / "run.db").exists() or (run_dir / "run.db").is_symlink():
         raise RunError(f"{run_dir / 'run.db'} exists: choose a new run folder")
     db = RunDatabase(run_dir / "run.db")
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
                 suite_tests=int(manifest["numberOfTests"]), suite_anchor=anchor.meta(), adapter="offline",
-                target=str(responses), state="running",
+                target=str(responses), state="running", protocol=protocol,
                 vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []},
                 **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest)))
     done = 0
     total = sum(len(b.cases) for b in batches)
     for batch in batches:
-        db.record(judge_batch(batch, [answers[(batch.file, tc)] for tc in batch.tc_ids]))
+        def judged(part: Batch) -> BatchOutcome:
+            return judge_batch(part, [answers[(part.file, tc)] for tc in part.tc_ids])
+
+        db.record(judged(batch) if protocol == V2 else
+                  run_v1(batch, judged, lambda part: whole_batch(part, "unsupported", "unsupported")))
         done += len(batch.cases)
         if progress:
             progress(done, total)

@@ -27,6 +27,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.hand_runner import HAND_FLAGS
+from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
@@ -74,6 +75,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
+        "protocol": meta.get("protocol"),
+        "not_sent_for_protocol": db.totals("protocol"),
         "judged": meta.get("judged"),
         "stopped": meta.get("stopped"),
         "host": meta.get("host"),
@@ -106,6 +109,7 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
     JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
     examples: dict[tuple[str, str], list[str]] = {}
     budget = JUNIT_EXAMPLES_CHARS
+    declared = set((db.meta().get("vendor") or {}).get("ops", []))
     for rec in db.failures():
         for flag in rec["flags"]:
             lst = examples.setdefault((rec["op"], flag), [])
@@ -153,7 +157,8 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             elif c.get("fault") and not c.get("pass"):
                 lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
             elif c.get("unsupported") and not c.get("pass"):
-                lines.append('      <skipped message="op or feature not declared in the vendor\'s hello"/>')
+                why = NEEDS_V2 if op in declared else "op or feature not declared in the vendor's hello"
+                lines.append(f'      <skipped message={quoteattr(why)}/>')
             lines.append("    </testcase>")
         lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")
@@ -203,7 +208,8 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
         return 0
     building = new_folder(run_dir, "failures")
     try:
-        _write_replays(replays, building, int(meta.get("hand_batch_size") or REPLAY_LINE_CASES))
+        _write_replays(replays, building, int(meta.get("hand_batch_size") or REPLAY_LINE_CASES),
+                       db.meta().get("protocol") or V2)
         replace_folder(building, folder)
     except BaseException:
         remove_our_folder(building)
@@ -211,10 +217,11 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     return len(replays)
 
 
-def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path, per_line: int) -> None:
-    """Each file: hello, the cases in request lines of at most ``per_line`` cases, bye."""
+def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path, per_line: int,
+                   protocol: str) -> None:
+    """Each file: the run's hello, the cases in request lines of at most ``per_line`` cases, bye."""
     for name, (op, config, cases, tc_ids) in sorted(replays.items()):
-        hello = {"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}
+        hello = hello_request(protocol)
         with open(folder / name, "x", encoding="utf-8") as f:
             f.write(json.dumps(hello, separators=(",", ":")) + "\n")
             rid = 0

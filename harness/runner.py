@@ -38,6 +38,7 @@ from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities,
                                             mark_batch, split_require)
 from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_bet,
                                      refusal_table)
+from tablecert.harness.protocol_versions import V1, run_v1
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
@@ -141,7 +142,8 @@ def _identity(hello: Hello) -> dict[str, Any]:
     """What a hello says the vendor is (kept in the run's meta as ``vendor``), with its declared
     capabilities when it declares any."""
     declared = {"capabilities": hello.raw["capabilities"]} if "capabilities" in hello.raw else {}
-    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops), **declared}
+    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops),
+            "protocol": hello.protocol, **declared}
 
 
 def _who(identity: dict[str, Any]) -> str:
@@ -152,10 +154,11 @@ def _who(identity: dict[str, Any]) -> str:
 
 
 def _same_vendor(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """The same implementation (name, version, build) with the same ops, in any order, and the same
-    declared capabilities."""
+    """The same implementation (name, version, build) with the same ops, in any order, speaking the
+    same contract version, with the same declared capabilities."""
     return ({k: a.get(k) for k in ("name", "version", "build")} == {k: b.get(k) for k in ("name", "version", "build")}
-            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])) and a.get("capabilities") == b.get("capabilities"))
+            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])) and a.get("capabilities") == b.get("capabilities")
+            and a.get("protocol", V1) == b.get("protocol", V1))
 
 
 def restarted_as_before(session: VendorSession, identity: dict[str, Any], began: dict[str, Any]) -> None:
@@ -291,9 +294,13 @@ class Runner:
                     session.close()
                     raise RunError(f"this run is of {_who(recorded)}; the vendor now says it is {_who(identity)}: "
                                    "a run is resumed only with the vendor it began with (start a new run folder)")
+                if self.db.meta().get("protocol", hello.protocol) != hello.protocol:
+                    session.close()
+                    raise RunError(f"this run speaks {self.db.meta()['protocol']}; the vendor now speaks "
+                                   f"{hello.protocol} (start a new run folder)")
                 self.hello = hello
                 self.capabilities = Capabilities.from_declaration(hello.raw.get("capabilities"))
-                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity,
+                self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,
                                  vendor_capabilities=hello.raw.get("capabilities"),
                                  isolation=getattr(session, "isolation", "unknown (outside adapter)"))
             else:
@@ -384,7 +391,7 @@ class Runner:
             if batch.op not in self.hello.ops or len(batch.outside or ()) == len(batch.cases):
                 self.record(whole_batch(batch, "unsupported", "unsupported"))
             else:
-                outcome = self._run_batch(batch)
+                outcome = run_vector_batch(self, batch, self.hello.protocol)
                 self.record(outcome)
                 self.failures += len(outcome.failures)
             if self.progress:
@@ -398,3 +405,13 @@ class Runner:
 
         return self.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
                                      lambda: batch)
+
+
+def run_vector_batch(runner: Any, batch: Batch, protocol: str) -> BatchOutcome:
+    """Send and judge one vector-set batch through ``runner`` (a Runner, or a parallel worker with
+    its ``_start`` and ``recovery``) in a session of contract version ``protocol``: a v1 session
+    gets the part v1 expresses (harness/protocol_versions.py)."""
+    if protocol != V1:
+        return Runner._run_batch(runner, batch)
+    return run_v1(batch, lambda part: Runner._run_batch(runner, part),
+                  lambda part: whole_batch(part, "unsupported", "unsupported"))

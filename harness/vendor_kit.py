@@ -34,22 +34,19 @@ def of_a_kind(counts: Counter[int]) -> str:
 
 
 class PatchedVendor(ReferenceVendor):
-    """The reference vendor whose per-case answers pass through :meth:`answer` (the identity
-    here). Request-level answers, hello and malformed configs are the reference's."""
+    """The reference vendor whose per-case answers (v2 results of v2 cases, projected to v1 after
+    when the session is v1) pass through :meth:`answer` (the identity here). Request-level
+    answers, hello and malformed configs are the reference's."""
 
-    def handle(self, request: object) -> dict[str, Any]:
-        response = super().handle(request)
-        if "results" not in response:
-            return response
-        assert isinstance(request, dict)
-        op = request["op"]
+    def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
+        results = super().results(op, config, cases)
+        if op not in OPS:
+            return results
         try:
-            config = OPS[op][0](request.get("config"))
+            parsed = OPS[op][0](config)
         except ConfigError:
-            return response  # every case invalid_config, as the reference says
-        response["results"] = [self.answer(op, config, case, result)
-                               for case, result in zip(request["cases"], response["results"])]
-        return response
+            return results  # every case invalid_config, as the reference says
+        return [self.answer(op, parsed, case, result) for case, result in zip(cases, results)]
 
     def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
         """The vendor's answer to one case, given the reference's ``result`` (a result or an error)."""
@@ -74,6 +71,9 @@ class PaigowVendor(PatchedVendor):
 
     def wager_lost(self, wager: int, player_pays: bool, banker_pays: bool) -> bool:
         return wager > 0 and not (player_pays or banker_pays)
+
+    def wager_returned(self, wager: int, player_pays: bool, banker_pays: bool) -> int:
+        return wager if player_pays or banker_pays else 0
 
     def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
         if "error" in result:
@@ -100,9 +100,10 @@ class PaigowVendor(PatchedVendor):
             b_label = self.banker_label(self.banker_hand(seat["seat"], dealer, bank_seat, bank_hand))
             p_win = wager * tables.player_bonus.get(p_label, 0)
             b_win = wager * tables.banker_bonus.get(b_label, 0)
+            pays = (p_label in tables.player_bonus, b_label in tables.banker_bonus)
             out.append({"seat": seat["seat"], "player_bonus": p_label, "player_bonus_win": p_win,
                         "banker_bonus": b_label, "banker_bonus_win": b_win,
                         "total_win": self.total_win(p_win, b_win, cap),
-                        "wager_lost": self.wager_lost(wager, p_label in tables.player_bonus,
-                                                      b_label in tables.banker_bonus)})
+                        "wager_lost": self.wager_lost(wager, *pays),
+                        "wager_returned": self.wager_returned(wager, *pays)})
         return {"seats": out}

@@ -37,6 +37,7 @@ from typing import Any
 from tablecert.harness.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
                                             not_certified_features)
 from tablecert.harness.contract import KNOWN_OPS
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.results import RunDatabase
 
 EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
@@ -201,11 +202,15 @@ def decide(db: RunDatabase) -> Decision:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals["fault"]:
         return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
+    protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
+    also = (protocol_note,) if protocol_note else ()
     if scope.untested:
         return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
-                                        f"{', '.join(scope.untested)} (not required)",), scope)
+                                        f"{', '.join(scope.untested)} (not required)",) + also, scope)
     if not scope.complete:
-        return Decision("scoped_pass", (not_certified_features(scope.features),), scope)
+        return Decision("scoped_pass", (not_certified_features(scope.features),) + also, scope)
+    if protocol_note:
+        return Decision("scoped_pass", (protocol_note,), scope)
     return Decision("pass", (), scope)
 
 

@@ -1,5 +1,5 @@
 """Craps line bets with free odds and commission: the three protocol ops ``craps.odds_limits``,
-``craps.place_odds`` and ``craps.settle`` of ``tablecert-vendor/1``, as pure functions of a
+``craps.place_odds`` and ``craps.settle`` of ``tablecert-vendor/2``, as pure functions of a
 :class:`~tablecert.oracle.table_config.TableConfig` and one JSON-shaped case.
 
 Each op returns the protocol's result object or raises
@@ -8,7 +8,8 @@ protocol's order and the first that applies is the answer:
 
 1. ``invalid_request``: the case is not an object, a field is missing, or a field has the wrong
    JSON type (``bet`` not a string; ``flat``/``odds`` not an integer; ``point`` neither null nor an
-   integer; ``dice`` not a list). A JSON boolean is not an integer.
+   integer; ``dice`` not a list; ``odds_working`` of settle not a JSON boolean). A JSON boolean is
+   not an integer.
 2. ``invalid_bet``: not pass, dont_pass, come, dont_come.
 3. ``invalid_point``: not null, 4, 5, 6, 8, 9 or 10.
 4. ``invalid_dice`` (settle): not two integers from 1 to 6.
@@ -21,7 +22,7 @@ protocol's order and the first that applies is the answer:
 
 Each op checks only the fields it uses (extra fields are ignored). Payout odds and the commission
 ceiling come from ``rules/craps.toml``; the readings are INT-DONT-LIMIT-ON-WIN,
-INT-COMMISSION-BASE and INT-CRAPS-LINE-BETS of the interpretation register. All money is integers
+INT-COMMISSION-BASE, INT-CRAPS-LINE-BETS and INT-ODDS-WORKING of the interpretation register. All money is integers
 of minor units; no float is used.
 """
 
@@ -53,7 +54,13 @@ _TYPES = {
     "point": ("null or an integer", lambda v: v is None or is_int(v)),
     "odds": ("an integer", is_int),
     "dice": ("a list", lambda v: isinstance(v, list)),
+    "odds_working": ("a JSON boolean", lambda v: isinstance(v, bool)),
 }
+
+#: What happens to a stake on one roll (``flat_stake``/``odds_stake`` of a settle result): paid and
+#: handed back, lost, handed back without a win, left on the table, or no such stake.
+WON, TAKEN, RETURNED, IN_ACTION, NONE = "won", "taken", "returned", "in_action", "none"
+STAKE_DISPOSITIONS = (WON, TAKEN, RETURNED, IN_ACTION, NONE)
 
 
 def _reject(code: str, message: str) -> CaseError:
@@ -198,22 +205,29 @@ def place_odds(config: TableConfig, case: object) -> dict[str, Any]:
 def settle(config: TableConfig, case: object) -> dict[str, Any]:
     """``craps.settle``: settle a line bet (and its odds) on one roll.
 
-    Result ``{"outcome", "flat_win", "odds_win", "point"}``; wins exclude the returned stake
-    (losses, pushes, no action and a point being set all report 0 wins); ``point`` is the point
-    this roll set when the outcome is ``"point"``, else null.
+    Result ``{"outcome", "flat_win", "odds_win", "point", "flat_stake", "odds_stake",
+    "flat_returned", "odds_returned"}``; wins exclude the returned stake (losses, pushes, no action
+    and a point being set all report 0 wins); ``point`` is the point this roll set when the
+    outcome is ``"point"``, else null. ``flat_stake``/``odds_stake`` say what becomes of each stake
+    (:data:`STAKE_DISPOSITIONS`) and ``flat_returned``/``odds_returned`` how much of it is handed
+    back to the player on this roll: the whole stake when it is ``won`` or ``returned``, else 0.
 
     * Come-out (point null; INT-CRAPS-LINE-BETS): pass/come win 1 to 1 on 7 or 11, lose on 2, 3,
-      12; don't pass/don't come win 1 to 1 on 2, 3, 12 except the bar number, which pushes, and
-      lose on 7 or 11; any other total sets the point.
+      12; don't pass/don't come win 1 to 1 on 2, 3, 12 except the bar number, which pushes (the
+      flat returned), and lose on 7 or 11; any other total sets the point (the flat stays in
+      action). There are no odds (``odds_stake`` none).
     * With a point: pass/come win when the point is rolled, the flat 1 to 1 and the odds at 2 to 1,
       3 to 2, 6 to 5 (craps.sw.1, craps.sw.3), lose on 7; don't pass/don't come win on 7, the flat
       1 to 1 and the odds at 1 to 2, 2 to 3, 5 to 6 (craps.sw.2, craps.sw.4), lose on the point.
-      Any other total is no action.
+      Any other total is no action (both stakes stay in action).
+    * Odds not working (``odds_working`` false, INT-ODDS-WORKING): on a roll that decides the bet
+      the flat is settled as above and the odds are returned, neither paid nor taken; on a roll
+      that decides nothing they stay in action.
     * Under ``payout_rounding: down`` an odds win is floored to whole minor units.
 
     The whole bet state is checked first: the flat a positive multiple of the unit; odds 0 or more;
     odds above 0 only with a point (no_point) and then such as ``craps.place_odds`` accepts."""
-    c = _read(case, ("bet", "flat", "point", "odds", "dice"))
+    c = _read(case, ("bet", "flat", "point", "odds", "dice", "odds_working"))
     bet, flat, point, odds, dice = c["bet"], c["flat"], c["point"], c["odds"], c["dice"]
     if point is None and odds > 0:
         raise _reject("no_point", f"odds {odds} on a bet with no point")
@@ -232,25 +246,38 @@ def settle(config: TableConfig, case: object) -> dict[str, Any]:
     assert flat_win.denominator == 1
     if point is None:
         if dont and total == config.bar:
-            return _result("push")
+            return _result("push", flat, RETURNED)
         if total in NATURALS:
-            return _result("lose") if dont else _result("win", int(flat_win))
+            return _result("lose", flat, TAKEN) if dont else _result("win", flat, WON, int(flat_win))
         if total in CRAPS:
-            return _result("win", int(flat_win)) if dont else _result("lose")
-        return {"outcome": "point", "flat_win": 0, "odds_win": 0, "point": total}
+            return _result("win", flat, WON, int(flat_win)) if dont else _result("lose", flat, TAKEN)
+        return dict(_result("point", flat, IN_ACTION), point=total)
 
+    odds_stake = IN_ACTION if odds else NONE
     if total != SEVEN and total != point:
-        return _result("no_action")
+        return _result("no_action", flat, IN_ACTION, odds=odds, odds_stake=odds_stake)
+    if odds and not c["odds_working"]:
+        odds_stake = RETURNED
     if (total == point) == dont:  # the point made on the don't side, a seven on the pass side
-        return _result("lose")
+        return _result("lose", flat, TAKEN, odds=odds, odds_stake=TAKEN if odds_stake == IN_ACTION else odds_stake)
+    if odds_stake != IN_ACTION:
+        return _result("win", flat, WON, int(flat_win), odds=odds, odds_stake=odds_stake)
     win = odds_win_exact(bet, point, odds)
     if config.payout_rounding == "down":
         odds_win = win.numerator // win.denominator
     else:
         assert win.denominator == 1  # checked above: exact wins are whole
         odds_win = win.numerator
-    return _result("win", int(flat_win), odds_win)
+    return _result("win", flat, WON, int(flat_win), odds_win, odds, WON)
 
 
-def _result(outcome: str, flat_win: int = 0, odds_win: int = 0) -> dict[str, Any]:
-    return {"outcome": outcome, "flat_win": flat_win, "odds_win": odds_win, "point": None}
+def _returned(stake: int, disposition: str) -> int:
+    """What of a stake is handed back on this roll: all of it when won or returned, else 0."""
+    return stake if disposition in (WON, RETURNED) else 0
+
+
+def _result(outcome: str, flat: int, flat_stake: str, flat_win: int = 0, odds_win: int = 0, odds: int = 0,
+            odds_stake: str = NONE) -> dict[str, Any]:
+    return {"outcome": outcome, "flat_win": flat_win, "odds_win": odds_win, "point": None,
+            "flat_stake": flat_stake, "odds_stake": odds_stake,
+            "flat_returned": _returned(flat, flat_stake), "odds_returned": _returned(odds, odds_stake)}

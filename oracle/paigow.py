@@ -119,7 +119,8 @@ def settle(cap: int, case: object) -> dict[str, Any]:
     no hand). Each seat's player bonus is judged on its own cards; its banker bonus on the
     dealer's hand, or, when ``bank_seat`` is set, on the bank seat's hand (the bank's own on the
     dealer's). ``total_win`` is the sum of both wins limited to ``cap``; the wager is lost only
-    when neither bonus pays; a seat with wager 0 wins and loses nothing.
+    when neither bonus pays, else it is handed back with the win (``wager_returned``,
+    INT-BONUS-WAGER-RETURNED); a seat with wager 0 wins, loses and gets back nothing.
     """
     seats = _check_round_shape(case)
     assert isinstance(case, dict)
@@ -171,6 +172,7 @@ def settle(cap: int, case: object) -> dict[str, Any]:
                 "banker_bonus_win": b_win,
                 "total_win": min(cap, p_win + b_win),
                 "wager_lost": wager > 0 and not pays,
+                "wager_returned": wager if pays else 0,
             }
         )
     return {"seats": results}

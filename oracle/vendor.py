@@ -1,4 +1,5 @@
-"""The reference vendor: the oracle behind the vendor protocol (``tablecert-vendor/1``).
+"""The reference vendor: the oracle behind the vendor protocol (``tablecert-vendor/2``, and
+``tablecert-vendor/1`` for a harness that greets it so; :mod:`tablecert.oracle.protocol`).
 
 :class:`ReferenceVendor` answers protocol messages (``hello``, op batches, ``bye``) exactly as a
 correct vendor must; :func:`serve` runs it over newline-delimited JSON streams, which is what
@@ -19,9 +20,10 @@ from tablecert import __version__
 from tablecert.oracle import craps, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.outcomes import RNG_OPS
+from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 
-PROTOCOL = "tablecert-vendor/1"
+PROTOCOL = V2
 
 # op -> (config parser, case handler). The parser raises ConfigError for a malformed config.
 OPS: dict[str, tuple[Callable[[object], Any], Callable[[Any, object], dict[str, Any]]]] = {
@@ -55,9 +57,20 @@ def run_op(op: str, config: object, cases: list[object]) -> list[dict[str, Any]]
 
 
 class ReferenceVendor:
-    """A complete, correct vendor built on the oracle. Also the model for Python plugins."""
+    """A complete, correct vendor built on the oracle. Also the model for Python plugins.
+
+    ``protocols``: the contract versions it accepts in ``hello`` (both by default; ``(V1,)`` makes
+    it a vendor of the earlier contract, which refuses a v2 hello with ``unsupported_protocol``).
+    The version a session's hello named decides the shapes: v1 cases are read as v2 with the odds
+    working and v1 results are the v2 ones without the v2 fields."""
 
     name = "tablecert reference oracle"
+    protocols: tuple[str, ...] = SPOKEN     # class defaults, for subclasses that do not call __init__
+    protocol: str = SPOKEN[0]
+
+    def __init__(self, protocols: tuple[str, ...] = SPOKEN) -> None:
+        self.protocols = protocols
+        self.protocol = protocols[0]
 
     def hello(self) -> dict[str, Any]:
         return {
@@ -74,9 +87,12 @@ class ReferenceVendor:
             return {"id": None, **error("invalid_request", "'id' must be an integer")}
         op = request.get("op")
         if op == "hello":
-            if request.get("protocol") != PROTOCOL:
-                return {"id": rid, **error("unsupported_protocol", f"this vendor speaks {PROTOCOL}, not {request.get('protocol')!r}")}
-            return {"id": rid, **self.hello()}
+            asked = request.get("protocol")
+            if asked not in self.protocols:
+                return {"id": rid, **error("unsupported_protocol", f"this vendor speaks {', '.join(self.protocols)}, "
+                                                                   f"not {asked!r}")}
+            self.protocol = asked
+            return {"id": rid, **self.hello(), **({"protocol": V2} if asked == V2 else {})}
         if op == "bye":
             return {"id": rid}
         if op not in OPS and op not in RNG_OPS:
@@ -84,7 +100,17 @@ class ReferenceVendor:
         cases = request.get("cases")
         if not isinstance(cases, list):
             return {"id": rid, **error("invalid_request", "'cases' must be a list")}
-        return {"id": rid, "results": run_op(op, request.get("config"), cases)}
+        if self.protocol == V1:
+            cases = [v2_case(op, case) for case in cases]
+        results = self.results(op, request.get("config"), cases)
+        if self.protocol == V1:
+            results = [v1_result(op, result) for result in results]
+        return {"id": rid, "results": results}
+
+    def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
+        """The v2 results of one batch of v2 cases (the oracle's; vendors built on this one
+        change them here)."""
+        return run_op(op, config, cases)
 
 
 def serve(stdin: IO[str], stdout: IO[str], vendor: ReferenceVendor | None = None) -> int:

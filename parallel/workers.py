@@ -89,7 +89,8 @@ class Worker:
     def run(self, unit: Unit, skip: frozenset[str], suite_dir: Any = None) -> list[BatchOutcome | None]:
         """The outcomes of the unit's ops in run order (None for an op in ``skip``: given up, the
         writer records it unsent)."""
-        from tablecert.harness.runner import Runner
+        from tablecert.harness.protocol_versions import V1
+        from tablecert.harness.runner import run_vector_batch
 
         outcomes: list[BatchOutcome | None] = []
         if unit.batch is not None:
@@ -99,7 +100,7 @@ class Worker:
             if op not in self.identity["ops"] or len(unit.batch.outside or ()) == len(unit.batch.cases):
                 return [unit.whole(op, "unsupported", "unsupported")]
             self.recovery.kinds_kept = set(self.kinds_kept)
-            return [Runner._run_batch(self, unit.batch)]  # type: ignore[arg-type]
+            return [run_vector_batch(self, unit.batch, self.identity.get("protocol", V1))]
         hb = unit.hand_batch or self._hand_batch(unit, suite_dir)
         for op in unit.ops:
             if op in skip:

@@ -28,6 +28,7 @@ from tablecert.harness.hand_failures import has_hand_failures
 from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
@@ -240,6 +241,7 @@ class ReportData:
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""            # the signing key's, when the report is to be signed
     hands: HandFindings | None = None  # a hand suite's wrong hands by cause
+    protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -514,8 +516,13 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
     return manifest, matches, files
 
 
-def _title(verdict: str, scope: dict[str, Any]) -> str:
-    """The verdict box's title: a scoped pass says how much of the suite it certifies."""
+def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None) -> str:
+    """The verdict box's title: a scoped pass says how much of the suite it certifies (the bets and
+    table features declared; every op, but only what an earlier contract version ``protocol``
+    expresses, when that is the limit)."""
+    features_complete = not scope.get("features_not_certified")
+    if verdict == "scoped_pass" and protocol and not scope.get("untested") and features_complete:
+        return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
     if verdict == "scoped_pass" and scope.get("suite_ops") and not scope.get("untested"):
         return "CERTIFIED FOR A DECLARED SCOPE"
     if verdict == "scoped_pass" and scope.get("suite_ops"):
@@ -548,6 +555,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         fault_classes = _fault_classes(db)
         hands = hand_findings(db, meta)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
+        protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
     finally:
         db.close()
     problems = []
@@ -579,7 +587,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
               for key, value in (meta.get("vendor") or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
-        verdict_title=_title(verdict, meta.get("scope") or {}), vendor=vendor, totals=totals,
+        verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol")),
+        vendor=vendor, totals=totals, protocol_note=protocol_note,
         reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
         scope=meta.get("scope") or {}, fault_classes=fault_classes,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,

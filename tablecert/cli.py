@@ -48,9 +48,10 @@ def cmd_math(args: argparse.Namespace) -> int:
 
 
 def cmd_reference_vendor(args: argparse.Namespace) -> int:
-    from tablecert.oracle.vendor import serve
+    from tablecert.oracle.protocol import SPOKEN, V1
+    from tablecert.oracle.vendor import ReferenceVendor, serve
 
-    return serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin, sys.stdout, ReferenceVendor((V1,) if args.protocol == "1" else SPOKEN))
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
@@ -132,8 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="only this rule profile: a shipped id or a compliant table configuration "
                    "file (default: every shipped profile)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add("reference-vendor", cmd_reference_vendor, "Serve the oracle over the vendor protocol "
-        "(tablecert-vendor/1) on stdin/stdout: a complete model vendor.")
+    p = add("reference-vendor", cmd_reference_vendor, "Serve the oracle over the vendor protocol "
+            "(tablecert-vendor/2, and /1 when greeted so) on stdin/stdout: a complete model vendor.")
+    p.add_argument("--protocol", choices=("1", "2"), default="2",
+                   help="2 (default): speak tablecert-vendor/2 and /1; 1: only tablecert-vendor/1, as a vendor "
+                        "of the earlier contract (refuses a v2 hello with unsupported_protocol)")
     p = add("profiles", cmd_profiles, "List the shipped rule profiles (table configurations) and "
             "whether each is compliant.")
     p.add_argument("--json", action="store_true", help="machine-readable output")

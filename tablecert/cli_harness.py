@@ -17,7 +17,10 @@ def verdict_words(summary: dict[str, Any]) -> str:
     if summary["verdict"] == "scoped_pass" and not (summary.get("scope") or {}).get("untested"):
         return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
     if summary["verdict"] == "scoped_pass":
-        return "PASS FOR " + ", ".join((summary.get("scope") or {}).get("tested", [])) + " ONLY"
+        scope = summary.get("scope") or {}
+        if not scope.get("untested") and summary.get("protocol"):   # every op, only what the protocol expresses
+            return f"PASS FOR WHAT {summary['protocol']} EXPRESSES ONLY"
+        return "PASS FOR " + ", ".join(scope.get("tested", [])) + " ONLY"
     return str(summary["verdict"]).upper()
 
 
@@ -148,7 +151,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
     verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
                                  progress=progress_bar("judging", args.quiet, unit="answers"),
-                                 custom_suite=args.custom_suite)
+                                 custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}")
     print(format_run_summary(write_outputs(out), out))
     return EXIT_CODES[verdict]
 
@@ -262,6 +265,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--protocol", choices=("1", "2"), default="2",
+                   help="the vendor contract version the answers follow (default 2; with 1 the vectors v1 cannot "
+                        "express need no answer and are counted unsupported)")
     p = add("serve-vendor", cmd_serve_vendor, "Serve a Python vendor plugin over the vendor protocol on "
             "stdin/stdout (e.g. --plugin demo).")
     p.add_argument("--plugin", required=True, help="entry-point name (tablecert.vendors) or module:attr")

@@ -139,7 +139,7 @@ class BarTwoBarsTwelveToo(PatchedVendor):
     def answer(self, op, config, case, result):
         if (op == "craps.settle" and result.get("outcome") in ("win", "lose") and config.bar == 2
                 and case["point"] is None and craps.is_dont(case["bet"]) and sum(case["dice"]) == 12):
-            return {"outcome": "push", "flat_win": 0, "odds_win": 0, "point": None}
+            return {**result, "outcome": "push", "flat_win": 0, "flat_stake": "returned", "flat_returned": case["flat"]}
         return result
 
 

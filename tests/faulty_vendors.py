@@ -150,7 +150,7 @@ class PassComeOutElevenLoses(PatchedVendor):
     def answer(self, op, config, case, result):
         if (op == "craps.settle" and "outcome" in result and case["bet"] == "pass" and case["point"] is None
                 and sum(case["dice"]) == 11):
-            return {"outcome": "lose", "flat_win": 0, "odds_win": 0, "point": None}
+            return {**result, "outcome": "lose", "flat_win": 0, "flat_stake": "taken", "flat_returned": 0}
         return result
 
 
@@ -170,7 +170,8 @@ class NoActionSettledAsLoss(PatchedVendor):
 
     def answer(self, op, config, case, result):
         if op == "craps.settle" and result.get("outcome") == "no_action":
-            return {**result, "outcome": "lose"}
+            return {**result, "outcome": "lose", "flat_stake": "taken",
+                    "odds_stake": "taken" if result["odds_stake"] == "in_action" else result["odds_stake"]}
         return result
 
 

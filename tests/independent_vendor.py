@@ -15,7 +15,7 @@ from tablecert.oracle.vendor import ReferenceVendor
 WIN = {4: (2, 1), 10: (2, 1), 5: (3, 2), 9: (3, 2), 6: (6, 5), 8: (6, 5)}   # pass side: win per stake
 BETS = ("pass", "dont_pass", "come", "dont_come")
 FIELDS = {"craps.odds_limits": ("bet", "flat", "point"), "craps.place_odds": ("bet", "flat", "point", "odds"),
-          "craps.settle": ("bet", "flat", "point", "odds", "dice")}
+          "craps.settle": ("bet", "flat", "point", "odds", "dice", "odds_working")}
 
 
 class Rejected(Exception):
@@ -67,7 +67,8 @@ def _read(op: str, case: Any) -> dict[str, Any]:
     if any(n not in case for n in names):
         raise Rejected("invalid_request")
     checks = {"bet": lambda v: isinstance(v, str), "flat": _int, "odds": _int,
-              "point": lambda v: v is None or _int(v), "dice": lambda v: isinstance(v, list)}
+              "point": lambda v: v is None or _int(v), "dice": lambda v: isinstance(v, list),
+              "odds_working": lambda v: v is True or v is False}
     if not all(checks[n](case[n]) for n in names):
         raise Rejected("invalid_request")
     if case["bet"] not in BETS:
@@ -118,22 +119,31 @@ def answer(t: Table, op: str, case: Any) -> dict[str, Any]:
         raise Rejected("bad_increment")
     roll = sum(c["dice"])
     dont = bet.startswith("dont")
-    lose = {"outcome": "lose", "flat_win": 0, "odds_win": 0, "point": None}
-    won = {"outcome": "win", "flat_win": flat, "odds_win": 0, "point": None}
     if point is None:
         if dont and roll == t.bar:
-            return {"outcome": "push", "flat_win": 0, "odds_win": 0, "point": None}
+            return _settled("push", flat, "returned")
         if roll in (7, 11):
-            return lose if dont else won
+            return _settled("lose", flat, "taken") if dont else _settled("win", flat, "won")
         if roll in (2, 3, 12):
-            return won if dont else lose
-        return {"outcome": "point", "flat_win": 0, "odds_win": 0, "point": roll}
+            return _settled("win", flat, "won") if dont else _settled("lose", flat, "taken")
+        return dict(_settled("point", flat, "in_action"), point=roll)
     if roll not in (7, point):
-        return {"outcome": "no_action", "flat_win": 0, "odds_win": 0, "point": None}
+        return _settled("no_action", flat, "in_action", odds, "in_action")
+    odds_fate = "returned" if not c["odds_working"] else "taken" if (roll == 7) != dont else "won"
     if (roll == 7) != dont:
-        return lose
+        return _settled("lose", flat, "taken", odds, odds_fate)
     rn, rd = _ratio(bet, point)
-    return dict(won, odds_win=odds * rn // rd)
+    return _settled("win", flat, "won", odds, odds_fate, odds * rn // rd if odds_fate == "won" else 0)
+
+
+def _settled(outcome: str, flat: int, flat_fate: str, odds: int = 0, odds_fate: str = "none",
+             odds_win: int = 0) -> dict[str, Any]:
+    """A v2 settle result: a stake won or returned comes back whole, one taken or in action does not."""
+    odds_fate = odds_fate if odds else "none"
+    back = {"won": 1, "returned": 1}
+    return {"outcome": outcome, "flat_win": flat if flat_fate == "won" else 0, "odds_win": odds_win, "point": None,
+            "flat_stake": flat_fate, "odds_stake": odds_fate,
+            "flat_returned": flat * back.get(flat_fate, 0), "odds_returned": odds * back.get(odds_fate, 0)}
 
 
 class IndependentVendor(ReferenceVendor):

@@ -23,6 +23,7 @@ from tablecert.harness.adapters.http_adapter import HttpAdapter
 from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SAFE_PATH, SubprocessAdapter
+from tablecert.harness.protocol_versions import hello_request
 from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
                                         VendorSession, decode_answer)
 from tablecert.oracle.vendor import ReferenceVendor
@@ -39,10 +40,10 @@ BATCHES: list[tuple[str, Any, list[Any]]] = [
                                         {"bet": "pass", "flat": 1000, "point": 6, "odds": 150},
                                         {"bet": "dont_come", "flat": 1000, "point": 10, "odds": 2000}]),
     ("craps.settle", raw_config(payout_rounding="down"),
-     [{"bet": "pass", "flat": 1000, "point": 5, "odds": 3000, "dice": [2, 3]},
-      {"bet": "dont_pass", "flat": 1000, "point": None, "odds": 0, "dice": [6, 6]},
-      {"bet": "come", "flat": 500, "point": None, "odds": 0, "dice": [3, 3]},
-      {"bet": "pass", "flat": 1000, "point": 5, "odds": 3000, "dice": [7, 0]}]),
+     [{"bet": "pass", "flat": 1000, "point": 5, "odds": 3000, "dice": [2, 3], "odds_working": True},
+      {"bet": "dont_pass", "flat": 1000, "point": None, "odds": 0, "dice": [6, 6], "odds_working": True},
+      {"bet": "come", "flat": 500, "point": None, "odds": 0, "dice": [3, 3], "odds_working": True},
+      {"bet": "pass", "flat": 1000, "point": 5, "odds": 3000, "dice": [7, 0], "odds_working": True}]),
     ("paigow.player_bonus", PAIGOW, [{"cards": ["As", "Ks", "Qs", "Js", "Ts", "2c", "3d"]},
                                      {"cards": ["As", "Ah", "Ad", "Ac", "JK", "2c", "3d"]},
                                      {"cards": ["As", "As", "Qs", "Js", "Ts", "2c", "3d"]},
@@ -406,7 +407,9 @@ def test_hello_carries_the_protocol(tmp_path: Path) -> None:
         continue
 '''
     session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
-    assert session.hello().build == json.dumps({"id": 0, "op": "hello", "protocol": PROTOCOL}, separators=(",", ":"))
+    build = session.hello().build
+    assert build == json.dumps(hello_request(PROTOCOL), separators=(",", ":"))
+    assert PROTOCOL == "tablecert-vendor/2" and json.loads(build)["protocols"] == ["tablecert-vendor/2", "tablecert-vendor/1"]
     session.close()
 
 

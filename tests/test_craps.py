@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tablecert.oracle import craps
 from tablecert.oracle.errors import CaseError
+from tablecert.oracle.protocol import v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 from tables import raw_config
 
@@ -34,6 +35,12 @@ def cfg(**over):
 
 
 CONFIG = cfg()
+
+
+def settle(config, case):
+    """craps.settle with the odds working, its result in the v1 shape these tests state (the stake
+    dispositions of v2 are tested in test_stake_dispositions.py)."""
+    return v1_result("craps.settle", craps.settle(config, v2_case("craps.settle", case)))
 
 
 def code_of(op, config, case):
@@ -231,7 +238,7 @@ COME_OUT_PASS = {2: "lose", 3: "lose", 12: "lose", 7: "win", 11: "win", 4: "poin
 @pytest.mark.parametrize("total", range(2, 13))
 def test_settle_come_out(bet, total, bar):
     config = cfg(bar=bar)
-    result = craps.settle(config, {"bet": bet, "flat": 500, "point": None, "odds": 0, "dice": dice_for(total)})
+    result = settle(config, {"bet": bet, "flat": 500, "point": None, "odds": 0, "dice": dice_for(total)})
     if bet in PASS_SIDE:
         outcome = COME_OUT_PASS[total]
     elif total == bar:
@@ -249,12 +256,12 @@ def test_settle_come_out(bet, total, bar):
 
 def test_settle_come_out_examples_spelled_out():
     case = {"bet": "dont_pass", "flat": 500, "point": None, "odds": 0}
-    assert craps.settle(cfg(bar=12), {**case, "dice": [6, 6]})["outcome"] == "push"
-    assert craps.settle(cfg(bar=12), {**case, "dice": [1, 1]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
-    assert craps.settle(cfg(bar=2), {**case, "dice": [1, 1]})["outcome"] == "push"
-    assert craps.settle(cfg(bar=2), {**case, "dice": [6, 6]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
-    assert craps.settle(CONFIG, {**case, "bet": "come", "dice": [5, 6]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
-    assert craps.settle(CONFIG, {**case, "bet": "dont_come", "dice": [4, 5]}) == {"outcome": "point", "flat_win": 0, "odds_win": 0, "point": 9}
+    assert settle(cfg(bar=12), {**case, "dice": [6, 6]})["outcome"] == "push"
+    assert settle(cfg(bar=12), {**case, "dice": [1, 1]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
+    assert settle(cfg(bar=2), {**case, "dice": [1, 1]})["outcome"] == "push"
+    assert settle(cfg(bar=2), {**case, "dice": [6, 6]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
+    assert settle(CONFIG, {**case, "bet": "come", "dice": [5, 6]}) == {"outcome": "win", "flat_win": 500, "odds_win": 0, "point": None}
+    assert settle(CONFIG, {**case, "bet": "dont_come", "dice": [4, 5]}) == {"outcome": "point", "flat_win": 0, "odds_win": 0, "point": 9}
 
 
 # The odds at the free limit with a flat of 1000 (3-4-5x) and their hand-computed wins.
@@ -282,7 +289,7 @@ FREE_ODDS_WIN = {
 def test_settle_with_point(bet, point, total):
     side = "pass" if bet in PASS_SIDE else "dont_pass"
     odds, odds_win = FREE_ODDS_WIN[(side, point)]
-    result = craps.settle(CONFIG, {"bet": bet, "flat": 1000, "point": point, "odds": odds, "dice": dice_for(total)})
+    result = settle(CONFIG, {"bet": bet, "flat": 1000, "point": point, "odds": odds, "dice": dice_for(total)})
     if total != 7 and total != point:
         expected = {"outcome": "no_action", "flat_win": 0, "odds_win": 0, "point": None}
     elif (side == "pass") == (total == point):
@@ -306,23 +313,23 @@ def test_settle_with_point(bet, point, total):
     ],
 )
 def test_settle_wins_known(bet, point, odds, dice, flat_win, odds_win):
-    result = craps.settle(CONFIG, {"bet": bet, "flat": 1000, "point": point, "odds": odds, "dice": dice})
+    result = settle(CONFIG, {"bet": bet, "flat": 1000, "point": point, "odds": odds, "dice": dice})
     assert result == {"outcome": "win", "flat_win": flat_win, "odds_win": odds_win, "point": None}
 
 
 def test_settle_payout_rounding_down_floors_odds_win():
     down = cfg(payout_rounding="down")
     # lay 100 on 5 wins 100 x 2/3 = 66.67 -> floored to 66
-    assert craps.settle(down, {"bet": "dont_pass", "flat": 1000, "point": 5, "odds": 100, "dice": [3, 4]}) == \
+    assert settle(down, {"bet": "dont_pass", "flat": 1000, "point": 5, "odds": 100, "dice": [3, 4]}) == \
         {"outcome": "win", "flat_win": 1000, "odds_win": 66, "point": None}
     # lay 700 on 6 wins 700 x 5/6 = 583.33 -> 583
-    assert craps.settle(down, {"bet": "dont_come", "flat": 1000, "point": 6, "odds": 700, "dice": [5, 2]})["odds_win"] == 583
+    assert settle(down, {"bet": "dont_come", "flat": 1000, "point": 6, "odds": 700, "dice": [5, 2]})["odds_win"] == 583
     # unit 1: pass odds 3 on 5 win 4.5 -> 4; under exact the same case is bad_increment
     down_cents = cfg(payout_rounding="down", unit=1)
-    assert craps.settle(down_cents, {"bet": "pass", "flat": 10, "point": 5, "odds": 3, "dice": [2, 3]})["odds_win"] == 4
-    assert code_of(craps.settle, cfg(unit=1), {"bet": "pass", "flat": 10, "point": 5, "odds": 3, "dice": [2, 3]}) == "bad_increment"
+    assert settle(down_cents, {"bet": "pass", "flat": 10, "point": 5, "odds": 3, "dice": [2, 3]})["odds_win"] == 4
+    assert code_of(settle, cfg(unit=1), {"bet": "pass", "flat": 10, "point": 5, "odds": 3, "dice": [2, 3]}) == "bad_increment"
     # whole wins are unchanged by down: lay 300 on 5 wins 200
-    assert craps.settle(down, {"bet": "dont_pass", "flat": 1000, "point": 5, "odds": 300, "dice": [3, 4]})["odds_win"] == 200
+    assert settle(down, {"bet": "dont_pass", "flat": 1000, "point": 5, "odds": 300, "dice": [3, 4]})["odds_win"] == 200
 
 
 # ------------------------------------------------------------------------------------------------
@@ -372,7 +379,7 @@ FAULTS = {
         "above_maximum": [{"odds": 10100}, {"odds": 100000}],
     },
 }
-OPS = {"odds_limits": craps.odds_limits, "place_odds": craps.place_odds, "settle": craps.settle}
+OPS = {"odds_limits": craps.odds_limits, "place_odds": craps.place_odds, "settle": settle}
 
 
 @pytest.mark.parametrize("op_name", list(OPS))
@@ -445,28 +452,28 @@ def test_order_pairs_cover_what_can_co_occur():
 def test_order_explicit_pairs():
     # no_point before above_maximum: odds far above any limit on a bet with no point
     assert code_of(craps.place_odds, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 10**9}) == "no_point"
-    assert code_of(craps.settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 10**9, "dice": [1, 1]}) == "no_point"
+    assert code_of(settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 10**9, "dice": [1, 1]}) == "no_point"
     # no_point before not_positive on place_odds: odds of 0 asked for with no point
     assert code_of(craps.place_odds, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 0}) == "no_point"
     # invalid_dice before no_point
-    assert code_of(craps.settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 500, "dice": [7, 7]}) == "invalid_dice"
+    assert code_of(settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 500, "dice": [7, 7]}) == "invalid_dice"
     # not_positive before bad_increment on the same field: -150 is neither positive nor a unit multiple
     assert code_of(craps.place_odds, CONFIG, {"bet": "pass", "flat": -150, "point": 6, "odds": 100}) == "not_positive"
     # bad_increment (whole-payout) before above_maximum: lay 100001 on 5
     assert code_of(craps.place_odds, CONFIG, {"bet": "dont_pass", "flat": 1000, "point": 5, "odds": 100100}) == "bad_increment"
     # invalid_request beats everything: a boolean flat with every other field wrong too
-    assert code_of(craps.settle, CONFIG, {"bet": "x", "flat": True, "point": 7, "odds": -1, "dice": [9]}) == "invalid_request"
+    assert code_of(settle, CONFIG, {"bet": "x", "flat": True, "point": 7, "odds": -1, "dice": [9]}) == "invalid_request"
 
 
 def test_settle_odds_zero_and_negative():
     # odds 0 with no point: fine (come-out); odds 0 with a point: fine
-    assert craps.settle(CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 0, "dice": [3, 4]})["outcome"] == "win"
-    assert craps.settle(CONFIG, {"bet": "pass", "flat": 1000, "point": 6, "odds": 0, "dice": [3, 4]})["outcome"] == "lose"
+    assert settle(CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": 0, "dice": [3, 4]})["outcome"] == "win"
+    assert settle(CONFIG, {"bet": "pass", "flat": 1000, "point": 6, "odds": 0, "dice": [3, 4]})["outcome"] == "lose"
     # negative odds: not_positive, with or without a point (only odds above 0 need a point)
-    assert code_of(craps.settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": -100, "dice": [3, 4]}) == "not_positive"
-    assert code_of(craps.settle, CONFIG, {"bet": "pass", "flat": 1000, "point": 6, "odds": -100, "dice": [3, 4]}) == "not_positive"
+    assert code_of(settle, CONFIG, {"bet": "pass", "flat": 1000, "point": None, "odds": -100, "dice": [3, 4]}) == "not_positive"
+    assert code_of(settle, CONFIG, {"bet": "pass", "flat": 1000, "point": 6, "odds": -100, "dice": [3, 4]}) == "not_positive"
     # flat not a unit multiple with odds 0: bad_increment
-    assert code_of(craps.settle, CONFIG, {"bet": "pass", "flat": 1050, "point": None, "odds": 0, "dice": [3, 4]}) == "bad_increment"
+    assert code_of(settle, CONFIG, {"bet": "pass", "flat": 1050, "point": None, "odds": 0, "dice": [3, 4]}) == "bad_increment"
 
 
 def test_errors_carry_messages():
@@ -538,7 +545,7 @@ def test_down_commission_never_above_five_percent(data):
 @given(odds_cases(), st.sampled_from(range(2, 13)))
 def test_settle_pays_only_on_a_win_and_never_on_no_action(data, total):
     config, case, ratio = data
-    result = craps.settle(config, {**case, "dice": dice_for(total)})
+    result = settle(config, {**case, "dice": dice_for(total)})
     assert set(result) == {"outcome", "flat_win", "odds_win", "point"}
     assert all(type(result[k]) is int for k in ("flat_win", "odds_win"))
     if result["outcome"] != "win":
@@ -587,6 +594,6 @@ def test_limits_are_the_largest_allowed(config, bet, point, units):
 @settings(max_examples=200, deadline=None)
 @given(configs(), st.sampled_from(BETS), st.integers(1, 30), st.sampled_from(range(2, 13)))
 def test_come_out_never_pays_odds(config, bet, units, total):
-    result = craps.settle(config, {"bet": bet, "flat": units * config.unit, "point": None, "odds": 0, "dice": dice_for(total)})
+    result = settle(config, {"bet": bet, "flat": units * config.unit, "point": None, "odds": 0, "dice": dice_for(total)})
     assert result["odds_win"] == 0
     assert (result["point"] is not None) == (result["outcome"] == "point")

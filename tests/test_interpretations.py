@@ -86,9 +86,37 @@ def int_banker_high():
 
 def int_craps_line_bets():
     cfg = parse_table_config(raw_config(bar=12))
-    roll = lambda bet, d: craps.settle(cfg, {"bet": bet, "flat": 100, "point": None, "odds": 0, "dice": d})["outcome"]
+    roll = lambda bet, d: craps.settle(cfg, {"bet": bet, "flat": 100, "point": None, "odds": 0, "dice": d,
+                                             "odds_working": True})["outcome"]
     assert [roll("dont_pass", [6, 6]), roll("dont_pass", [1, 1]), roll("dont_pass", [5, 6]), roll("pass", [5, 6])] == [
         "push", "win", "lose", "win"]
+
+
+def int_odds_working():
+    # a come bet of 500 on 6 with 1,000 odds behind it, off on the come-out roll: a seven takes the
+    # flat and hands the 1,000 odds back; a six pays the flat 1 to 1 and hands back flat and odds;
+    # a nine leaves both on the table. Called working, the six also pays the odds 6 to 5 (1,200).
+    cfg = parse_table_config(raw_config())
+    come = {"bet": "come", "flat": 500, "point": 6, "odds": 1000, "odds_working": False}
+    seven = craps.settle(cfg, {**come, "dice": [3, 4]})
+    assert (seven["outcome"], seven["odds_win"], seven["odds_stake"], seven["odds_returned"]) == ("lose", 0, "returned", 1000)
+    six = craps.settle(cfg, {**come, "dice": [2, 4]})
+    assert (six["flat_win"], six["flat_returned"], six["odds_win"], six["odds_returned"]) == (500, 500, 0, 1000)
+    nine = craps.settle(cfg, {**come, "dice": [4, 5]})
+    assert (nine["flat_stake"], nine["odds_stake"], nine["odds_returned"]) == ("in_action", "in_action", 0)
+    working = craps.settle(cfg, {**come, "odds_working": True, "dice": [2, 4]})
+    assert (working["odds_win"], working["odds_stake"], working["odds_returned"]) == (1200, "won", 1000)
+
+
+def int_bonus_wager_returned():
+    # 100 on the bonus, dealer nine high (100 to 1): 10,000 won and the 100 handed back, even when a
+    # cap of 5,000 limits the win; a hand that pays nothing loses the 100
+    (seat,) = paigow.settle(5_000, {"dealer": NINE_HIGH, "bank_seat": None,
+                                    "seats": [{"seat": 1, "wager": 100, "cards": NOTHING}]})["seats"]
+    assert (seat["total_win"], seat["wager_returned"]) == (5_000, 100)
+    (seat,) = paigow.settle(5_000, {"dealer": NOTHING, "bank_seat": None,
+                                    "seats": [{"seat": 1, "wager": 100, "cards": NINE_HIGH}]})["seats"]
+    assert (seat["wager_lost"], seat["wager_returned"]) == (True, 0)
 
 
 def int_commission_rounding_bases():
@@ -115,6 +143,7 @@ CHECKS = {
     "INT-CAP-MINIMUM": int_cap_minimum, "INT-BANK-SEAT": int_bank_seat, "INT-BANKER-HIGH": int_banker_high,
     "INT-CRAPS-LINE-BETS": int_craps_line_bets, "INT-COMMISSION-ROUNDING-BASES": int_commission_rounding_bases,
     "INT-ODDS-RIGHT": int_odds_right, "INT-PAYOUT-WHOLE": int_payout_whole,
+    "INT-ODDS-WORKING": int_odds_working, "INT-BONUS-WAGER-RETURNED": int_bonus_wager_returned,
 }
 
 

@@ -25,7 +25,7 @@ def test_player_and_banker_bonus_add_up():
     # 500 x 200 = 100,000 and 500 x 100 = 50,000; total 150,000 under a $40,000 cap
     assert out == {"seats": [{"seat": 1, "player_bonus": "royal_flush", "player_bonus_win": 100_000,
                               "banker_bonus": "nine_high", "banker_bonus_win": 50_000,
-                              "total_win": 150_000, "wager_lost": False}]}
+                              "total_win": 150_000, "wager_lost": False, "wager_returned": 500}]}
 
 
 @pytest.mark.parametrize("cap, total", [(150_000, 150_000), (149_999, 149_999), (150_001, 150_000), (0, 0)])
@@ -41,7 +41,7 @@ def test_one_wager_loses_only_if_neither_pays():
                                     "seats": [seat(3, 100, NOTHING), seat(4, 100, TRIPS)]})["seats"]
     # seat 3: no player bonus, but the dealer's jack high pays 5 to 1 -> wins 500, wager kept
     assert out[0] == {"seat": 3, "player_bonus": "none", "player_bonus_win": 0, "banker_bonus": "jack_high",
-                      "banker_bonus_win": 500, "total_win": 500, "wager_lost": False}
+                      "banker_bonus_win": 500, "total_win": 500, "wager_lost": False, "wager_returned": 100}
     # seat 4: trips 2 to 1 = 200, plus jack high 500
     assert out[1]["total_win"] == 700
 
@@ -49,11 +49,13 @@ def test_one_wager_loses_only_if_neither_pays():
 def test_wager_lost_when_neither_pays():
     (result,) = paigow.settle(4_000_000, {"dealer": ROYAL, "bank_seat": None, "seats": [seat(1, 100, NOTHING)]})["seats"]
     assert (result["player_bonus"], result["banker_bonus"], result["total_win"], result["wager_lost"]) == ("none", "none", 0, True)
+    assert result["wager_returned"] == 0          # the lost wager is taken
 
 
 def test_zero_wager_wins_and_loses_nothing():
     (result,) = paigow.settle(4_000_000, {"dealer": NINE_HIGH, "bank_seat": None, "seats": [seat(1, 0, ROYAL)]})["seats"]
     assert result["player_bonus"] == "royal_flush" and result["total_win"] == 0 and result["wager_lost"] is False
+    assert result["wager_returned"] == 0          # nothing was wagered, nothing comes back
 
 
 def test_player_banked_round():

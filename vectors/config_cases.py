@@ -28,7 +28,8 @@ from tablecert.oracle.craps import is_dont, limits, odds_ratio
 from tablecert.oracle.paigow import pay_tables
 from tablecert.oracle.table_config import BETS, POINTS, TableConfig, parse_table_config
 from tablecert.vectors.covering import covering_array
-from tablecert.vectors.craps_cases import COMMISSION_CLAUSE, DICE, PASS_CLAUSE, _odds_ladder, commission_boundaries
+from tablecert.vectors.craps_cases import (COMMISSION_CLAUSE, DICE, PASS_CLAUSE, _odds_ladder, commission_boundaries,
+                                           settle_case)
 from tablecert.vectors.model import Vector, VectorGroup
 
 CONFIG_FLAG = ("TableConfig",)
@@ -95,12 +96,12 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
         place_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds}, why, flags,
                               (COMMISSION_CLAUSE[bet], "craps.sw.7")))
         for roll in _rolls(bet, point)[:2 if losing else 1]:
-            settle_v.append(Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": roll},
+            settle_v.append(Vector(settle_case(bet, flat, point, odds, roll),
                                    f"{why}, dice {roll[0]}+{roll[1]}", flags + ("PayoutRatio",), (PASS_CLAUSE[bet],)))
 
     for bet in BETS:
         for d in COME_OUT:
-            settle_v.append(Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d)},
+            settle_v.append(Vector(settle_case(bet, u, None, 0, list(d)),
                                    f"come-out {d[0]}+{d[1]}, bar {cfg.bar}", CONFIG_FLAG + ("ComeOut",), (PASS_CLAUSE[bet],)))
         for point in POINTS:
             big = largest_flat(cfg, point)
@@ -119,12 +120,19 @@ def _craps_groups(raw: dict[str, Any], n: int) -> Iterator[VectorGroup]:
             for odds in (top - 2 * u, top - u, top, top + u):
                 if odds > 0:
                     add(bet, big, point, odds, f"largest flat {big}, odds {odds} (maximum {top})", RANGE_FLAG)
-            settle_v.append(Vector({"bet": bet, "flat": big, "point": point, "odds": 0, "dice": _rolls(bet, point)[0]},
+            settle_v.append(Vector(settle_case(bet, big, point, 0, _rolls(bet, point)[0]),
                                    f"largest flat {big}, no odds", RANGE_FLAG + ("FlatPayout",), (PASS_CLAUSE[bet],)))
+            off = limits(cfg, bet, u, point)[1]
+            while off > 0 and not _whole(cfg, bet, point, off):
+                off -= u
+            for roll in (*_rolls(bet, point), [1, 1]):
+                settle_v.append(Vector(settle_case(bet, u, point, off, roll, working=False),
+                                       f"odds {off} off (come odds on a come-out roll), dice {roll[0]}+{roll[1]}",
+                                       CONFIG_FLAG + ("OddsOff", "StakeDisposition"),
+                                       (PASS_CLAUSE[bet], "INT-ODDS-WORKING")))
     top_flat = config_space().max_amount // u * u
     for bet in BETS:
-        settle_v.append(Vector({"bet": bet, "flat": top_flat, "point": None, "odds": 0,
-                                "dice": [1, 1] if is_dont(bet) else [3, 4]},
+        settle_v.append(Vector(settle_case(bet, top_flat, None, 0, [1, 1] if is_dont(bet) else [3, 4]),
                                f"flat {top_flat}, the largest multiple of the unit", RANGE_FLAG + ("FlatPayout",),
                                (PASS_CLAUSE[bet],)))
     yield VectorGroup("craps.odds_limits", raw, label, limit_v)
@@ -162,7 +170,8 @@ def _paigow_groups() -> Iterator[VectorGroup]:
         wagers = {w for w in wagers if w * five_aces <= config_space().max_amount}
         rounds = [Vector({"dealer": dealer, "bank_seat": None, "seats": [{"seat": 1, "wager": w, "cards": seat}]},
                          f"five aces at {w}: {w * five_aces} against the cap {cap}",
-                         ("CapAggregate", "FiveAces") + RANGE_FLAG, ("njac.11.20.d",)) for w in sorted(wagers)]
+                         ("CapAggregate", "FiveAces") + RANGE_FLAG, ("njac.11.20.d", "INT-BONUS-WAGER-RETURNED"))
+                  for w in sorted(wagers)]
         yield VectorGroup("paigow.settle", {"cap": cap}, f"the cap at {cap}", rounds)
 
 

@@ -23,6 +23,21 @@ PASS_CLAUSE = {"pass": "craps.sw.1", "dont_pass": "craps.sw.2", "come": "craps.s
 COMMISSION_CLAUSE = {"pass": "craps.sw.5", "come": "craps.sw.5", "dont_pass": "craps.sw.6", "dont_come": "craps.sw.6"}
 
 
+SETTLE_ONLY = ("dice", "odds_working")
+"""Case fields only ``craps.settle`` reads."""
+
+
+def settle_case(bet: str, flat: int, point: int | None, odds: int, dice: list[int],
+                working: bool = True) -> dict[str, Any]:
+    """A ``craps.settle`` case; the odds working unless said otherwise (INT-ODDS-WORKING)."""
+    return {"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": dice, "odds_working": working}
+
+
+def _without(case: Any, fields: tuple[str, ...]) -> Any:
+    """A case without some fields (a case that is not an object as it is)."""
+    return {k: v for k, v in case.items() if k not in fields} if isinstance(case, dict) else case
+
+
 def _bet_clauses(bet: str, *more: str) -> tuple[str, ...]:
     extra = ("INT-DONT-LIMIT-ON-WIN",) if bet in DONT and "craps.sw.7" in more else ()
     return (PASS_CLAUSE[bet], *more, *extra)
@@ -161,7 +176,11 @@ def _commission_groups(base: dict[str, Any]) -> Iterator[VectorGroup]:
                               f"commission rounding '{mode}' at unit 1, payout rounding '{payout}'", vectors)
 
 
-def _settle_point_vectors(cfg: TableConfig, flat: int, odds_choice: str) -> Iterator[Vector]:
+def _settle_point_vectors(cfg: TableConfig, flat: int, odds_choice: str, working: bool = True) -> Iterator[Vector]:
+    """Every bet, point and dice pair with the odds at 0, the free or the maximum limit, working
+    or not (INT-ODDS-WORKING: come odds are off on the come-out roll unless called working)."""
+    state = () if working else ("OddsOff",)
+    clauses = () if working else ("INT-ODDS-WORKING",)
     for bet in BETS:
         for point in POINTS:
             free, top = limits(cfg, bet, flat, point)
@@ -169,10 +188,11 @@ def _settle_point_vectors(cfg: TableConfig, flat: int, odds_choice: str) -> Iter
             for d in DICE:
                 total = sum(d)
                 kind = "the point" if total == point else "seven" if total == 7 else "no action"
-                flags = ("PayoutRatio", "FlatPayout") if total in (point, 7) else ("NoAction",)
-                yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": list(d)},
-                             f"{bet} on {point} with odds {odds}, dice {d[0]}+{d[1]} ({kind})", flags,
-                             _bet_clauses(bet))
+                flags = ("PayoutRatio", "FlatPayout", "StakeDisposition") if total in (point, 7) else ("NoAction",)
+                yield Vector(settle_case(bet, flat, point, odds, list(d), working),
+                             f"{bet} on {point} with odds {odds}{'' if working else ' off'}, "
+                             f"dice {d[0]}+{d[1]} ({kind})",
+                             flags + state, _bet_clauses(bet) + clauses)
 
 
 def _settle_comeout_vectors(flat: int) -> Iterator[Vector]:
@@ -180,8 +200,8 @@ def _settle_comeout_vectors(flat: int) -> Iterator[Vector]:
         for d in DICE:
             total = sum(d)
             flags = ("ComeOut",) + (("BarNumber",) if total in (2, 12) and bet in DONT else ()) + (
-                ("PointSet",) if total in POINTS else ())
-            yield Vector({"bet": bet, "flat": flat, "point": None, "odds": 0, "dice": list(d)},
+                ("PointSet",) if total in POINTS else ("StakeDisposition",))
+            yield Vector(settle_case(bet, flat, None, 0, list(d)),
                          f"{bet} come-out roll {d[0]}+{d[1]} = {total}", flags, (PASS_CLAUSE[bet],))
 
 
@@ -195,14 +215,14 @@ def _payout_rounding_vectors(cfg: TableConfig) -> Iterator[Vector]:
             for odds in range(1, 40):
                 if odds_win_exact(bet, point, odds).denominator != 1 and odds <= top:
                     win_roll = [point // 2, point - point // 2] if bet not in DONT else [3, 4]
-                    yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": win_roll},
+                    yield Vector(settle_case(bet, flat, point, odds, win_roll),
                                  f"{bet} on {point}: odds {odds} win {odds_win_exact(bet, point, odds)}, not whole",
                                  ("PayoutRounding", "PayoutRatio"), (PASS_CLAUSE[bet],))
                     break
 
 
 def _invalid_settle_vectors(unit: int) -> Iterator[Vector]:
-    ok = {"bet": "pass", "flat": unit, "point": 6, "odds": unit, "dice": [3, 3]}
+    ok = {"bet": "pass", "flat": unit, "point": 6, "odds": unit, "dice": [3, 3], "odds_working": True}
     cases: list[tuple[Any, str, tuple[str, ...]]] = [
         ("not an object", "case is a string", ("InvalidInput",)),
         ([ok], "case is a list", ("InvalidInput",)),
@@ -237,6 +257,11 @@ def _invalid_settle_vectors(unit: int) -> Iterator[Vector]:
         (dict(ok, flat=0, odds=unit + 1 if unit > 1 else unit), "flat 0 and odds off the unit: not_positive first", ("ErrorOrder",)),
         (dict(ok, odds=10**9 + 1 if unit > 1 else 10**9), "odds off the unit and above the maximum: bad_increment first", ("ErrorOrder",)),
         (dict(ok, bet=None), "bet null: invalid_request before invalid_bet", ("ErrorOrder",)),
+        ({k: v for k, v in ok.items() if k != "odds_working"}, "missing odds_working", ("InvalidInput", "OddsOff")),
+        (dict(ok, odds_working="true"), "odds_working is a string", ("InvalidInput", "OddsOff")),
+        (dict(ok, odds_working=1), "odds_working is the integer 1, not a JSON boolean", ("InvalidInput", "OddsOff")),
+        (dict(ok, odds_working=None, bet="field"), "odds_working null and an unknown bet: invalid_request first",
+         ("ErrorOrder", "OddsOff")),
     ]
     for case, why, flags in cases:
         yield Vector(case, why, flags, ("craps.sw.1",))
@@ -277,20 +302,24 @@ def edge_groups(base: dict[str, Any]) -> Iterator[VectorGroup]:
     for odds_choice in ("none", "free", "max"):
         yield VectorGroup("craps.settle", base, f"every bet, point and dice pair, odds {odds_choice}",
                           _settle_point_vectors(cfg, 2 * u, odds_choice))
+    for odds_choice in ("free", "max"):
+        yield VectorGroup("craps.settle", base, f"odds off (come odds on a come-out roll unless called working), "
+                          f"every bet, point and dice pair, odds {odds_choice}",
+                          _settle_point_vectors(cfg, 2 * u, odds_choice, working=False))
     for payout in ("exact", "down"):
         raw = variant(comm_raw, unit=1, payout_rounding=payout)
         yield VectorGroup("craps.settle", raw, f"odds wins that are not whole, payout rounding '{payout}'",
                           _payout_rounding_vectors(parse_table_config(raw)))
         yield VectorGroup("craps.place_odds", raw, f"odds wins that are not whole, payout rounding '{payout}'",
-                          (Vector({k: v for k, v in vec.case.items() if k != "dice"}, vec.comment, vec.flags, vec.clauses)
+                          (Vector(_without(vec.case, SETTLE_ONLY), vec.comment, vec.flags, vec.clauses)
                            for vec in _payout_rounding_vectors(parse_table_config(raw))))
     yield VectorGroup("craps.settle", base, "invalid cases and the order of error codes", _invalid_settle_vectors(u))
     yield VectorGroup("craps.place_odds", base, "invalid cases and the order of error codes",
-                      (Vector({k: v for k, v in vec.case.items() if k != "dice"} if isinstance(vec.case, dict) else vec.case,
-                              vec.comment, vec.flags, vec.clauses) for vec in _invalid_settle_vectors(u)))
+                      (Vector(_without(vec.case, SETTLE_ONLY), vec.comment, vec.flags, vec.clauses)
+                       for vec in _invalid_settle_vectors(u) if "odds_working" not in vec.comment))
     yield VectorGroup("craps.odds_limits", base, "invalid cases and the order of error codes",
-                      (Vector({k: v for k, v in vec.case.items() if k in ("bet", "flat", "point")} if isinstance(vec.case, dict) else vec.case,
-                              vec.comment, vec.flags, vec.clauses) for vec in _invalid_settle_vectors(u)))
+                      (Vector(_without(vec.case, SETTLE_ONLY + ("odds",)), vec.comment, vec.flags, vec.clauses)
+                       for vec in _invalid_settle_vectors(u) if "odds_working" not in vec.comment))
     yield from _invalid_config_groups(base)
 
 
@@ -321,15 +350,20 @@ def domain_groups(base: dict[str, Any], label: str) -> Iterator[VectorGroup]:
     def settle() -> Iterator[Vector]:
         for bet in BETS:
             for d in DICE:
-                yield Vector({"bet": bet, "flat": u, "point": None, "odds": 0, "dice": list(d)},
+                yield Vector(settle_case(bet, u, None, 0, list(d)),
                              "come-out", ("ComeOut",), (PASS_CLAUSE[bet],))
             for point in POINTS:
                 for flat in flats:
                     _, top = limits(cfg, bet, flat, point)
                     for odds in range(0, top + 2 * u, u):
                         for d in DICE:
-                            yield Vector({"bet": bet, "flat": flat, "point": point, "odds": odds, "dice": list(d)},
+                            yield Vector(settle_case(bet, flat, point, odds, list(d)),
                                          "domain", ("PayoutRatio",), (PASS_CLAUSE[bet],))
+                _, top = limits(cfg, bet, u, point)
+                for d in DICE:
+                    yield Vector(settle_case(bet, u, point, top, list(d), working=False),
+                                 "domain, odds off (come odds on a come-out roll)", ("OddsOff", "StakeDisposition"),
+                                 (PASS_CLAUSE[bet], "INT-ODDS-WORKING"))
 
     def place() -> Iterator[Vector]:
         for bet in BETS:

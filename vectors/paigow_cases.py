@@ -423,8 +423,9 @@ def sample_rounds(hands: Sequence[SampledHand], seed: int, cap: int, count: int)
         bank_seat = None if bank_index is None else int(numbers[bank_index])
         case = {"dealer": _shuffled_codes(dealer, rng), "bank_seat": bank_seat, "seats": seats}
         flags = ("OneWager", "CapAggregate") + (("BankSeat",) if bank_seat is not None else ())
-        clauses = ("njac.11.19.c1", "njac.11.19.c2", "njac.11.20.b", "njac.11.20.c", "njac.11.20.d",
-                   "INT-ONE-WAGER", "INT-CAP-AGGREGATE") + (("INT-BANK-SEAT",) if bank_seat is not None else ())
+        clauses = ("njac.11.19.c1", "njac.11.19.c2", "njac.11.20.a", "njac.11.20.b", "njac.11.20.c", "njac.11.20.d",
+                   "INT-ONE-WAGER", "INT-CAP-AGGREGATE", "INT-BONUS-WAGER-RETURNED") + (
+            ("INT-BANK-SEAT",) if bank_seat is not None else ())
         comment = (f"seeded round {n + 1} (seed {seed}, cap {cap}): {n_seats} seats"
                    + (f", seat {bank_seat} banks" if bank_seat is not None else ", the dealer banks"))
         yield Vector(case, comment, flags, clauses)

@@ -48,11 +48,11 @@ class SuiteInfo:
 
 
 SUITES: dict[str, SuiteInfo] = {
-    "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "5,131 vectors"),
+    "edge": SuiteInfo("edge", "curated boundaries, each with its reason", CRAPS_OPS + PAIGOW_OPS, "6,863 vectors"),
     "configs": SuiteInfo("configs", "legal table configs covering every pair of the config space's boundary values, "
-                         "with their boundaries, and amounts up to 2^53 - 1", CRAPS_OPS + PAIGOW_OPS, "76,069 vectors"),
+                         "with their boundaries, and amounts up to 2^53 - 1", CRAPS_OPS + PAIGOW_OPS, "80,749 vectors"),
     "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
-                          "+ a seeded pai gow sample + configs", CRAPS_OPS + PAIGOW_OPS, "461,882 vectors"),
+                          "+ a seeded pai gow sample + configs", CRAPS_OPS + PAIGOW_OPS, "475,206 vectors"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",

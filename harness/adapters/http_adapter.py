@@ -1,4 +1,4 @@
-"""The HTTP adapter: a vendor serving ``tablecert-vendor/1`` as JSON over HTTP POST.
+"""The HTTP adapter: a vendor serving ``tablecert-vendor/2`` (or /1) as JSON over HTTP POST.
 
 ``target`` is an ``http://`` or ``https://`` URL. Every request object (``hello``, the batches,
 ``bye``) is POSTed as a JSON body (``Content-Type: application/json``) to that URL over one

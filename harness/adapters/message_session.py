@@ -12,14 +12,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tablecert.harness.contract import (
-    PROTOCOL,
     FaultKind,
     Hello,
     SessionOptions,
     VendorFault,
     check_batch_answer,
-    parse_hello,
 )
+from tablecert.harness.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
 
@@ -42,8 +41,7 @@ class MessageSession:
         return ""
 
     def hello(self) -> Hello:
-        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
-        return self._checked(lambda: parse_hello(answer, 0))
+        return greet(lambda request: self._call(request, self._options.timeout), self._checked)
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
         rid = self._next_id

@@ -1,4 +1,4 @@
-"""The subprocess adapter: a vendor executable speaking ``tablecert-vendor/1`` on stdin/stdout.
+"""The subprocess adapter: a vendor executable speaking ``tablecert-vendor/2`` (or /1) on stdin/stdout.
 
 ``target`` is a command line, split with :func:`shlex.split` and started directly (never through
 a shell), in its own session and process group, with a minimal environment (``PATH`` fixed to a
@@ -42,15 +42,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tablecert.harness.contract import (
-    PROTOCOL,
     FaultKind,
     Hello,
     SessionOptions,
     VendorFault,
     check_batch_answer,
     decode_answer,
-    parse_hello,
 )
+from tablecert.harness.protocol_versions import greet
 from tablecert.harness.sandbox import SAFE_PATH, plan
 
 STDERR_TAIL_BYTES = 8 * 1024
@@ -236,8 +235,7 @@ class SubprocessSession:
         return self._stderr.text()
 
     def hello(self) -> Hello:
-        answer = self._call({"id": 0, "op": "hello", "protocol": PROTOCOL}, self._options.timeout)
-        return self._checked(lambda: parse_hello(answer, 0))
+        return greet(lambda request: self._call(request, self._options.timeout), self._checked)
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
         rid = self.reserve_id()
