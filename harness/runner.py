@@ -24,12 +24,13 @@ import datetime as dt
 import hashlib
 import platform
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
+from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, run_hands
 from tablecert.harness.judge import label_of, passes
@@ -66,7 +67,10 @@ def utc_now() -> str:
 
 
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
-    """Judge every answer of a batch; failures keep inputs, expected and actual."""
+    """Judge every answer of a batch; failures keep inputs, expected and actual. (A batch whose
+    answers all pass is counted in bulk: :mod:`tablecert.harness.bulk_judge`.)"""
+    if confirms_values(results, Expected.of(batch.expected)):
+        return passed_batch(batch)
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     config_json = None
     for i, actual in enumerate(results):
@@ -83,19 +87,40 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     return out
 
 
-def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: list[str], flags: list[str], outcome: str) -> None:
-    counts[("op", op, outcome)] += 1
+def passed_batch(batch: Batch) -> BatchOutcome:
+    """Every vector of ``batch`` passed: what judging each answer would count."""
+    out = whole_batch(batch, "done", "pass")
+    if batch.op in LABEL_OPS:
+        for label, n in Counter(map(label_of, batch.expected)).items():
+            out.confusion[(batch.op, label, label)] += n
+    return out
+
+
+def judge_raw_batch(session: Any, batch: Batch) -> BatchOutcome:
+    """Send ``batch`` through a session that returns raw answer lines (``batch_raw``): an answer
+    :func:`~tablecert.harness.bulk_judge.confirms_line` confirms passes in bulk, any other is
+    decoded and checked as ``session.batch`` would, then judged case by case."""
+    rid, answer = session.batch_raw(batch.op, batch.config, batch.cases)
+    if confirms_line(answer, rid, batch.op, Expected.of(batch.expected)):
+        return passed_batch(batch)
+    return judge_batch(batch, session.decode_batch_answer(answer, rid, len(batch.cases), batch.op))
+
+
+def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: Iterable[str], flags: Iterable[str], outcome: str,
+           n: int = 1) -> None:
+    counts[("op", op, outcome)] += n
     for c in clauses:
-        counts[("clause", c, outcome)] += 1
+        counts[("clause", c, outcome)] += n
     for f in flags:
-        counts[("flag", f, outcome)] += 1
-        counts[("op_flag", f"{op} {f}", outcome)] += 1
+        counts[("flag", f, outcome)] += n
+        counts[("op_flag", f"{op} {f}", outcome)] += n
 
 
 def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
+    """Every vector of ``batch`` with one outcome, counted once per kind of vector (its clauses and flags)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
-    for i in range(len(batch.cases)):
-        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], outcome)
+    for (clauses, flags), n in Counter(zip(map(tuple, batch.clauses), map(tuple, batch.flags))).items():
+        _count(out.counts, batch.op, clauses, flags, outcome, n)
     return out
 
 
@@ -322,7 +347,10 @@ class Runner:
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:
         def send_whole() -> BatchOutcome:
-            return judge_batch(batch, self._start().batch(batch.op, batch.config, batch.cases))
+            session = self._start()
+            if hasattr(session, "batch_raw"):
+                return judge_raw_batch(session, batch)
+            return judge_batch(batch, session.batch(batch.op, batch.config, batch.cases))
 
         return self.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
                                      lambda: batch)

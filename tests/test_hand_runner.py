@@ -341,12 +341,13 @@ def slice_reference(joker: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return db_content(out)
 
 
-def test_a_vendor_formatting_differently_passes_through_the_fallback(joker: Path, wrapper: Path, tmp_path: Path,
-                                                                      slice_reference: dict) -> None:
+def test_a_vendor_formatting_differently_passes_in_bulk(joker: Path, wrapper: Path, tmp_path: Path,
+                                                         slice_reference: dict) -> None:
     target = shlex.join([sys.executable, str(wrapper), "--spaces"])
     result = run(joker, tmp_path, target, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE, "fail": 0, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fast_passes == 0 and hand_runner.STATS.fallbacks == 8
+    assert hand_runner.STATS.fast_passes == 0 and hand_runner.STATS.fallbacks == 0
+    assert hand_runner.STATS.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -355,6 +356,7 @@ def test_python_plugins_take_the_generic_path_to_the_same_results(joker: Path, t
     result = run(joker, tmp_path, "reference", PythonAdapter(), max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals["pass"] == 2 * SLICE
     assert hand_runner.STATS.generic == 8 and hand_runner.STATS.requests == 0
+    assert hand_runner.STATS.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -381,6 +383,19 @@ def test_one_wrong_label_is_caught_with_its_inputs(joker: Path, wrapper: Path, t
     assert json.loads(case) == {"cards": cards} and json.loads(config) == HandSuite.load(joker).config
     assert json.loads(actual)["hand"] != json.loads(expected)["result"]["hand"]
     assert json.loads(flags) == ["Exhaustive"] and json.loads(clauses) == ["njac.11.19.c1", "njac.11.20.b"]
+
+
+def test_a_wrong_label_formatted_differently_is_recorded_like_a_compact_one(joker: Path, wrapper: Path,
+                                                                           tmp_path: Path) -> None:
+    wrong = ["--wrong", json.dumps(hand_at(joker, 1_234))]
+    run(joker, tmp_path / "compact", shlex.join([sys.executable, str(wrapper), *wrong]),
+        max_hands=SLICE, hand_batch_size=1_000)
+    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.fast_passes == 7
+    result = run(joker, tmp_path / "spaces", shlex.join([sys.executable, str(wrapper), "--spaces", *wrong]),
+                 max_hands=SLICE, hand_batch_size=1_000)
+    assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
+    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.bulk_passes == 7
+    assert db_content(tmp_path / "spaces") == db_content(tmp_path / "compact")
 
 
 class Interrupt(Exception):
