@@ -117,8 +117,7 @@ class Expected:
     def of(cls, expected: Sequence[dict[str, Any]]) -> Expected:
         """From a batch's expected values (``{"result": R}`` or ``{"error": CODE}`` each)."""
         rejections = [(i, e["error"]) for i, e in enumerate(expected) if "result" not in e]
-        kept = [e["result"] for e in expected if "result" in e] if rejections else [e["result"] for e in expected]
-        return cls(len(expected), canonical(kept), rejections)
+        return cls(len(expected), canonical([e["result"] for e in expected if "result" in e]), rejections)
 
     def matches(self, results: list[Any]) -> bool:
         """Every one of ``results`` (JSON values) is its expected answer."""
