@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import hand_runner
+from tablecert.harness import hand_runner, runner
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
@@ -385,17 +385,17 @@ def test_one_wrong_label_is_caught_with_its_inputs(joker: Path, wrapper: Path, t
     assert json.loads(flags) == ["Exhaustive"] and json.loads(clauses) == ["njac.11.19.c1", "njac.11.20.b"]
 
 
-def test_a_wrong_label_formatted_differently_is_recorded_like_a_compact_one(joker: Path, wrapper: Path,
-                                                                           tmp_path: Path) -> None:
-    wrong = ["--wrong", json.dumps(hand_at(joker, 1_234))]
-    run(joker, tmp_path / "compact", shlex.join([sys.executable, str(wrapper), *wrong]),
-        max_hands=SLICE, hand_batch_size=1_000)
-    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.fast_passes == 7
-    result = run(joker, tmp_path / "spaces", shlex.join([sys.executable, str(wrapper), "--spaces", *wrong]),
-                 max_hands=SLICE, hand_batch_size=1_000)
+def test_a_wrong_label_formatted_differently_is_recorded_like_the_strict_path_records_it(
+        joker: Path, wrapper: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spaced = shlex.join([sys.executable, str(wrapper), "--spaces", "--wrong", json.dumps(hand_at(joker, 1_234))])
+    result = run(joker, tmp_path / "bulk", spaced, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
     assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.bulk_passes == 7
-    assert db_content(tmp_path / "spaces") == db_content(tmp_path / "compact")
+    monkeypatch.setattr(hand_runner, "confirms_line", lambda *a: False)     # every answer judged case by case
+    monkeypatch.setattr(runner, "confirms_values", lambda *a: False)
+    run(joker, tmp_path / "strict", spaced, max_hands=SLICE, hand_batch_size=1_000)
+    assert hand_runner.STATS.fallbacks == 8 and hand_runner.STATS.bulk_passes == 0
+    assert db_content(tmp_path / "bulk") == db_content(tmp_path / "strict")
 
 
 class Interrupt(Exception):
