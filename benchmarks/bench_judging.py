@@ -3,7 +3,8 @@ like ``json.dumps`` (spaces after ``:`` and ``,``, keys in another order), next 
 byte-identical formatting and to the strict case-by-case path.
 
     python benchmarks/bench_judging.py [--hands 1000000] [--strict-hands 100000]
-                                       [--joker-dir DIR] [--standard-dir DIR]
+                                       [--joker-dir DIR] [--standard-dir DIR] [--only hands|settle]
+                                       [--settle-batch 1000]
 
 The vendors answer from canned replies (the suite's expected answers, written out before the
 clock starts), so the figures are the harness's own cost: sending, reading, decoding, judging
@@ -15,7 +16,7 @@ and, for the hand suites, recording.
   with the bulk judge switched off: the strict path, on ``--strict-hands`` hands) and as a Python
   plugin (its answers are Python values).
 * Settle vectors: every ``craps.settle`` and ``paigow.settle`` vector of ``standard``, read into
-  memory first in batches of 1,000 (kept out of the garbage collector's way: ``gc.freeze``), then sent and judged batch by batch as the runner does it
+  memory first in batches of ``--settle-batch`` (1,000: the runner's default; kept out of the garbage collector's way: ``gc.freeze``), then sent and judged batch by batch as the runner does it
   (``judge_raw_batch`` for the subprocess adapter, ``judge_batch`` after ``session.batch`` for a
   plugin). Reading the suite is timed on its own line.
 
@@ -192,16 +193,16 @@ def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path) -> None:
 
 # -- settle vectors ------------------------------------------------------------------------------
 
-def settle_rows(standard: Path, tmp: Path) -> None:
+def settle_rows(standard: Path, tmp: Path, size: int) -> None:
     t0 = time.perf_counter()
-    batches = [b for b in iter_batches(standard, SETTLE_BATCH) if b.op in SETTLE_OPS]
+    batches = [b for b in iter_batches(standard, size) if b.op in SETTLE_OPS]
     read_s = time.perf_counter() - t0
     n = sum(len(b.cases) for b in batches)
     answers = [answers_of(b.expected) for b in batches]
     gc.freeze()     # the 400,000 vectors held here (a run streams them) are not scanned by every collection
     ops = list(SETTLE_OPS)
     print(f"\nstandard: {n:,} settle vectors ({', '.join(f'{sum(len(b.cases) for b in batches if b.op == op):,} {op}' for op in ops)}) "
-          f"in {len(batches):,} batches of up to {SETTLE_BATCH:,}")
+          f"in {len(batches):,} batches of up to {size:,}")
     print(f"  {'reading the whole suite (all ops)':<40} {read_s:>10.1f} s (not in the rows below)")
     v = vendors(tmp, "settle", answers, ops)
     rows = [("subprocess, compact", v["compact"], False, True),
@@ -261,19 +262,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict-hands", type=int, default=100_000)
     parser.add_argument("--joker-dir", type=Path)
     parser.add_argument("--standard-dir", type=Path)
+    parser.add_argument("--settle-batch", type=int, default=SETTLE_BATCH, help="cases per settle request")
+    parser.add_argument("--only", choices=("hands", "settle"), help="measure one part only")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} CPUs, {load()}")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        joker, standard = args.joker_dir, args.standard_dir
-        if joker is None:
-            joker = tmp / "joker"
-            generate("joker", joker)
-        if standard is None:
-            standard = tmp / "standard"
-            generate("standard", standard)
-        hand_rows(joker, args.hands, args.strict_hands, tmp)
-        settle_rows(standard, tmp)
+        if args.only != "settle":
+            joker = args.joker_dir or tmp / "joker"
+            if args.joker_dir is None:
+                generate("joker", joker)
+            hand_rows(joker, args.hands, args.strict_hands, tmp)
+        if args.only != "hands":
+            standard = args.standard_dir or tmp / "standard"
+            if args.standard_dir is None:
+                generate("standard", standard)
+            settle_rows(standard, tmp, args.settle_batch)
     return 0
 
 
