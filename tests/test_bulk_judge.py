@@ -184,7 +184,7 @@ def written(draw: st.DrawFn, value: Any) -> str:
     return json.dumps(value)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(SAMPLES)), st.data())
 def test_mutated_answers_get_the_strict_outcome(name: str, data: st.DataObject) -> None:
     answer = correct_answer(name)
