@@ -18,13 +18,14 @@ done per case in Python unless an answer is wrong:
 * **Judging.** On a session that can exchange pre-encoded lines (``exchange_raw``, the subprocess
   adapter), an answer equal to the expected line passes the whole batch: the counts (per op, its
   clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
-  diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. Any other answer (a
-  vendor that formats differently, or is wrong) is decoded and checked as
+  diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. An answer in another
+  formatting (spaces, key order) that :mod:`tablecert.harness.bulk_judge` confirms passes the
+  same way. Any other answer (wrong, or not surely right) is decoded and checked as
   :meth:`SubprocessSession.batch` would check it and judged case by case
   (:func:`tablecert.harness.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
   run database is the same either way.
-  Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values
-  and the generic judge.
+  Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values;
+  their answers are confirmed in bulk too, else judged by the generic judge.
 
 Resumption skips recorded batches by arithmetic (batch ``k`` starts at hand ``k * size``), never
 by enumerating them. Time spent in each stage is kept in :data:`STATS` (see the benchmark).
@@ -47,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from tablecert.harness.hand_failures import HAND_OPS, LABEL_NAMES, judge_hand_batch
+from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
@@ -171,7 +173,8 @@ class HandStats:
     prefetch_wait_s: float = 0.0  # waiting for the next batch's bytes (encoding ahead in a thread)
     run_s: float = 0.0           # the whole hand loop, wall clock
     requests: int = 0
-    fast_passes: int = 0
+    fast_passes: int = 0         # batches passed as the byte-identical expected line
+    bulk_passes: int = 0         # batches passed by bulk_judge (another formatting, or JSON values)
     fallbacks: int = 0
     generic: int = 0
     hands: int = 0
@@ -290,6 +293,11 @@ class HandBatch:
         """The canonical answer line (without newline) a correct vendor gives to ``request_line``."""
         return b"".join((answer_head(rid), self._results[op], b"]}"))
 
+    def expected(self, op: str) -> Expected:
+        """The expected results of ``op`` for :mod:`~tablecert.harness.bulk_judge` (the compact
+        results are canonical already: one key each)."""
+        return Expected.hand_labels(self.n, b"".join((b"[", self._results[op], b"]")))
+
     def case_values(self) -> list[dict[str, list[str]]]:
         """The cases as JSON values (for sessions that take values, and for judging case by case)."""
         codes = [card_code(i) for i in range(DECK_SIZE)]
@@ -348,12 +356,19 @@ def iter_hand_batches(suite: HandSuite, labels_fd: int, size: int, start: int = 
 # ---------------------------------------------------------------------------------------------
 
 def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> BatchOutcome:
-    """The outcome of a raw answer: the whole batch passes if it is the canonical expected line,
-    else it is decoded and checked (VendorFault as ``batch`` raises it) and judged case by case."""
+    """The outcome of a raw answer: the whole batch passes if it is the canonical expected line or
+    :func:`~tablecert.harness.bulk_judge.confirms_line` confirms it (another formatting of the
+    right answer), else it is decoded and checked (VendorFault as ``batch`` raises it) and judged
+    case by case."""
     t0 = time.perf_counter()
     if answer == hb.expected_line(op, rid):
         out = hb.passed(op)
         STATS.fast_passes += 1
+        STATS.judge_s += time.perf_counter() - t0
+        return out
+    if confirms_line(answer, rid, op, hb.expected(op)):
+        out = hb.passed(op)
+        STATS.bulk_passes += 1
         STATS.judge_s += time.perf_counter() - t0
         return out
     STATS.fallbacks += 1
@@ -387,6 +402,10 @@ def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
         results = session.batch(op, hb.suite.config, cases)
         STATS.exchange_s += time.perf_counter() - t0
         t0 = time.perf_counter()
+        if confirms_values(results, hb.expected(op)):
+            STATS.bulk_passes += 1
+            STATS.judge_s += time.perf_counter() - t0
+            return hb.passed(op)
         try:
             return judge_hand_batch(hb.batch(op, cases), results, hb.cards)
         finally:

@@ -24,12 +24,13 @@ import datetime as dt
 import hashlib
 import platform
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
+from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession
 from tablecert.harness.hand_failures import judge_hand_batch
 from tablecert.harness.hand_slices import HandSlice, SliceError, check_slice
@@ -73,9 +74,12 @@ def utc_now() -> str:
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     """Judge every answer of a batch; failures keep inputs, expected and actual (a hand suite's as
     codes, :mod:`tablecert.harness.hand_failures`). A vector outside the vendor's declared
-    capabilities is counted ``unsupported``, not judged (harness/capabilities.py)."""
+    capabilities is counted ``unsupported``, not judged (harness/capabilities.py). A batch whose
+    answers all pass (and none outside) is counted in bulk: :mod:`tablecert.harness.bulk_judge`."""
     if batch.file == HAND_FILE:
         return judge_hand_batch(batch, results)
+    if not features_of(batch)[1] and confirms_values(results, Expected.of(batch.expected)):
+        return passed_batch(batch)
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "done")
     features, outside = features_of(batch)
     carried = []
@@ -113,27 +117,61 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     return out
 
 
-def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: list[str], flags: list[str], outcome: str) -> None:
-    counts[("op", op, outcome)] += 1
+def passed_batch(batch: Batch) -> BatchOutcome:
+    """Every vector of ``batch`` (none outside the declared capabilities) passed: what judging each
+    answer would count (:func:`judge_batch`): the counts, the confusion diagonal, and every
+    vector that expected a result counted as answered for its table and bet."""
+    out = whole_batch(batch, "done", "pass")
+    label_key = CONFUSION_KEYS.get(batch.op)
+    if label_key is not None:
+        for label, n in Counter(label_of(e, label_key) for e in batch.expected).items():
+            out.confusion[(batch.op, label, label)] += n
+    if batch.op in REFUSAL_OPS:
+        results = [i for i, e in enumerate(batch.expected) if "result" in e]
+        if results:
+            out.counts[("table", refusal_table(batch.op, dumps(batch.config)), "answered")] += len(results)
+        if batch.op.startswith("craps."):
+            for bet, n in Counter(refusal_bet(batch.cases[i]) for i in results).items():
+                if bet is not None:
+                    out.counts[("bet", bet, "answered")] += n
+    return out
+
+
+def judge_raw_batch(session: Any, batch: Batch) -> BatchOutcome:
+    """Send ``batch`` through a session that returns raw answer lines (``batch_raw``): an answer
+    :func:`~tablecert.harness.bulk_judge.confirms_line` confirms passes in bulk, any other is
+    decoded and checked as ``session.batch`` would, then judged case by case."""
+    rid, answer = session.batch_raw(batch.op, batch.config, batch.cases)
+    if not features_of(batch)[1] and confirms_line(answer, rid, batch.op, Expected.of(batch.expected)):
+        return passed_batch(batch)
+    return judge_batch(batch, session.decode_batch_answer(answer, rid, len(batch.cases), batch.op))
+
+
+def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: Iterable[str], flags: Iterable[str], outcome: str,
+           n: int = 1) -> None:
+    counts[("op", op, outcome)] += n
     for c in clauses:
-        counts[("clause", c, outcome)] += 1
+        counts[("clause", c, outcome)] += n
     for f in flags:
-        counts[("flag", f, outcome)] += 1
-        counts[("op_flag", f"{op} {f}", outcome)] += 1
+        counts[("flag", f, outcome)] += n
+        counts[("op_flag", f"{op} {f}", outcome)] += n
 
 
 def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
     """Every vector of a batch counted with one outcome (those outside the declared capabilities
-    ``unsupported``)."""
+    ``unsupported``), counted once per kind of vector (its clauses, flags and features)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
     features, outside = features_of(batch)
     carried = []
-    for i, tc_id in enumerate(batch.tc_ids):
+    kinds: Counter[tuple[tuple[str, ...], tuple[str, ...], str | None]] = Counter()
+    for clauses, flags, tc_id in zip(batch.clauses, batch.flags, batch.tc_ids):
         reason = outside.get(tc_id)
-        _count(out.counts, batch.op, batch.clauses[i], batch.flags[i], "unsupported" if reason else outcome)
-        if reason:
-            out.counts[(UNSUPPORTED_DIMENSION, reason, "unsupported")] += 1
+        kinds[(tuple(clauses), tuple(flags), reason)] += 1
         carried.append((features[tc_id], "unsupported" if reason else outcome))
+    for (clauses, flags, reason), n in kinds.items():
+        _count(out.counts, batch.op, clauses, flags, "unsupported" if reason else outcome, n)
+        if reason:
+            out.counts[(UNSUPPORTED_DIMENSION, reason, "unsupported")] += n
     count_features(out.counts, carried)
     return out
 
@@ -401,7 +439,10 @@ class Runner:
 
     def _run_batch(self, batch: Batch) -> BatchOutcome:
         def send_whole() -> BatchOutcome:
-            return judge_batch(batch, self._start().batch(batch.op, batch.config, batch.cases))
+            session = self._start()
+            if hasattr(session, "batch_raw"):
+                return judge_raw_batch(session, batch)
+            return judge_batch(batch, session.batch(batch.op, batch.config, batch.cases))
 
         return self.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
                                      lambda: batch)

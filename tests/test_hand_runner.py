@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import hand_runner
+from tablecert.harness import hand_runner, runner
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
@@ -342,12 +342,13 @@ def slice_reference(joker: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return db_content(out)
 
 
-def test_a_vendor_formatting_differently_passes_through_the_fallback(joker: Path, wrapper: Path, tmp_path: Path,
-                                                                      slice_reference: dict) -> None:
+def test_a_vendor_formatting_differently_passes_in_bulk(joker: Path, wrapper: Path, tmp_path: Path,
+                                                         slice_reference: dict) -> None:
     target = shlex.join([sys.executable, str(wrapper), "--spaces"])
     result = run(joker, tmp_path, target, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE, "fail": 0, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fast_passes == 0 and hand_runner.STATS.fallbacks == 8
+    assert hand_runner.STATS.fast_passes == 0 and hand_runner.STATS.fallbacks == 0
+    assert hand_runner.STATS.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -356,6 +357,7 @@ def test_python_plugins_take_the_generic_path_to_the_same_results(joker: Path, t
     result = run(joker, tmp_path, "reference", PythonAdapter(), max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals["pass"] == 2 * SLICE
     assert hand_runner.STATS.generic == 8 and hand_runner.STATS.requests == 0
+    assert hand_runner.STATS.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -382,6 +384,19 @@ def test_one_wrong_label_is_caught_with_its_inputs(joker: Path, wrapper: Path, t
     db.close()
     assert (op_code, tc_id) == (0, index + 1)
     assert expected != actual and PLAYER_LABELS[expected] == player_label(parse_hand(cards))
+
+
+def test_a_wrong_label_formatted_differently_is_recorded_like_the_strict_path_records_it(
+        joker: Path, wrapper: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spaced = shlex.join([sys.executable, str(wrapper), "--spaces", "--wrong", json.dumps(hand_at(joker, 1_234))])
+    result = run(joker, tmp_path / "bulk", spaced, max_hands=SLICE, hand_batch_size=1_000)
+    assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
+    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.bulk_passes == 7
+    monkeypatch.setattr(hand_runner, "confirms_line", lambda *a: False)     # every answer judged case by case
+    monkeypatch.setattr(runner, "confirms_values", lambda *a: False)
+    run(joker, tmp_path / "strict", spaced, max_hands=SLICE, hand_batch_size=1_000)
+    assert hand_runner.STATS.fallbacks == 8 and hand_runner.STATS.bulk_passes == 0
+    assert db_content(tmp_path / "bulk") == db_content(tmp_path / "strict")
 
 
 class Interrupt(Exception):

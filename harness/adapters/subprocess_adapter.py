@@ -272,6 +272,12 @@ class SubprocessSession:
             self._die()
             raise
 
+    def batch_raw(self, op: str, config: Any, cases: Sequence[Any]) -> tuple[int, bytes]:
+        """Send one batch as :meth:`batch` does and return (its id, the raw answer line), the
+        line undecoded: confirm it in bulk, or hand it to :meth:`decode_batch_answer`."""
+        rid = self.reserve_id()
+        return rid, self.exchange_raw(self._encode({"id": rid, "op": op, "config": config, "cases": list(cases)}))
+
     def decode_batch_answer(self, line: bytes, request_id: int, n_cases: int, op: str) -> list[Any]:
         """The results list of a raw batch answer line, checked as :meth:`batch` checks it
         (``MALFORMED`` if not JSON, ``WRONG_ID``, ``WRONG_COUNT``, ``REQUEST_ERROR``): a fault
