@@ -188,7 +188,8 @@ def test_a_replay_file_is_split_into_lines_of_the_batch_size(tmp_path: Path) -> 
     from tablecert.harness.outputs import _write_replays
 
     cases = [{"cards": ["2c", "3c", "4c", "5c", "6c", "7c", str(i)]} for i in range(5)]
-    _write_replays({"x.jsonl": ("paigow.player_bonus", {"cap": 1}, cases, [1, 2, 3, 4, 5])}, tmp_path, 2)
+    _write_replays({"x.jsonl": ("paigow.player_bonus", {"cap": 1}, cases, [1, 2, 3, 4, 5])}, tmp_path, 2,
+                   "tablecert-vendor/2")
     lines = [json.loads(line) for line in (tmp_path / "x.jsonl").read_text().splitlines()]
     assert [line["op"] for line in lines] == ["hello"] + ["paigow.player_bonus"] * 3 + ["bye"]
     assert [len(line["cases"]) for line in lines[1:-1]] == [2, 2, 1]
