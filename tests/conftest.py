@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -33,3 +34,35 @@ def vendor_files() -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def standard_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``standard`` suite, generated once for the whole test run and shared read-only by the
+    test processes (pytest-xdist workers share the parent of their base temporary folders; the
+    first to take the lock generates it, the others wait and reuse it)."""
+    from tablecert.vectors.suites import generate
+
+    shared = tmp_path_factory.getbasetemp().parent
+    folder = shared / "shared-standard-suite"
+    with open(shared / "shared-standard-suite.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "manifest.json").is_file():
+            partial = shared / "shared-standard-suite.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            generate("standard", partial)
+            partial.rename(folder)
+    return folder
+
+
+# The test files that take longest go first: pytest-xdist hands whole files (--dist loadfile) to
+# whichever worker is free in collection order, so a long file met last would run alone at the end.
+LONGEST_FIRST = ("test_fuzz_command.py", "test_suite_strength.py", "test_verdicts.py", "test_resume_kill.py",
+                 "test_vectors.py", "test_recovery.py", "test_install.py", "test_stake_dispositions.py",
+                 "test_imperial_math.py", "test_reports.py", "test_parallel.py", "test_ray_cluster.py",
+                 "test_capabilities.py", "test_config_space.py", "test_suite_cache.py", "test_signing_trust.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))    # stable: order within a file kept

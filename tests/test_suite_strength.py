@@ -12,14 +12,11 @@ from faulty_vendors import FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.runner import Runner
-from tablecert.vectors.suites import generate
 
 
 @pytest.fixture(scope="module")
-def standard(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("standard")
-    generate("standard", out)
-    return out
+def standard(standard_suite) -> Path:
+    return standard_suite           # generated once per test run (conftest.py)
 
 
 def run(spec: str, suite: Path, out: Path, **kw):
