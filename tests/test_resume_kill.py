@@ -102,7 +102,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path):
 
 @pytest.mark.slow
 def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path, vendor_files):
-    """40 kills at seeded numbers of committed batches; a kill lands wherever the harness is then,
+    """24 kills at seeded numbers of committed batches; a kill lands wherever the harness is then,
     in the middle of retries and bisections too."""
     suite = tmp_path / "suite"
     generate("edge", suite)
@@ -123,7 +123,7 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path, vendor_fil
     out = tmp_path / "killed"
     kills, starts = 0, 1
     proc = certify(suite, out, vendor=vendor)
-    for target in kill_points(total, 40, 20261129):
+    for target in kill_points(total, 24, 20261129):
         assert kill_after(proc, out, target), f"the run finished before {target} of {total} batches"
         kills += 1
         proc = certify(suite, out, "--resume", vendor=vendor)
@@ -145,14 +145,14 @@ def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path, vend
     hanging = ("--vendor-cmd", shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "hang"]))
     out = tmp_path / "run"
     proc = certify(suite, out, "--timeout", "120", vendor=hanging)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180     # (waits on what is seen; generous for a loaded machine)
     vendor_pids: list[int] = []
     while time.monotonic() < deadline and not vendor_pids:
         time.sleep(0.2)
         found = subprocess.run(["pgrep", "-f", str(spec)], capture_output=True, text=True).stdout.split()
         vendor_pids = [int(p) for p in found]
     assert vendor_pids, "the vendor never started"
-    deadline = time.monotonic() + 60                         # the vendor is now stuck on the poisoned batch:
+    deadline = time.monotonic() + 180                        # the vendor is now stuck on the poisoned batch:
     while time.monotonic() < deadline and not any(sleeping(pid) for pid in vendor_pids):  # seen, not timed
         time.sleep(0.05)
         found = subprocess.run(["pgrep", "-f", str(spec)], capture_output=True, text=True).stdout.split()
