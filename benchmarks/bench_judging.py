@@ -44,7 +44,7 @@ from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
-from tablecert.harness.runner import Runner, judge_batch, judge_raw_batch
+from tablecert.harness.runner import Runner, judge_raw_batch
 from tablecert.harness.suite_reader import iter_batches
 from tablecert.vectors.suites import generate
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.hand_failures import has_hand_failures
 from tablecert.harness.hand_runner import HAND_SUITES
 from tablecert.harness.judged import database_digest
 from tablecert.harness.results import RunDatabase
@@ -41,7 +42,7 @@ SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_
 NOT_MERGED = {"shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished"}
 
 TABLE_COLUMNS = {
-    "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7,
+    "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7, "hand_failures": 7, "hand_answers": 3,
 }
 
 
@@ -188,11 +189,10 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
                 if row[0] not in kinds:
                     kinds.add(row[0])
                     db.execute("INSERT INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", row)
-        for table, width in (("hand_failures", 7), ("hand_answers", 3)):   # keyed by hand: disjoint shards
-            for s in shards:
-                if s.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-                    db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * width)})",
-                                   s.db.execute(f"SELECT * FROM {table}"))
+        for s in (s for s in shards if has_hand_failures(s.db)):      # keyed by hand: disjoint shards
+            for table in ("hand_failures", "hand_answers"):
+                db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * TABLE_COLUMNS[table])})",
+                               s.db.execute(f"SELECT * FROM {table}"))
         for table, width in (("counts", 3), ("confusion", 3)):
             total: Counter[tuple[Any, ...]] = Counter()
             for s in shards:
