@@ -86,18 +86,22 @@ def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None 
         index = np.array([i for i, _, _ in wrong], dtype=np.int64)
         hands = (cards[index] if cards is not None
                  else np.array([parse_hand(batch.cases[i]["cards"]) for i in index.tolist()], dtype=np.int64))
-        out.hand_failures = failure_rows(op, [e for _, e, _ in wrong], [a for _, _, a in wrong],
-                                         [batch.tc_ids[i] for i in index.tolist()], hands)
+        add_wrong_hands(out, [e for _, e, _ in wrong], [a for _, _, a in wrong],
+                        [batch.tc_ids[i] for i in index.tolist()], hands)
     return out
 
 
-def failure_rows(op: str, expected: list[int], actual: list[int], tc_ids: list[int],
-                 hands: np.ndarray) -> list[tuple[int, ...]]:
-    """The ``hand_failures`` rows of wrong hands (their label codes, tcIds and cards, n x 7)."""
+def add_wrong_hands(out: BatchOutcome, expected: list[int], actual: list[int], tc_ids: list[int],
+                    hands: np.ndarray) -> None:
+    """Put wrong hands of ``out.op`` (their label codes, tcIds and cards, n x 7) into ``out``:
+    their ``hand_failures`` rows, and their numbers per cause of each cell (``hand_causes``)."""
     masks = hand_features(hands)
     causes, simplicity = cause_and_simplicity(masks)
-    return list(zip([OP_CODE[op]] * len(tc_ids), expected, actual, causes.tolist(), simplicity.tolist(), tc_ids,
-                    masks.tolist()))
+    op = OP_CODE[out.op]
+    cause_list = causes.tolist()
+    out.hand_failures.extend(zip([op] * len(tc_ids), expected, actual, cause_list, simplicity.tolist(), tc_ids,
+                                 masks.tolist()))
+    out.hand_causes.update((op, e, a, c) for e, a, c in zip(expected, actual, cause_list))
 
 
 def has_hand_failures(db: sqlite3.Connection) -> bool:
@@ -105,11 +109,16 @@ def has_hand_failures(db: sqlite3.Connection) -> bool:
 
 
 def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]:
-    """(op, expected, actual, cause, failures) of every cause of every cell (one ordered scan)."""
+    """(op, expected, actual, cause, failures) of every cause of every cell, from the counts kept
+    as the batches were written (``hand_causes``: no scan of the wrong hands)."""
     if not has_hand_failures(db):
         return []
-    return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
-                      "GROUP BY op, expected, actual, cause").fetchall()
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hand_causes'").fetchone() is None:
+        # a run database of the release before, read only: one grouped scan
+        return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
+                          "GROUP BY op, expected, actual, cause").fetchall()
+    return db.execute("SELECT op, expected, actual, cause, n FROM hand_causes WHERE n > 0 "
+                      "ORDER BY op, expected, actual, cause").fetchall()
 
 
 def hand_cause_totals(db: sqlite3.Connection) -> list[dict[str, Any]]:

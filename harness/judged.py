@@ -11,6 +11,16 @@ changed by anything but the harness (a vendor that reached ``run.db``) makes the
 conclude. The record goes into ``summary.json`` (``judged``), and signing recomputes it from
 ``run.db`` (:func:`digest_of`), so a folder whose database was changed after the run no longer
 matches its summary.
+
+A hand suite's wrong hands (``hand_failures``) can number hundreds of millions (a vendor wrong on
+every hand of ``exhaustive``: 308,286,160 rows), too many to hash row by row in Python, so that
+table is fingerprinted instead (:mod:`tablecert.harness.hand_fingerprint`): its row count and
+sums, modulo nothing, of products of two linear forms of each row's codes modulo 2^31 - 1, which
+SQLite computes in one aggregate scan and numpy as each batch is written. The harness checks the
+database with lanes whose coefficients are drawn at random for this process and never written
+anywhere (a vendor cannot aim a change at them); ``summary.json`` gets lanes of fixed
+coefficients, which signing and merging recompute. The causes counted per cell
+(``hand_causes``) are checked like the counts.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from tablecert.harness.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
 from tablecert.harness.results import BatchOutcome, RunDatabase
 
 MOD = 1 << 256
@@ -27,9 +38,11 @@ TABLES = {
     "batches": "file, op, first_tc, n, status",
     "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses, comment',
     "faults": "file, op, first_tc, n, attempt, kind, detail, stderr_tail, recovered",
-    "hand_failures": "op, expected, actual, cause, simplicity, tc_id, features",
     "hand_answers": "op, tc_id, actual",
 }
+"""Tables digested row by row (each row's SHA-256, summed)."""
+LEGACY = {"hand_failures": "op, expected, actual, cause, simplicity, tc_id, features"}
+"""Digested row by row by the release before (checked that way in a summary it wrote)."""
 
 
 class TamperedRunDatabase(Exception):
@@ -40,9 +53,9 @@ def _row(row: Iterable[Any]) -> int:
     return int.from_bytes(hashlib.sha256(repr(tuple(row)).encode("utf-8")).digest(), "big")
 
 
-def _sums(db: RunDatabase) -> dict[str, int]:
+def _sums(db: RunDatabase, tables: dict[str, str] = TABLES) -> dict[str, int]:
     return {table: sum((_row(r) for r in db.db.execute(f"SELECT {cols} FROM {table}")), 0) % MOD
-            for table, cols in TABLES.items()}
+            for table, cols in tables.items()}
 
 
 def _counts(db: RunDatabase) -> Counter[tuple[str, str, str]]:
@@ -50,15 +63,30 @@ def _counts(db: RunDatabase) -> Counter[tuple[str, str, str]]:
                     if n})
 
 
-def digest_of(sums: dict[str, int], counts: Counter[tuple[str, str, str]]) -> dict[str, Any]:
-    """The record as written to ``summary.json``: rows per table digest and the counts' digest."""
-    count_digest = hashlib.sha256(repr(sorted(counts.items())).encode("utf-8")).hexdigest()
-    return {**{table: f"{value:064x}" for table, value in sorted(sums.items())}, "counts": count_digest}
+def _causes(db: RunDatabase) -> Counter[tuple[int, ...]]:
+    return Counter({tuple(row[:4]): row[4] for row in db.db.execute("SELECT * FROM hand_causes") if row[4]})
 
 
-def database_digest(db: RunDatabase) -> dict[str, Any]:
-    """The same record, recomputed from a run database alone (what signing compares)."""
-    return digest_of(_sums(db), _counts(db))
+def _digest(value: Counter[Any]) -> str:
+    return hashlib.sha256(repr(sorted(value.items())).encode("utf-8")).hexdigest()
+
+
+def digest_of(sums: dict[str, int], counts: Counter[tuple[str, str, str]], hands: Fingerprint,
+              causes: Counter[tuple[int, ...]]) -> dict[str, Any]:
+    """The record as written to ``summary.json``: rows per table digest, the wrong hands'
+    fingerprint (fixed lanes) and the digests of the counts and of the hand causes."""
+    return {**{table: f"{value:064x}" for table, value in sorted(sums.items())}, "hand_failures": hands.text(),
+            "hand_causes": _digest(causes), "counts": _digest(counts)}
+
+
+def database_digest(db: RunDatabase, recorded: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The same record, recomputed from a run database alone (what signing and merging compare).
+    ``recorded``: the record to compare with; one written by the release before (wrong hands
+    digested row by row, no hand causes) is recomputed that way."""
+    if isinstance(recorded, dict) and "hand_causes" not in recorded:
+        sums = _sums(db, {**TABLES, **LEGACY})
+        return {**{t: f"{v:064x}" for t, v in sorted(sums.items())}, "counts": _digest(_counts(db))}
+    return digest_of(_sums(db), _counts(db), database_fingerprint(db.path, PUBLIC), _causes(db))
 
 
 class JudgedRecord:
@@ -67,6 +95,9 @@ class JudgedRecord:
     def __init__(self, db: RunDatabase) -> None:
         self.sums = _sums(db)
         self.counts = _counts(db)
+        self.causes = _causes(db)
+        self.lanes = secret_lanes()
+        self.hands = database_fingerprint(db.path, PUBLIC + self.lanes)
         self.batches = 0
 
     def add(self, outcome: BatchOutcome) -> None:
@@ -75,9 +106,12 @@ class JudgedRecord:
         self.sums["batches"] = (self.sums["batches"] + _row((outcome.file, outcome.op, outcome.first_tc, outcome.n,
                                                             outcome.status))) % MOD
         for table, rows in (("failures", outcome.failures), ("faults", outcome.faults),
-                            ("hand_failures", outcome.hand_failures), ("hand_answers", outcome.hand_answers)):
+                            ("hand_answers", outcome.hand_answers)):
             self.sums[table] = (self.sums[table] + sum((_row(r) for r in rows), 0)) % MOD
+        if outcome.hand_failures:
+            self.hands = self.hands.plus(outcome.hand_failures)
         self.counts.update({k: n for k, n in outcome.counts.items() if n})
+        self.causes.update({k: n for k, n in outcome.hand_causes.items() if n})
 
     def add_fault(self, row: tuple[Any, ...]) -> None:
         """Account for a fault row written outside a batch (a vendor never greeted)."""
@@ -88,6 +122,10 @@ class JudgedRecord:
         harness holds in memory (those the verdict reads); TamperedRunDatabase if not."""
         sums, counts = _sums(db), _counts(db)
         changed = [table for table in TABLES if sums[table] != self.sums[table]]
+        if database_fingerprint(db.path, self.lanes) != self.hands.only(self.lanes):
+            changed.append("hand_failures")
+        if _causes(db) != self.causes:
+            changed.append("hand_causes")
         if counts != self.counts:
             changed.append("counts")
         stored = db.meta()
@@ -97,4 +135,4 @@ class JudgedRecord:
                 f"{db.path}: the run database no longer holds what the harness recorded (changed: "
                 f"{', '.join(changed)}); something outside tablecert wrote to it during the run, so no verdict "
                 "is written (run the vendor confined, --isolation auto, in a new run folder)")
-        return digest_of(self.sums, self.counts)
+        return digest_of(self.sums, self.counts, self.hands.only(PUBLIC), self.causes)

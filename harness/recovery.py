@@ -74,6 +74,7 @@ def merge(into: BatchOutcome, other: BatchOutcome) -> None:
     into.fault_requests.extend(other.fault_requests)
     into.hand_failures.extend(other.hand_failures)
     into.hand_answers.extend(other.hand_answers)
+    into.hand_causes.update(other.hand_causes)
 
 
 class _FaultLog:

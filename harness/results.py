@@ -20,6 +20,8 @@ Tables:
   bisection), with its inputs, so it can be replayed;
 * ``hand_failures`` and ``hand_answers``: a hand suite's wrong hands as integer codes, and the
   text of its answers that are not a label (see :mod:`tablecert.harness.hand_failures`);
+  ``hand_causes`` (op, expected, actual, cause, n): how many of them each cause of each
+  confusion cell has, added up as batches are written, so reports never scan the wrong hands;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): expected x answered labels (hand labels, a craps
   settle's outcome, ``result`` or ``error:CODE``; :data:`tablecert.harness.judge.CONFUSION_KEYS`).
@@ -73,6 +75,9 @@ CREATE TABLE IF NOT EXISTS hand_failures (
     PRIMARY KEY (op, expected, actual, cause, simplicity, tc_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS hand_answers (
     op INTEGER NOT NULL, tc_id INTEGER NOT NULL, actual TEXT NOT NULL, PRIMARY KEY (op, tc_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS hand_causes (
+    op INTEGER NOT NULL, expected INTEGER NOT NULL, actual INTEGER NOT NULL, cause INTEGER NOT NULL,
+    n INTEGER NOT NULL, PRIMARY KEY (op, expected, actual, cause)) WITHOUT ROWID;
 """
 
 OUTCOMES = ("pass", "fail", "unsupported", "fault")
@@ -126,6 +131,7 @@ class BatchOutcome:
     fault_requests: list[tuple[Any, ...]] = field(default_factory=list)
     hand_failures: list[tuple[int, ...]] = field(default_factory=list)
     hand_answers: list[tuple[Any, ...]] = field(default_factory=list)
+    hand_causes: Counter[tuple[int, int, int, int]] = field(default_factory=Counter)
 
 
 class RunDatabase:
@@ -144,6 +150,11 @@ class RunDatabase:
                 self.db.execute("ALTER TABLE faults ADD COLUMN recovered INTEGER NOT NULL DEFAULT 0")
             if "comment" not in {row[1] for row in self.db.execute("PRAGMA table_info(failures)")}:
                 self.db.execute("ALTER TABLE failures ADD COLUMN comment TEXT NOT NULL DEFAULT ''")
+            if (self.db.execute("SELECT 1 FROM hand_failures LIMIT 1").fetchone()
+                    and not self.db.execute("SELECT 1 FROM hand_causes LIMIT 1").fetchone()):
+                # wrong hands recorded by an earlier release, resumed: their causes counted once
+                self.db.execute("INSERT INTO hand_causes SELECT op, expected, actual, cause, COUNT(*) "
+                                "FROM hand_failures GROUP BY op, expected, actual, cause")
 
     def close(self) -> None:
         self.db.close()
@@ -198,6 +209,10 @@ class RunDatabase:
             db.executemany("INSERT OR IGNORE INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.fault_requests)
             db.executemany("INSERT INTO hand_failures VALUES (?, ?, ?, ?, ?, ?, ?)", outcome.hand_failures)
             db.executemany("INSERT OR REPLACE INTO hand_answers VALUES (?, ?, ?)", outcome.hand_answers)
+            db.executemany(
+                "INSERT INTO hand_causes VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (op, expected, actual, cause) DO UPDATE SET n = n + excluded.n",
+                [(*cell, n) for cell, n in outcome.hand_causes.items()])
             db.execute("COMMIT")
             return True
         except BaseException:

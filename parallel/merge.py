@@ -11,8 +11,8 @@ folder gives. A missing, repeated, foreign or incomplete shard is refused in one
 (:class:`MergeError`, exit status 2).
 
 The merged database is written batch by batch in run order (each batch's row, its faults,
-failures and poisoned cases), so it holds the rows of an unsharded run in its order; counts and
-confusion are summed over the shards (their rows in key order), the first request of each fault
+failures and poisoned cases), so it holds the rows of an unsharded run in its order; counts,
+confusion and hand causes are summed over the shards (their rows in key order), the first request of each fault
 kind is the one met first in run order, and the verdict is decided from the merged database by
 :mod:`tablecert.harness.verdict`. The meta names the shards merged (``merged_from``: each shard
 and its database's sha256).
@@ -76,12 +76,13 @@ class ShardRun:
                 raise MergeError(f"{path}: shard {meta['shard']} is not finished (continue it with --resume)")
             if meta.get("stopped"):
                 raise MergeError(f"{path}: shard {meta['shard']} was stopped: {meta['stopped']}")
-            if database_digest(run) != meta.get("judged"):
+            if database_digest(run, meta.get("judged")) != meta.get("judged"):
                 raise MergeError(f"{path}: the run database of shard {meta['shard']} no longer holds what its "
                                  "harness recorded")
         finally:
             run.close()
-        digest = hashlib.sha256(db_path.read_bytes()).hexdigest()
+        with db_path.open("rb") as f:              # read in chunks: a hand suite's database can be gigabytes
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
         db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         return cls(path, db, meta, Shard.parse(meta["shard"]), digest)
 
@@ -193,12 +194,14 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
             for table in ("hand_failures", "hand_answers"):
                 db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * TABLE_COLUMNS[table])})",
                                s.db.execute(f"SELECT * FROM {table}"))
-        for table, width in (("counts", 3), ("confusion", 3)):
+        for table, width in (("counts", 3), ("confusion", 3), ("hand_causes", 4)):
             total: Counter[tuple[Any, ...]] = Counter()
             for s in shards:
+                if not s.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                    continue
                 for row in s.db.execute(f"SELECT * FROM {table}"):
                     total[tuple(row[:width])] += row[width]
-            db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?)",
+            db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (width + 1))})",
                            [(*key, n) for key, n in sorted(total.items())])
         db.execute("COMMIT")
         run.set_meta(judged=database_digest(run))

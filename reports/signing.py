@@ -281,7 +281,7 @@ def check_signable(run_dir: Path) -> None:
         if not isinstance(tests, int) or isinstance(tests, bool):
             raise SigningError(f"{path}: the run does not record its suite's size, so its verdict cannot be "
                                "recomputed; not signed (run it again with this tablecert)")
-        if meta.get("judged") != database_digest(db):
+        if meta.get("judged") != database_digest(db, meta.get("judged")):
             raise SigningError(f"{path}: the run database no longer holds what the harness recorded during the run "
                                "(summary.json's 'judged' digests); not signed")
         verdict = decide(db).verdict

@@ -41,16 +41,26 @@ def standard_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``standard`` suite, generated once for the whole test run and shared read-only by the
     test processes (pytest-xdist workers share the parent of their base temporary folders; the
     first to take the lock generates it, the others wait and reuse it)."""
+    return shared_suite(tmp_path_factory, "standard")
+
+
+@pytest.fixture(scope="session")
+def joker_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``joker`` hand suite (20,358,520 hands), generated once and shared read-only likewise."""
+    return shared_suite(tmp_path_factory, "joker")
+
+
+def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     from tablecert.vectors.suites import generate
 
     shared = tmp_path_factory.getbasetemp().parent
-    folder = shared / "shared-standard-suite"
-    with open(shared / "shared-standard-suite.lock", "w") as lock:
+    folder = shared / f"shared-{name}-suite"
+    with open(shared / f"shared-{name}-suite.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "manifest.json").is_file():
-            partial = shared / "shared-standard-suite.partial"
+            partial = shared / f"shared-{name}-suite.partial"
             shutil.rmtree(partial, ignore_errors=True)
-            generate("standard", partial)
+            generate(name, partial)
             partial.rename(folder)
     return folder
 

@@ -23,7 +23,6 @@ from tablecert.oracle.cards import JOKER, parse_hand
 from tablecert.oracle.hand_features import feature_ids, hand_features
 from tablecert.oracle.hands import player_label
 from tablecert.reports.data import load_report_data
-from tablecert.vectors.suites import generate
 
 HERE = Path(__file__).parent
 BUGS = HERE / "hand_bug_vendors.py"
@@ -32,10 +31,8 @@ from hand_bug_vendors import buggy, natural_straight  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def joker(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("joker")
-    generate("joker", out)
-    return out
+def joker(joker_suite: Path) -> Path:
+    return joker_suite           # shared by the test run, read only
 
 
 def certify(joker: Path, out: Path, bug: str, *extra: str) -> subprocess.CompletedProcess[str]:

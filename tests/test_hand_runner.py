@@ -31,7 +31,6 @@ from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS, player_label
 from tablecert.oracle.label_batch import fast_label_response
 from tablecert.oracle.vendor import ReferenceVendor, serve
-from tablecert.vectors.suites import generate
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"] + ["JK"]
 OPS = ("paigow.player_bonus", "paigow.banker_bonus")
@@ -234,10 +233,8 @@ print("recompiled")
 # -- the harness side ----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def joker(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("joker")
-    generate("joker", out)
-    return out
+def joker(joker_suite: Path) -> Path:
+    return joker_suite           # shared by the test run, read only
 
 
 def test_request_lines_are_what_the_adapter_would_send_and_expected_lines_decode(joker: Path) -> None:

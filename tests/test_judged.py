@@ -62,7 +62,7 @@ def test_a_database_changed_after_the_run_is_not_signed(edge: Path, tmp_path: Pa
     out = tmp_path / "run"
     assert run(DemoVendor, edge, out).verdict == "fail"
     summary = write_outputs(out)
-    assert set(summary["judged"]) == {"batches", "failures", "faults", "hand_failures", "hand_answers", "counts"}
+    assert set(summary["judged"]) == {"batches", "failures", "faults", "hand_failures", "hand_answers", "hand_causes", "counts"}
     check_signable(out)                                   # as the run left it: signable
     with sqlite3.connect(out / "run.db") as db:
         db.execute("DELETE FROM failures WHERE rowid = (SELECT MIN(rowid) FROM failures)")
