@@ -24,7 +24,7 @@ from typing import Any
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
-from tablecert.harness.hand_failures import has_hand_failures
+from tablecert.harness.hand_failures import cause_counts
 from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order
@@ -387,7 +387,7 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
     by_op_flag = _totals(db, "op_flag")
     by_op_flag = {k: {**c, "fail": c["fail"] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
     counts, sets = attributed(db, (refused.condition, refused.params) if refused.classes else None)
-    hands = db.execute("SELECT COUNT(*) FROM hand_failures").fetchone()[0] if has_hand_failures(db) else 0
+    hands = sum(group[4] for group in cause_counts(db))        # the wrong hands, counted as they were written
     for flag in HAND_FLAGS if hands else ():
         counts[flag] = counts.get(flag, 0) + hands
     failing = sorted(((n, f) for f, n in counts.items() if n),
