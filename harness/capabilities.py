@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -211,9 +211,10 @@ def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]
     return batch.features, batch.outside
 
 
-def count_features(counts: Counter[tuple[str, str, str]], features: Iterable[tuple[tuple[str, ...], str]]) -> None:
-    """Add ``(features, outcome)`` pairs of vectors to a batch's counts (dimension ``feature``)."""
-    for (carried, outcome), n in Counter(features).items():
+def count_features(counts: Counter[tuple[str, str, str]], features: Mapping[tuple[tuple[str, ...], str], int]) -> None:
+    """Add the vectors of each ``(features, outcome)`` (how many: the mapping's value) to a batch's
+    counts (dimension ``feature``)."""
+    for (carried, outcome), n in features.items():
         for f in carried:
             counts[(FEATURE_DIMENSION, f, outcome)] += n
 
