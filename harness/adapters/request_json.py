@@ -17,11 +17,11 @@ So a value is taken from msgspec only when its bytes are ASCII without DEL and i
 encoding (another C pass) holds no byte 0xcb, the tag msgspec gives every float (NaN and
 infinities included; a 0xcb inside an int or a length only sends that value to ``json.dumps``).
 Any exception of msgspec's sends it to ``json.dumps`` too, which then encodes or raises exactly as
-before. A batch request that does not pass as a whole is written case by case that way, so one
-odd case does not slow the others. Values that are not JSON values (dates, sets, Decimals, bytes
-...) are never passed by the harness; msgspec would encode some of them where ``json.dumps``
-refuses them. ``tests/test_request_json.py`` checks the bytes against ``json.dumps`` on generated
-values and on every request of the edge and configs suites.
+before. A batch request that does not pass as a whole is written as its head and its cases, these
+case by case if need be, so one odd value does not slow the others. Values that are not JSON
+values (dates, sets, Decimals, bytes ...) are never passed by the harness; msgspec would encode
+some of them where ``json.dumps`` refuses them. ``tests/test_request_json.py`` checks the bytes
+against ``json.dumps`` on generated values and on every request of the edge and configs suites.
 """
 
 from __future__ import annotations
@@ -60,11 +60,13 @@ def compact(value: Any) -> bytes:
 
 def request_line(request: dict[str, Any]) -> bytes:
     """One request line: :func:`compact` and a newline; a request whose last field is ``cases``
-    (a list) is put together from its head and each case when it does not pass whole."""
+    (a list) and that does not pass whole is put together from its head and its cases (whole, or
+    case by case)."""
     out = _same_as_plain(request)
     if out is not None:
         return out + b"\n"
     if type(request) is dict and type(request.get("cases")) is list and request["cases"] and list(request)[-1] == "cases":
         head = compact({**request, "cases": []})        # ends with the empty list: ...,"cases":[]}
-        return b"".join((head[:-2], b",".join(map(compact, request["cases"])), b"]}\n"))
+        cases = _same_as_plain(request["cases"]) or b"[" + b",".join(map(compact, request["cases"])) + b"]"
+        return b"".join((head[:-3], cases, b"}\n"))
     return plain(request) + b"\n"
