@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from itertools import repeat
+from itertools import filterfalse, repeat
 from typing import Any
 
 import msgspec
@@ -111,8 +111,7 @@ class Expected:
         self.decoder = decoder
         self.encode = encode
         self.positions = [i for i, _ in self.rejections]
-        skip = set(self.positions)
-        self.kept = [i for i in range(n) if i not in skip] if skip else []
+        self.kept = list(filterfalse(set(self.positions).__contains__, range(n))) if self.positions else []
         codes = [code for _, code in self.rejections]
         self.codes = codes if all(type(c) is str for c in codes) else None     # compared in bulk when all strings
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablecert.harness import judge
-from tablecert.harness.capabilities import Capabilities, mark_batch
+from tablecert.harness.capabilities import Capabilities, case_features, mark_batch, table_features, vector_features
 from tablecert.harness.runner import passed_batch, whole_batch
 from tablecert.harness.suite_reader import Batch, _file_batches, vector_set_files
 from tablecert.vectors.checks import load_manifest
@@ -117,7 +117,18 @@ def test_whole_batch_counts_vectors_outside_a_declaration_as_unsupported(batches
     assert outside > 0      # the declaration leaves vectors of these parts out
 
 
-# The label and bet counts on shapes the suites never hold (their one-by-one fallbacks).
+def plain_features(op: str, config: Any, cases: list[Any], expected: list[Any]) -> list[tuple[str, ...]]:
+    table = table_features(op, config)
+    return [table + case_features(op, c, e) if table or isinstance(c, dict) else () for c, e in zip(cases, expected)]
+
+
+def test_vector_features_are_each_vector_s_features(batches: list[Batch]) -> None:
+    for batch in batches:
+        assert vector_features(batch.op, batch.config, batch.cases, batch.expected) == \
+            plain_features(batch.op, batch.config, batch.cases, batch.expected), batch.key
+
+
+# The label, bet and feature counts on shapes the suites never hold (their one-by-one fallbacks).
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=70),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
                     max_leaves=8)
@@ -137,3 +148,22 @@ def test_label_counts_are_the_labels_counted_one_by_one(values: list[Any], key: 
 @given(st.lists(st.fixed_dictionaries({}, optional={"bet": LABEL, "flat": JSON}) | JSON, max_size=8))
 def test_refusal_bets_are_the_bets_counted_one_by_one(cases: list[Any]) -> None:
     assert judge.refusal_bets(cases) == Counter(judge.refusal_bet(c) for c in cases)
+
+
+CRAPS_TABLE = {"unit": 100, "free_odds": {"4": "1", "5": "1", "6": "1", "8": "1", "9": "1", "10": "1"},
+               "max_odds": {"4": "1", "5": "1", "6": "1", "8": "1", "9": "1", "10": "1"}, "commission_rate": "0.05",
+               "commission_rounding": "down", "commission_unit": 1, "payout_rounding": "exact", "bar": 12}
+FIELD = st.sampled_from(["pass", "dont_come", "field", None, 0, 1, True, False]) | JSON
+CASE = st.fixed_dictionaries({}, optional={"bet": FIELD, "bank_seat": FIELD}) | JSON
+EXPECTED = st.fixed_dictionaries({}, optional={"error": st.sampled_from(["invalid_request", "invalid_config",
+                                                                          "invalid_hand", "invalid_bet"]) | JSON,
+                                               "result": JSON})      # expected values are objects
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["craps.settle", "craps.place_odds", "paigow.settle", "paigow.player_bonus"]),
+       st.sampled_from([CRAPS_TABLE, {"unit": 0}, None, {"cap": 4000000}]),
+       st.lists(st.tuples(CASE, EXPECTED), max_size=8))
+def test_vector_features_on_odd_shapes(op: str, config: Any, vectors: list[tuple[Any, Any]]) -> None:
+    cases, expected = [c for c, _ in vectors], [e for _, e in vectors]
+    assert vector_features(op, config, cases, expected) == plain_features(op, config, cases, expected)
