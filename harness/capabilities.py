@@ -188,13 +188,19 @@ def vector_features(op: str, config: Any, cases: Sequence[Any], expected: Sequen
     """The features of each vector of a batch: its table's, then its case's (:func:`case_features`).
     A case's features depend only on one field of it (``bet``; ``bank_seat``) and on its expected
     ``error``: when every case and expected value is a plain object with hashable such fields,
-    they are worked out once per distinct pair (equal vectors then share one tuple)."""
+    they are worked out once per distinct pair, or per distinct field when no expected error is one
+    that hides the feature (equal vectors then share one tuple)."""
     table = table_features(op, config)
     field = "bet" if op.startswith("craps.") else "bank_seat" if op == "paigow.settle" else None
     try:
         if field is None or set(map(type, cases)) - {dict} or set(map(type, expected)) - {dict}:
             raise TypeError("cases of other shapes")
-        keys = list(zip(map(dict.get, cases, repeat(field)), map(dict.get, expected, repeat("error"))))
+        codes = list(map(dict.get, expected, repeat("error")))
+        if (BEFORE_BET if field == "bet" else BEFORE_BANK_SEAT).isdisjoint(codes):     # no code that matters
+            values = list(map(dict.get, cases, repeat(field)))
+            by_value = {v: table + case_features(op, {field: v}, {}) for v in dict.fromkeys(values)}
+            return list(map(by_value.__getitem__, values))
+        keys = list(zip(map(dict.get, cases, repeat(field)), codes))
         memo = {k: table + case_features(op, {field: k[0]}, {"error": k[1]}) for k in dict.fromkeys(keys)}
     except TypeError:       # another op, a case that is not an object, an unhashable field
         return [table + case_features(op, case, e) for case, e in zip(cases, expected)]
