@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from itertools import filterfalse, repeat
 from typing import Any
 
 import msgspec
@@ -99,7 +100,7 @@ class Expected:
     ``{"result": R}`` value (in case order, as one JSON list) and the expected rejections
     (position, code)."""
 
-    __slots__ = ("n", "rejections", "results_bytes", "colons", "decoder", "encode")
+    __slots__ = ("n", "rejections", "results_bytes", "colons", "decoder", "encode", "positions", "kept", "codes")
 
     def __init__(self, n: int, results_bytes: bytes, rejections: Sequence[tuple[int, Any]] = (),
                  decoder: msgspec.json.Decoder = _DECODER, encode: Callable[[Any], bytes] = canonical) -> None:
@@ -109,6 +110,10 @@ class Expected:
         self.colons = results_bytes.count(b":")
         self.decoder = decoder
         self.encode = encode
+        self.positions = [i for i, _ in self.rejections]
+        self.kept = list(filterfalse(set(self.positions).__contains__, range(n))) if self.positions else []
+        codes = [code for _, code in self.rejections]
+        self.codes = codes if all(type(c) is str for c in codes) else None     # compared in bulk when all strings
 
     @classmethod
     def hand_labels(cls, n: int, results_bytes: bytes) -> Expected:
@@ -128,10 +133,21 @@ class Expected:
             return False
         if not self.rejections:
             return self._same(results)
-        if not all(passes({"error": code}, results[i]) for i, code in self.rejections):
-            return False
-        skip = {i for i, _ in self.rejections}
-        return self._same([r for i, r in enumerate(results) if i not in skip])
+        return self._refused(self.rejected(results)) and self._same(list(map(results.__getitem__, self.kept)))
+
+    def rejected(self, results: list[Any]) -> list[Any]:
+        """The answers at the positions of the expected rejections."""
+        return list(map(results.__getitem__, self.positions))
+
+    def _refused(self, answers: list[Any]) -> bool:
+        """Each of ``answers`` passes its expected rejection (:func:`passes`): in bulk when every
+        answer is a plain one-field object whose ``error`` is a plain object, its ``code`` then
+        compared to the expected codes (all strings) at once; else one by one."""
+        if (self.codes is not None and set(map(type, answers)) == {dict} and set(map(len, answers)) == {1}):
+            errors = list(map(dict.get, answers, repeat("error")))
+            if set(map(type, errors)) == {dict}:
+                return list(map(dict.get, errors, repeat("code"))) == self.codes
+        return all(passes({"error": code}, a) for (_, code), a in zip(self.rejections, answers))
 
     def _same(self, values: list[Any]) -> bool:
         """``values`` encode to the expected results' bytes (False for anything not encodable).
@@ -164,9 +180,11 @@ def _confirms_line(line: bytes, request_id: int, op: str, expected: Expected) ->
     top_keys = 2 if answer.op is msgspec.UNSET else 3
     if not expected.matches(answer.results):
         return False
-    # The results' colons: known from the expected bytes, unless rejections (free messages) are
-    # among them.
-    colons = canonical(answer.results).count(b":") if expected.rejections else expected.colons
+    # The results' colons: those of the expected bytes (the results compared equal to them), plus
+    # those of the answers to expected rejections (free messages): colons add up over a list.
+    colons = expected.colons
+    if expected.rejections:
+        colons += canonical(expected.rejected(answer.results)).count(b":")
     return _colons(line) == top_keys + colons
 
 

@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from importlib import resources
+from itertools import repeat
 from typing import Any
 
 from tablecert.oracle.errors import ConfigError
@@ -183,19 +184,39 @@ def case_features(op: str, case: Any, expected: Mapping[str, Any]) -> tuple[str,
     return ()
 
 
+def vector_features(op: str, config: Any, cases: Sequence[Any], expected: Sequence[Any]) -> list[tuple[str, ...]]:
+    """The features of each vector of a batch: its table's, then its case's (:func:`case_features`).
+    A case's features depend only on one field of it (``bet``; ``bank_seat``) and on its expected
+    ``error``: when every case and expected value is a plain object with hashable such fields,
+    they are worked out once per distinct pair, or per distinct field when no expected error is one
+    that hides the feature (equal vectors then share one tuple)."""
+    table = table_features(op, config)
+    field = "bet" if op.startswith("craps.") else "bank_seat" if op == "paigow.settle" else None
+    try:
+        if field is None or set(map(type, cases)) - {dict} or set(map(type, expected)) - {dict}:
+            raise TypeError("cases of other shapes")
+        codes = list(map(dict.get, expected, repeat("error")))
+        if (BEFORE_BET if field == "bet" else BEFORE_BANK_SEAT).isdisjoint(codes):     # no code that matters
+            values = list(map(dict.get, cases, repeat(field)))
+            by_value = {v: table + case_features(op, {field: v}, {}) for v in dict.fromkeys(values)}
+            return list(map(by_value.__getitem__, values))
+        keys = list(zip(map(dict.get, cases, repeat(field)), codes))
+        memo = {k: table + case_features(op, {field: k[0]}, {"error": k[1]}) for k in dict.fromkeys(keys)}
+    except TypeError:       # another op, a case that is not an object, an unhashable field
+        return [table + case_features(op, case, e) for case, e in zip(cases, expected)]
+    return list(map(memo.__getitem__, keys))
+
+
 def mark_batch(batch: Any, capabilities: Capabilities) -> None:
     """Set ``batch.features`` (tcId -> features) and ``batch.outside`` (tcId -> the feature that puts
     the vector outside the declaration) for the judge."""
-    table = table_features(batch.op, batch.config)
-    batch.features, batch.outside = {}, {}
-    everything = capabilities.everything
+    features = vector_features(batch.op, batch.config, batch.cases, batch.expected)
+    batch.features, batch.outside = dict(zip(batch.tc_ids, features)), {}
+    if capabilities.everything:
+        return
     offered: dict[str, bool] = {}
-    for tc_id, case, expected in zip(batch.tc_ids, batch.cases, batch.expected):
-        features = table + case_features(batch.op, case, expected) if table or isinstance(case, dict) else ()
-        batch.features[tc_id] = features
-        if everything:
-            continue
-        for f in features:
+    for tc_id, carried in zip(batch.tc_ids, features):
+        for f in carried:
             if f not in offered:
                 offered[f] = capabilities.offers(f)
             if not offered[f]:
@@ -211,9 +232,10 @@ def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]
     return batch.features, batch.outside
 
 
-def count_features(counts: Counter[tuple[str, str, str]], features: Iterable[tuple[tuple[str, ...], str]]) -> None:
-    """Add ``(features, outcome)`` pairs of vectors to a batch's counts (dimension ``feature``)."""
-    for (carried, outcome), n in Counter(features).items():
+def count_features(counts: Counter[tuple[str, str, str]], features: Mapping[tuple[tuple[str, ...], str], int]) -> None:
+    """Add the vectors of each ``(features, outcome)`` (how many: the mapping's value) to a batch's
+    counts (dimension ``feature``)."""
+    for (carried, outcome), n in features.items():
         for f in carried:
             counts[(FEATURE_DIMENSION, f, outcome)] += n
 

@@ -9,6 +9,10 @@ compared.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
+from collections.abc import Sequence
+from itertools import compress, repeat
 from typing import Any
 
 
@@ -59,6 +63,37 @@ def label_of(value: Any, key: str = "hand") -> str:
     return "(malformed)"
 
 
+def label_counts(values: Sequence[Any], key: str) -> Counter[str]:
+    """How many of ``values`` stand for each label: ``Counter(label_of(v, key) for v in values)``.
+    When every value is ``{"error": CODE}`` or ``{"result": R}`` with R an object without
+    ``error`` (for hand labels, of one field), they are counted in C by distinct CODE and
+    ``R[key]``, and each distinct one labelled by :func:`label_of`; otherwise one by one."""
+    try:
+        if set(map(type, values)) - {dict}:
+            raise TypeError("not all objects")
+        answered = list(map(operator.contains, values, repeat("result")))
+        results = list(map(dict.get, compress(values, answered), repeat("result")))
+        if results and (set(map(type, results)) != {dict} or any(map(operator.contains, results, repeat("error")))
+                        or (key == "hand" and set(map(len, results)) != {1})):
+            raise TypeError("results of other shapes")
+        rejections = list(compress(values, map(operator.not_, answered)))
+        if rejections and (set(map(len, rejections)) != {1} or not all(map(operator.contains, rejections,
+                                                                            repeat("error")))):
+            raise TypeError("rejections of other shapes")
+        counts: Counter[str] = Counter()
+        for code, n in Counter(map(dict.get, rejections, repeat("error"))).items():   # TypeError if unhashable
+            counts[label_of({"error": code}, key)] += n
+        if not key:
+            if results:
+                counts["result"] += len(results)
+            return counts
+        for label, n in Counter(map(dict.get, results, repeat(key))).items():    # TypeError if unhashable
+            counts[label_of({"result": {key: label}}, key)] += n
+        return counts
+    except TypeError:
+        return Counter(label_of(v, key) for v in values)
+
+
 REFUSAL_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle", "paigow.settle")
 """Ops whose vectors count, per table (config) and per craps bet, how many answers where a result
 was expected were an error (``refused``) and how many were not (``answered``): counts dimensions
@@ -69,6 +104,21 @@ other answer was refused as a whole (``tablecert.reports.refusals``)."""
 def refusal_table(op: str, config_json: str) -> str:
     """The key a vector of ``op`` on a table counts its refusal under (dimension ``table``)."""
     return f"{op.split('.')[0]} {config_json}"
+
+
+def refusal_bets(cases: Sequence[Any]) -> Counter[str | None]:
+    """``Counter(refusal_bet(c) for c in cases)``, counted by distinct ``bet`` in C when every case
+    is an object."""
+    try:
+        if set(map(type, cases)) - {dict}:
+            raise TypeError("not all objects")
+        raw = Counter(map(dict.get, cases, repeat("bet")))     # TypeError if a bet is unhashable
+    except TypeError:
+        return Counter(map(refusal_bet, cases))
+    counts: Counter[str | None] = Counter()
+    for bet, n in raw.items():
+        counts[refusal_bet({"bet": bet})] += n
+    return counts
 
 
 def refusal_bet(case: Any) -> str | None:

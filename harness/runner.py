@@ -26,6 +26,7 @@ import platform
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain, compress
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,8 @@ from tablecert.harness.hand_slices import HandSlice, SliceError, check_slice
 from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, HAND_FILE, HAND_SUITES, note_hand_suite, run_hands
 from tablecert.harness.capabilities import (UNSUPPORTED_DIMENSION, Capabilities, count_features, features_of,
                                             mark_batch, split_require)
-from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_of, passes, refusal_bet,
-                                     refusal_table)
+from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_counts, label_of, passes,
+                                     refusal_bet, refusal_bets, refusal_table)
 from tablecert.harness.protocol_versions import V1, run_v1
 from tablecert.harness.recovery import FaultPolicy, Recovery
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
@@ -113,25 +114,27 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
                                  stored_expected(expected), stored_answer(actual), dumps(batch.flags[i]),
                                  dumps(batch.clauses[i]),
                                  batch.comments[i] if batch.comments else ""))
-    count_features(out.counts, carried)
+    count_features(out.counts, Counter(carried))
     return out
 
 
 def passed_batch(batch: Batch) -> BatchOutcome:
     """Every vector of ``batch`` (none outside the declared capabilities) passed: what judging each
     answer would count (:func:`judge_batch`): the counts, the confusion diagonal, and every
-    vector that expected a result counted as answered for its table and bet."""
+    vector that expected a result counted as answered for its table and bet. It depends on the
+    batch alone, and is counted with C-level counting (``tests/test_passed_batch.py`` checks it
+    against a plain case-by-case count)."""
     out = whole_batch(batch, "done", "pass")
     label_key = CONFUSION_KEYS.get(batch.op)
     if label_key is not None:
-        for label, n in Counter(label_of(e, label_key) for e in batch.expected).items():
+        for label, n in label_counts(batch.expected, label_key).items():
             out.confusion[(batch.op, label, label)] += n
     if batch.op in REFUSAL_OPS:
-        results = [i for i, e in enumerate(batch.expected) if "result" in e]
-        if results:
-            out.counts[("table", refusal_table(batch.op, dumps(batch.config)), "answered")] += len(results)
+        answered = ["result" in e for e in batch.expected]
+        if any(answered):
+            out.counts[("table", refusal_table(batch.op, dumps(batch.config)), "answered")] += sum(answered)
         if batch.op.startswith("craps."):
-            for bet, n in Counter(refusal_bet(batch.cases[i]) for i in results).items():
+            for bet, n in refusal_bets(list(compress(batch.cases, answered))).items():
                 if bet is not None:
                     out.counts[("bet", bet, "answered")] += n
     return out
@@ -147,32 +150,41 @@ def judge_raw_batch(session: Any, batch: Batch) -> BatchOutcome:
     return judge_batch(batch, session.decode_batch_answer(answer, rid, len(batch.cases), batch.op))
 
 
-def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: Iterable[str], flags: Iterable[str], outcome: str,
-           n: int = 1) -> None:
-    counts[("op", op, outcome)] += n
+def _count(counts: Counter[tuple[str, str, str]], op: str, clauses: Iterable[str], flags: Iterable[str],
+           outcome: str) -> None:
+    counts[("op", op, outcome)] += 1
     for c in clauses:
-        counts[("clause", c, outcome)] += n
+        counts[("clause", c, outcome)] += 1
     for f in flags:
-        counts[("flag", f, outcome)] += n
-        counts[("op_flag", f"{op} {f}", outcome)] += n
+        counts[("flag", f, outcome)] += 1
+        counts[("op_flag", f"{op} {f}", outcome)] += 1
 
 
 def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
     """Every vector of a batch counted with one outcome (those outside the declared capabilities
-    ``unsupported``), counted once per kind of vector (its clauses, flags and features)."""
+    ``unsupported``): each clause, flag and feature counted once per outcome with C-level counting
+    (what :func:`_count` per vector would add up to)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
     features, outside = features_of(batch)
-    carried = []
-    kinds: Counter[tuple[tuple[str, ...], tuple[str, ...], str | None]] = Counter()
-    for clauses, flags, tc_id in zip(batch.clauses, batch.flags, batch.tc_ids):
-        reason = outside.get(tc_id)
-        kinds[(tuple(clauses), tuple(flags), reason)] += 1
-        carried.append((features[tc_id], "unsupported" if reason else outcome))
-    for (clauses, flags, reason), n in kinds.items():
-        _count(out.counts, batch.op, clauses, flags, "unsupported" if reason else outcome, n)
-        if reason:
+    groups = [(outcome, batch.clauses, batch.flags, batch.tc_ids)]
+    if outside:
+        reasons = list(map(outside.get, batch.tc_ids))
+        inside, unsupported = [not r for r in reasons], [bool(r) for r in reasons]
+        groups = [(result, list(compress(batch.clauses, chosen)), list(compress(batch.flags, chosen)),
+                   list(compress(batch.tc_ids, chosen))) for result, chosen in ((outcome, inside),
+                                                                                ("unsupported", unsupported))]
+        for reason, n in Counter(compress(reasons, unsupported)).items():
             out.counts[(UNSUPPORTED_DIMENSION, reason, "unsupported")] += n
-    count_features(out.counts, carried)
+    for result, clauses, flags, tc_ids in groups:
+        if not tc_ids:
+            continue
+        out.counts[("op", batch.op, result)] += len(tc_ids)
+        for c, n in Counter(chain.from_iterable(clauses)).items():
+            out.counts[("clause", c, result)] += n
+        for f, n in Counter(chain.from_iterable(flags)).items():
+            out.counts[("flag", f, result)] += n
+            out.counts[("op_flag", f"{batch.op} {f}", result)] += n
+        count_features(out.counts, {(f, result): n for f, n in Counter(map(features.__getitem__, tc_ids)).items()})
     return out
 
 

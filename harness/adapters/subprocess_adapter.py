@@ -28,7 +28,6 @@ runner opens a new session. A session is used by one thread at a time.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import selectors
@@ -49,6 +48,7 @@ from tablecert.harness.contract import (
     check_batch_answer,
     decode_answer,
 )
+from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.protocol_versions import greet
 from tablecert.harness.sandbox import SAFE_PATH, plan
 
@@ -316,7 +316,8 @@ class SubprocessSession:
 
     @staticmethod
     def _encode(request: dict[str, Any]) -> bytes:
-        return (json.dumps(request, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
+        """The request line: ``json.dumps``'s compact bytes, by msgspec where they are the same."""
+        return request_line(request)
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
         if not self._alive:
