@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from tablecert.harness.judge import label_of, passes
-from tablecert.harness.results import BatchOutcome, stored_answer
+from tablecert.harness.results import BatchOutcome, has_table, stored_answer
 from tablecert.harness.suite_reader import Batch
 from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
@@ -105,7 +105,7 @@ def add_wrong_hands(out: BatchOutcome, expected: list[int], actual: list[int], t
 
 
 def has_hand_failures(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hand_failures'").fetchone() is not None
+    return has_table(db, "hand_failures")
 
 
 def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]:
@@ -113,7 +113,7 @@ def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]
     as the batches were written (``hand_causes``: no scan of the wrong hands)."""
     if not has_hand_failures(db):
         return []
-    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hand_causes'").fetchone() is None:
+    if not has_table(db, "hand_causes"):
         # a run database of the release before, read only: one grouped scan
         return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
                           "GROUP BY op, expected, actual, cause").fetchall()

@@ -26,6 +26,7 @@ a check for changed rows, not a signature (the signature is over ``summary.json`
 from __future__ import annotations
 
 import hashlib
+import itertools
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from tablecert.harness.results import has_table
 
 P = 2**31 - 1
 COLUMNS = ("op", "expected", "actual", "cause", "simplicity", "tc_id", "features")
@@ -65,7 +68,7 @@ def _lane(draw: Callable[[], int]) -> Lane:
 
 
 def _public(label: str, count: int) -> tuple[Lane, ...]:
-    counter = iter(range(10**6))
+    counter = itertools.count()
 
     def draw() -> int:
         digest = hashlib.sha256(f"{label} {next(counter)}".encode()).digest()
@@ -118,7 +121,7 @@ def database_fingerprint(path: Path, lanes: tuple[Lane, ...]) -> Fingerprint:
     def scan(part: str) -> tuple[int, ...]:
         db = sqlite3.connect(uri, uri=True)
         try:
-            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'hand_failures'").fetchone():
+            if not has_table(db, "hand_failures"):
                 return (0,) * (1 + len(lanes))
             row = db.execute(f"SELECT COUNT(*){', ' if lanes else ''}{columns} FROM hand_failures "
                              f"WHERE {part}").fetchone()

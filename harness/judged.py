@@ -71,11 +71,15 @@ def _digest(value: Counter[Any]) -> str:
     return hashlib.sha256(repr(sorted(value.items())).encode("utf-8")).hexdigest()
 
 
+def _hex(sums: dict[str, int]) -> dict[str, str]:
+    return {table: f"{value:064x}" for table, value in sorted(sums.items())}
+
+
 def digest_of(sums: dict[str, int], counts: Counter[tuple[str, str, str]], hands: Fingerprint,
               causes: Counter[tuple[int, ...]]) -> dict[str, Any]:
     """The record as written to ``summary.json``: rows per table digest, the wrong hands'
     fingerprint (fixed lanes) and the digests of the counts and of the hand causes."""
-    return {**{table: f"{value:064x}" for table, value in sorted(sums.items())}, "hand_failures": hands.text(),
+    return {**_hex(sums), "hand_failures": hands.text(),
             "hand_causes": _digest(causes), "counts": _digest(counts)}
 
 
@@ -84,8 +88,7 @@ def database_digest(db: RunDatabase, recorded: dict[str, Any] | None = None) -> 
     ``recorded``: the record to compare with; one written by the release before (wrong hands
     digested row by row, no hand causes) is recomputed that way."""
     if isinstance(recorded, dict) and "hand_causes" not in recorded:
-        sums = _sums(db, {**TABLES, **LEGACY})
-        return {**{t: f"{v:064x}" for t, v in sorted(sums.items())}, "counts": _digest(_counts(db))}
+        return {**_hex(_sums(db, {**TABLES, **LEGACY})), "counts": _digest(_counts(db))}
     return digest_of(_sums(db), _counts(db), database_fingerprint(db.path, PUBLIC), _causes(db))
 
 

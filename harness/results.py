@@ -88,6 +88,11 @@ class StorageError(Exception):
     committed before is intact, and the run can be continued with ``--resume``."""
 
 
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    """Whether the database has table ``name`` (a run database of an earlier release may not)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 

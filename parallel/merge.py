@@ -30,7 +30,7 @@ from typing import Any
 from tablecert.harness.hand_failures import has_hand_failures
 from tablecert.harness.hand_runner import HAND_SUITES
 from tablecert.harness.judged import database_digest
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.results import RunDatabase, has_table
 from tablecert.harness.run_folder import check_database_files, refuse_link
 from tablecert.harness.runner import _same_vendor
 from tablecert.harness.verdict import conclude
@@ -197,7 +197,7 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
         for table, width in (("counts", 3), ("confusion", 3), ("hand_causes", 4)):
             total: Counter[tuple[Any, ...]] = Counter()
             for s in shards:
-                if not s.db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                if not has_table(s.db, table):
                     continue
                 for row in s.db.execute(f"SELECT * FROM {table}"):
                     total[tuple(row[:width])] += row[width]

@@ -25,6 +25,7 @@ from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
 from tablecert.harness.hand_failures import cause_counts
+from tablecert.harness.results import has_table
 from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order
@@ -471,7 +472,7 @@ def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
     has = {row[1] for row in db.execute("PRAGMA table_info(faults)")}
     recovered = "SUM(recovered)" if "recovered" in has else "0"
     kept = {}
-    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fault_requests'").fetchone():
+    if has_table(db, "fault_requests"):
         kept = {k: (f, o, t, n) for k, f, o, t, n in db.execute("SELECT kind, file, op, first_tc, n FROM fault_requests")}
     out = []
     for kind, count, back, first in db.execute(
@@ -491,7 +492,7 @@ def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
 def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
     """The first ``FAULTS_SHOWN`` cases that fault the vendor on their own, and how many there are
     (a run database from before the table existed has none)."""
-    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'poisoned'").fetchone():
+    if not has_table(db, "poisoned"):
         return [], 0
     total = db.execute("SELECT COUNT(*) FROM poisoned").fetchone()[0]
     rows = db.execute('SELECT file, op, tc_id, kind, detail, "case" FROM poisoned ORDER BY file, op, tc_id LIMIT ?',
