@@ -89,7 +89,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
             max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
-            hand_slice: Any = None, parallel: Any = None) -> tuple[RunResult, dict[str, Any]]:
+            hand_slice: Any = None, parallel: Any = None,
+            max_run_seconds: float | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
@@ -110,7 +111,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
                         run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
-                        require=require, hand_slice=hand_slice,
+                        require=require, hand_slice=hand_slice, max_run_seconds=max_run_seconds,
                         parallel=parallel and replace(parallel, vendor=vendor))
         try:
             result = runner.run()

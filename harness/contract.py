@@ -78,6 +78,11 @@ class SessionOptions:
     isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/sandbox.py)
     vendor_network: bool = False          # a sandboxed vendor keeps the host's network
     hidden_paths: tuple[str, ...] = ()    # folders a sandboxed vendor must not see (run folder, key's folder)
+    vendor_paths: tuple[str, ...] = ()    # host folders bound read-only into the sandbox (--vendor-path)
+    writable_paths: tuple[str, ...] = ()  # host folders bound writable into the sandbox (a vendor's own state)
+    max_processes: int | None = 256       # processes and threads of a sandboxed vendor (RLIMIT_NPROC)
+    max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
+    tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
 
 
 @runtime_checkable

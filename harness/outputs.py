@@ -75,6 +75,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "adapter": meta.get("adapter"),
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
+        "vendor_limits": meta.get("vendor_limits"),
+        "start_failures": meta.get("start_failures") or [],
         "protocol": meta.get("protocol"),
         "not_sent_for_protocol": db.totals("protocol"),
         "judged": meta.get("judged"),

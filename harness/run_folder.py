@@ -32,6 +32,8 @@ from pathlib import Path
 
 LOCK_NAME = ".tablecert.lock"
 DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
+FOLDER_MODE = 0o700    # run folders, suites and the suite cache: the lab's user only (they hold answers)
+FILE_MODE = 0o600      # the files tablecert writes (the CLI also sets umask 077)
 
 
 class UnsafeRunFolder(ValueError):
@@ -49,7 +51,9 @@ def refuse_link(path: Path, what: str = "") -> None:
 def prepare_run_folder(out: Path) -> Path:
     """Create ``out`` if needed; refuse it when it is a link or not a folder."""
     refuse_link(out, "the run folder")
-    out.mkdir(parents=True, exist_ok=True)
+    if not out.exists():
+        out.mkdir(parents=True, mode=FOLDER_MODE)
+        out.chmod(FOLDER_MODE)
     if not out.is_dir() or out.is_symlink():
         raise UnsafeRunFolder(f"{out}: not a folder")
     return out
@@ -69,7 +73,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o644)
+            os.fchmod(f.fileno(), FILE_MODE)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -83,7 +87,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
 def new_folder(parent: Path, name: str) -> Path:
     """A new, empty folder of an unpredictable name in ``parent`` (to be renamed to ``name``)."""
     path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent))
-    path.chmod(0o755)
+    path.chmod(FOLDER_MODE)
     return path
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import platform
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -66,6 +67,15 @@ class RunResult:
     verdict: str                       # pass | scoped_pass | fail | incomplete
     totals: dict[str, int]             # outcome -> vectors
     run_dir: Path
+
+
+START_FAILURE_STDERR = 2000    # characters of a start failure's stderr kept in the run's history
+
+
+def last_stderr_line(tail: str) -> str:
+    """The last non-empty line a vendor wrote on stderr (empty if none)."""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
 
 
 def utc_now() -> str:
@@ -232,7 +242,7 @@ class Runner:
                  progress: Callable[[int, int], None] | None = None, hand_batch_size: int | None = None,
                  max_hands: int | None = None, require: str | None = None,
                  max_run_answer_bytes: int | None = None, hand_slice: HandSlice | None = None,
-                 parallel: Any = None) -> None:
+                 parallel: Any = None, max_run_seconds: float | None = None) -> None:
         """``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when
         given, also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE);
         ``hand_batch_size``: hands per request of a hand suite (see the module docstring);
@@ -242,7 +252,9 @@ class Runner:
         run the ones it began with); ``max_run_answer_bytes``: once the vendor's answers in this
         run (all sessions) pass this size, nothing more is sent, the reason is kept in the meta
         (``stopped``) and the verdict is ``incomplete``; ``hand_slice``: run only a range or a
-        sample of a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass); ``parallel``: runs the batches instead of
+        sample of a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass); ``max_run_seconds``:
+        once this invocation has run this long, nothing more is sent (``stopped``, the verdict
+        ``incomplete``; ``--resume`` continues); ``parallel``: runs the batches instead of
         the one-worker loop, ``parallel.run(runner, done, total)`` (several workers, a Ray cluster,
         a shard: :class:`tablecert.parallel.ParallelOptions`)."""
         self.open_session = open_session
@@ -254,6 +266,9 @@ class Runner:
         self.max_hands = max_hands
         self.hand_slice = hand_slice
         self.max_run_answer_bytes = max_run_answer_bytes
+        self.max_run_seconds = max_run_seconds
+        self.started = time.monotonic()
+        self.over_time = False
         self.parallel = parallel
         self.answer_bytes = 0          # answers of the sessions already closed
         self.over_budget = False
@@ -352,7 +367,8 @@ class Runner:
                 self.capabilities = Capabilities.from_declaration(hello.raw.get("capabilities"))
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,
                                  vendor_capabilities=hello.raw.get("capabilities"),
-                                 isolation=getattr(session, "isolation", "unknown (outside adapter)"))
+                                 isolation=getattr(session, "isolation", "unknown (outside adapter)"),
+                                 vendor_limits=getattr(session, "limits", None))
             else:
                 restarted_as_before(session, identity, _identity(self.hello))
             self.session = session
@@ -368,6 +384,15 @@ class Runner:
         """True once enough failures were seen (``stop_after_failures``) or the vendor's answers
         passed ``max_run_answer_bytes`` (kept in the meta as ``stopped``): send nothing more."""
         if self.stop_after_failures is not None and self.failures >= self.stop_after_failures:
+            return True
+        if self.max_run_seconds is not None and not self.over_time:
+            ran = time.monotonic() - self.started
+            if ran > self.max_run_seconds:
+                self.over_time = True
+                self.db.set_meta(stopped=f"the run passed its wall-clock cap of {self.max_run_seconds:g} s "
+                                         f"(--max-run-seconds; {ran:,.0f} s); nothing more was sent (--resume "
+                                         "continues it)")
+        if self.over_time:
             return True
         if self.max_run_answer_bytes is not None and not self.over_budget:
             received = self.answer_bytes + getattr(self.session, "answer_bytes", 0)
@@ -418,11 +443,23 @@ class Runner:
         return conclude(self.db)
 
     def _not_greeted(self, err: VendorFault, resumed: bool) -> None:
-        """Record why the vendor could not be started or greeted, then raise VendorNotGreeted. A
-        vendor that started and did not answer ``hello`` properly committed a fault (it stays with
-        the run, resumed or not); a program that cannot be executed at all is the lab's set-up."""
+        """Record why the vendor could not be started or greeted, then raise VendorNotGreeted (its
+        message ends with the vendor's last stderr line: the sandbox's own reason when it could
+        not be set up). A vendor this run already identified that then does not answer ``hello``
+        properly committed a fault (it stays with the run); an attempt before the vendor was ever
+        identified (a typo in the command, a missing library, a sandbox that cannot be set up) is
+        a start failure of that attempt, kept in the meta's ``start_failures`` (the run's history),
+        which does not fail a resumed run."""
         why = f"{err.kind.value}: {err.detail}"
-        if err.kind is not FaultKind.START:
+        last = last_stderr_line(err.stderr_tail)
+        if last:
+            why += f"; the vendor's last line on stderr: {last}"
+        if self.db.meta().get("vendor") is None or err.kind is FaultKind.START:
+            history = list(self.db.meta().get("start_failures") or [])
+            history.append({"at": utc_now(), "kind": err.kind.value, "detail": err.detail,
+                            "stderr": err.stderr_tail[-START_FAILURE_STDERR:]})
+            self.db.set_meta(start_failures=history)
+        else:
             self.judged.add_fault(self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail))
         if not resumed:
             self.db.set_meta(state="not_started", not_started=why, finished=utc_now())

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from tablecert import __version__
-from tablecert.harness.run_folder import new_folder, remove_our_folder
+from tablecert.harness.run_folder import FOLDER_MODE, new_folder, remove_our_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest
@@ -86,7 +86,8 @@ def store(cache: Path, suite: str, profile_id: str, folder: Path) -> None:
     if entry is None:
         return
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        for folder in (cache, entry.parent):        # the cache holds expected answers: the lab's user only
+            folder.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
         building = new_folder(entry.parent, entry.name)
         try:
             shutil.copytree(folder, building, dirs_exist_ok=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -164,6 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tablecert.harness.runner import RunError
     from tablecert.oracle.errors import ConfigError
 
+    # Everything tablecert writes (run folders, suites, the suite cache, keys) is the lab's user's
+    # only: a path bound into a vendor's sandbox by mistake still leaks no answer.
+    os.umask(0o077)
     parser = build_parser()
     args = parser.parse_args(argv)
     if threading.current_thread() is threading.main_thread():

@@ -51,12 +51,36 @@ def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vendor-plugin", help="a Python vendor: entry-point name (tablecert.vendors) or module:attr")
     p.add_argument("--vendor-url", help="an HTTP vendor: URL that takes the protocol's requests as POSTs")
     p.add_argument("--isolation", choices=("auto", "strict", "none"), default="auto",
-                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (as root: "
-                        "own PID, mount and network namespaces, user nobody, the output folder, suite, key folder "
-                        "and HOME hidden), strict = refuse to run without all of it, none = a process group only "
+                   help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (bubblewrap: "
+                        "a file system holding only the system folders, the vendor's program and --vendor-path "
+                        "folders, read-only, with a private /tmp and HOME; own PID and network namespaces; as root "
+                        "user nobody), strict = refuse to run without all of it, none = a process group only "
                         "(default auto; the run records what it had)")
     p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
                    "(default: loopback of its own only)")
+    p.add_argument("--vendor-path", action="append", metavar="DIR", default=[],
+                   help="a host folder a confined vendor needs besides its program's own install tree (its data, "
+                        "libraries, a venv it calls), bound read-only; repeatable")
+    p.add_argument("--max-processes", type=int, default=256, metavar="N",
+                   help="processes and threads a confined vendor may have at once (default 256)")
+    p.add_argument("--max-file-mb", type=int, default=256, metavar="MB",
+                   help="largest file a confined vendor may write, and the size of its private /tmp and HOME "
+                        "(default 256)")
+
+
+def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The SessionOptions fields of the confinement options (UsageError for a bad one)."""
+    from tablecert.harness.sandbox import vendor_path_problem
+
+    for path in args.vendor_path:
+        problem = vendor_path_problem(path)
+        if problem:
+            raise UsageError(problem)
+    if args.max_processes < 1 or args.max_file_mb < 1:
+        raise UsageError("--max-processes and --max-file-mb must be at least 1")
+    return {"isolation": args.isolation, "vendor_network": args.vendor_network,
+            "vendor_paths": tuple(args.vendor_path), "max_processes": args.max_processes,
+            "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb}
 
 
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:

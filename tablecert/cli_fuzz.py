@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tablecert.cli_common import PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, subcommand
+from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, sandbox_options,
+                                  subcommand)
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -35,8 +36,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: not a folder")
-    options = SessionOptions(timeout=args.timeout, isolation=args.isolation, vendor_network=args.vendor_network,
-                             hidden_paths=(str(out.resolve()),))
+    options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
     opener = VendorTarget(adapter, target, options).opener()
     try:
         result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, existing_dir,
-                                  progress_bar, step_printer, subcommand)
+                                  progress_bar, sandbox_options, step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -48,9 +48,15 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     lines += [f"  why: {shown(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
     if summary.get("stopped"):
         lines.append(f"stopped: {summary['stopped']}")
+    started = summary.get("start_failures") or []
+    if started:
+        lines.append(f"attempts that did not start (before the vendor was identified; not faults): {len(started)}, "
+                     f"the last: {started[-1]['kind']}: {shown(started[-1]['detail'], 200)}")
     if isolation is not None:
         lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
                                                             if isolation.startswith("none") else ""))
+        if summary.get("vendor_limits"):
+            lines.insert(3, f"vendor limits: {summary['vendor_limits']}")
     failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
     for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
         lines.append(f"  failed {flag}: {n:,}")
@@ -68,6 +74,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     adapter, target = chosen_vendor(args)
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
+    if args.max_run_seconds is not None and args.max_run_seconds <= 0:
+        raise UsageError("--max-run-seconds must be above 0")
     if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
         raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
     from tablecert.harness.recovery import FaultPolicy
@@ -75,8 +83,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
-                             cpu_limit_s=args.cpu_limit, isolation=args.isolation,
-                             vendor_network=args.vendor_network)
+                             cpu_limit_s=args.cpu_limit, **sandbox_options(args))
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
@@ -91,7 +98,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               require=args.require, custom_suite=args.custom_suite,
                               max_run_answer_bytes=args.max_run_answer_mb << 20,
                               suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
-                              parallel=_parallel(args))
+                              parallel=_parallel(args), max_run_seconds=args.max_run_seconds)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -235,6 +242,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help=f"all the vendor's answers of a run together; past it nothing more is sent and the "
                         f"run is incomplete (default {MAX_RUN_ANSWER_MB} MB: the exhaustive suite's answers "
                         "are about 7 GB)")
+    p.add_argument("--max-run-seconds", type=float, metavar="S", help="wall-clock cap on this invocation: past it "
+                   "nothing more is sent and the run is incomplete (exit 2; --resume continues it). Default: none")
     p.add_argument("--pass-env", action="append", metavar="NAME", help="pass this environment variable to the vendor")
     p.add_argument("--require", metavar="SCOPE", help="the ops the lab requires: 'all' (the default: every op "
                    "of the suite), 'profile' (the profile's declared scope), or a comma-separated list of ops "

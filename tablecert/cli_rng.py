@@ -11,7 +11,8 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from tablecert.cli_common import UsageError, add_vendor_arguments, chosen_vendor, progress_bar, subcommand
+from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options,
+                                  subcommand)
 
 
 def _now() -> str:
@@ -37,8 +38,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
     try:
-        options = SessionOptions(timeout=args.timeout, isolation=args.isolation, vendor_network=args.vendor_network,
-                                 hidden_paths=(str(out.resolve()),))
+        options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
         outcomes = collect(adapter, target, options, args.rolls, args.decks,
                            progress=progress_bar("collecting", args.quiet, unit="outcomes"))
     except VendorFault as err:

@@ -146,7 +146,7 @@ def test_write_atomically_replaces_a_link_and_leaves_no_part(tmp_path: Path) -> 
     write_atomically(target, b"new\n")
     assert target.read_bytes() == b"new\n" and not target.is_symlink() and outside.untouched()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outside", "summary.json"]
-    assert oct(target.stat().st_mode & 0o777) == oct(0o644)
+    assert oct(target.stat().st_mode & 0o777) == oct(0o600)     # the lab's user only (issue 21)
 
 
 def test_the_lock_refuses_a_second_holder(tmp_path: Path) -> None:

@@ -112,7 +112,7 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
         raise SuiteError(f"unknown view {view!r} (views: prompt, expected, both)")
     profile_id = profile_id or DEFAULT_PROFILE
     profile = load_profile(profile_id)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True, mode=0o700)   # it holds the expected answers
     for v in VIEWS:
         if (out_dir / v).exists():
             shutil.rmtree(out_dir / v)

@@ -32,7 +32,6 @@ import os
 import resource
 import selectors
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
@@ -50,7 +49,7 @@ from tablecert.harness.contract import (
 )
 from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.protocol_versions import greet
-from tablecert.harness.sandbox import SAFE_PATH, plan
+from tablecert.harness.sandbox import SAFE_PATH, exit_code, plan, resolve
 
 STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20
@@ -72,26 +71,6 @@ def minimal_env(pass_env: Sequence[str]) -> dict[str, str]:
         if name in os.environ:
             env[name] = os.environ[name]
     return env
-
-
-def _limit(kind: int, soft: int, hard: int | None = None) -> tuple[int, int, int]:
-    """(kind, soft, hard) for the child, never above the current hard limit (which cannot be raised)."""
-    hard = soft if hard is None else hard
-    _, current_hard = resource.getrlimit(kind)
-    if current_hard != resource.RLIM_INFINITY:
-        soft, hard = min(soft, current_hard), min(hard, current_hard)
-    return kind, soft, hard
-
-
-def child_limits(options: SessionOptions) -> list[tuple[int, int, int]]:
-    """The resource limits set in the vendor process, computed in the parent."""
-    limits = [_limit(resource.RLIMIT_CORE, 0)]
-    if options.memory_limit_mb is not None:
-        limits.append(_limit(resource.RLIMIT_AS, options.memory_limit_mb << 20))
-    if options.cpu_limit_s is not None:
-        # SIGXCPU at the soft limit, SIGKILL a second later.
-        limits.append(_limit(resource.RLIMIT_CPU, options.cpu_limit_s, options.cpu_limit_s + 1))
-    return limits
 
 
 def _preexec(limits: list[tuple[int, int, int]]) -> Callable[[], None]:
@@ -175,12 +154,13 @@ class SubprocessSession:
     def __init__(self, argv: list[str], options: SessionOptions) -> None:
         self._options = options
         self._argv = argv
+        if options.isolation != "none":
+            argv = resolve(argv)            # found on the lab's PATH: the vendor's own PATH is the safe one
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
-        self._status_fd: int | None = None      # the sandbox's report of the vendor's wait status
+        self.limits = sandbox.limits
+        self._status_fd: int | None = None      # the sandbox's report of the vendor's exit (JSON lines)
         self._sandboxed = bool(sandbox.prefix)
-        if sandbox.prefix and not shutil.which(argv[0], path=SAFE_PATH):
-            raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
         status_w = -1
         if sandbox.prefix:
             self._status_fd, status_w = os.pipe()
@@ -188,7 +168,7 @@ class SubprocessSession:
             self._proc = subprocess.Popen(
                 sandbox.wrap(argv, status_w), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
-                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=_preexec(child_limits(options)),
+                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=_preexec(sandbox.rlimits()),
             )
         except (OSError, subprocess.SubprocessError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
@@ -462,9 +442,9 @@ class SubprocessSession:
 
     def _kill_group(self) -> None:
         # The vendor is not reaped yet, so its pid (= process group id) cannot have been reused.
-        # Under the sandbox it is `unshare`: its child, the namespace's init, is killed first;
+        # Under the sandbox it is `bwrap`: its child, the namespace's init, is killed first;
         # the kernel kills and reaps every process of the namespace before that init's exit
-        # completes, and only then does `unshare` exit. So once it has exited, nothing the vendor
+        # completes, and only then does `bwrap` exit. So once it has exited, nothing the vendor
         # started is left (before the signing key is ever read).
         if self._proc.returncode is not None:
             return
@@ -503,21 +483,18 @@ class SubprocessSession:
 
     def _vendor_returncode(self, returncode: int) -> int:
         """The vendor's own return code: under the sandbox as its namespace's init reported it
-        (the started process is ``unshare``), else the started process's."""
+        (the started process is ``bwrap``), else the started process's."""
         if self._status_fd is None:
             return returncode
         try:
             os.set_blocking(self._status_fd, False)
-            report = os.read(self._status_fd, 64)
+            report = os.read(self._status_fd, 4096)
         except OSError:
             report = b""
         finally:
             os.close(self._status_fd)
             self._status_fd = None
-        try:
-            return os.waitstatus_to_exitcode(int(report))
-        except ValueError:
-            return returncode
+        return exit_code(report, returncode)
 
     def _die(self) -> None:
         self._alive = False
