@@ -36,6 +36,7 @@ import pwd
 import resource
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,6 +122,16 @@ class Sandbox:
             return argv
         return [*self.prefix, "--json-status-fd", str(status_fd), "--", *self.drop, *argv]
 
+    def preexec(self) -> Callable[[], None]:
+        """Sets :meth:`rlimits` in the child between fork and exec (no imports, little allocation)."""
+        limits, setrlimit = self.rlimits(), resource.setrlimit
+
+        def apply() -> None:
+            for kind, soft, hard in limits:
+                setrlimit(kind, (soft, hard))
+
+        return apply
+
     def rlimits(self) -> list[tuple[int, int, int]]:
         """The resource limits set in the started process before ``exec`` (inherited by the vendor)."""
         lim = self.vendor_limits
@@ -131,9 +142,26 @@ class Sandbox:
             limits.append(_limit(resource.RLIMIT_CPU, lim.cpu_s, lim.cpu_s + 1))
         if self.prefix and lim.file_size_mb is not None:
             limits.append(_limit(resource.RLIMIT_FSIZE, lim.file_size_mb * MIB))
-        if self.prefix and lim.processes is not None and "user nobody" in self.mechanisms:
-            limits.append(_limit(resource.RLIMIT_NPROC, lim.processes))
+        if self.prefix and lim.processes is not None:
+            # RLIMIT_NPROC counts every task of the user: nobody's (as root), else the lab user's own,
+            # which its other programs already hold.
+            already = 0 if "user nobody" in self.mechanisms else _tasks_of(os.getuid())
+            limits.append(_limit(resource.RLIMIT_NPROC, already + lim.processes))
         return limits
+
+
+def _tasks_of(uid: int) -> int:
+    """How many tasks (threads) the user ``uid`` has now."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                st = os.stat(f"/proc/{entry}")
+                if st.st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry}/task"))
+            except OSError:
+                continue
+    return count
 
 
 def bwrap_program() -> str | None:
@@ -257,11 +285,14 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     hidden = [path for path in outermost(os.path.realpath(p) for p in options.hidden_paths if os.path.isdir(p))
               if _inside(path, [*bound, *writable])]
     covers = [arg for path in hidden for arg in ("--tmpfs", path, "--remount-ro", path)]
+    # The vendor starts in the lab's working folder, by name: relative paths of its command line
+    # reach what is bound; the folder's own contents are there only if bound.
     cwd = os.getcwd()
-    chdir = cwd if _inside(cwd, bound) and not _inside(cwd, hidden) else VENDOR_HOME
-    prefix = [*_namespaces(bwrap, root, network), *_parents([*bound, *writable, VENDOR_HOME]), *_system(),
-              *_private(limits, root), *binds, *covers,
-              "--setenv", "HOME", VENDOR_HOME, "--chdir", chdir]
+    workdir = [] if _inside(cwd, [*bound, *writable]) or _inside(cwd, list(SYSTEM_TREES)) else \
+        ["--perms", "0755", "--dir", cwd]
+    prefix = [*_namespaces(bwrap, root, network), *_parents([*bound, *writable, VENDOR_HOME, cwd + "/."]),
+              *_system(), *_private(limits, root), *workdir, *binds, *covers,
+              "--setenv", "HOME", VENDOR_HOME, "--chdir", cwd, "--remount-ro", "/"]
     mechanisms = ["bubblewrap: empty root with system folders, the vendor's program" +
                   (f" and {len(options.vendor_paths)} named path(s)" if options.vendor_paths else "") +
                   " read-only; private /tmp, HOME and /dev/shm", "pid namespace",

@@ -1,4 +1,4 @@
-"""``tablecert certify | validate | serve-vendor | demo``: running vendors against suites."""
+"""``tablecert certify | validate | serve-vendor | sandbox-check | demo``: running vendors against suites."""
 
 from __future__ import annotations
 
@@ -199,6 +199,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sandbox_check(args: argparse.Namespace) -> int:
+    """Start a vendor confined as a run would, say what it could see, greet it: 0 greeted, 2 not."""
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.sandbox_check import check
+
+    if not args.vendor_cmd:
+        raise UsageError("sandbox-check needs --vendor-cmd (only a subprocess vendor is confined)")
+    view = check(args.vendor_cmd, SessionOptions(timeout=args.timeout, **sandbox_options(args)))
+    print("\n".join(view.lines()))
+    if view.problem:
+        print(f"tablecert: error: the vendor did not start confined: {view.problem}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from tablecert.harness.contract import SessionOptions
 
@@ -277,6 +292,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--protocol", choices=("1", "2"), default="2",
                    help="the vendor contract version the answers follow (default 2; with 1 the vectors v1 cannot "
                         "express need no answer and are counted unsupported)")
+    p = add("sandbox-check", cmd_sandbox_check, "Start a --vendor-cmd vendor confined exactly as certify would, print "
+            "what it could see (mounts, user, limits, network) and greet it. Exit 0 greeted, 2 not.")
+    add_vendor_arguments(p)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the vendor's hello (default 60)")
     p = add("serve-vendor", cmd_serve_vendor, "Serve a Python vendor plugin over the vendor protocol on "
             "stdin/stdout (e.g. --plugin demo).")
     p.add_argument("--plugin", required=True, help="entry-point name (tablecert.vendors) or module:attr")

@@ -2,13 +2,17 @@
 
     python hostile_vendor.py SETTINGS.json
 
-SETTINGS: ``report`` (a folder it may write to: what each attack got, as ``hello.json`` and
-``bye.json``), ``run_db``, ``keys`` (paths to read), ``harness_pid_file`` (holds the harness's pid
-once the test has written it), ``secret`` (a value in the harness's environment only), ``port``
-(a TCP port listening on the host's loopback), ``marker`` (on the grandchild's command line).
+SETTINGS: ``report`` (a folder it may write to, bound into its sandbox by the test: what each
+attack got, as ``hello.json`` and ``bye.json``), ``run_db``, ``keys`` (paths to read),
+``harness_pid_file`` (holds the harness's pid once the test has written it), ``secret`` (a value in
+the harness's environment only), ``port`` (a TCP port listening on the host's loopback), ``marker``
+(on the grandchild's command line), ``host_files`` (files in the host's ``/tmp`` and ``/dev/shm``),
+``host_socket`` (a unix socket listening in the host's ``/tmp``), ``shm_name`` (a file it leaves in
+its ``/dev/shm``).
 
 At ``hello`` it reads and tries to change the run database, reads the keys, reads the harness's
-``/proc`` entries and scans ``/proc`` for the harness, connects to the host's port and lists the
+``/proc`` entries and scans ``/proc`` for the harness, connects to the host's port and unix socket,
+reads the host's ``/tmp`` and ``/dev/shm`` files, leaves 8 MB in its own ``/dev/shm`` and lists the
 network interfaces. At ``bye`` it tries the run database again, starts a grandchild in a session
 of its own (which says it started, sleeps, then writes ``late.txt``), waits until the grandchild
 has started, and answers.
@@ -82,6 +86,19 @@ def connect(port: int) -> str:
         return "connected"
 
 
+def connect_unix(path: str) -> str:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(2)
+        s.connect(path)
+        return "connected"
+
+
+def leave_in_shm(name: str) -> str:
+    with open(os.path.join("/dev/shm", name), "wb") as f:
+        f.write(b"\0" * (8 << 20))
+    return "written"
+
+
 def at_hello(settings: dict) -> dict:
     pid = harness_pid(settings["harness_pid_file"])
     return {"run_db_write": attempt(lambda: tamper(settings["run_db"])),
@@ -92,6 +109,9 @@ def at_hello(settings: dict) -> dict:
             "proc": scan_proc(settings["secret"]),
             "network": attempt(lambda: connect(settings["port"])),
             "interfaces": [name for _, name in socket.if_nameindex()],
+            "host_files": {path: attempt(lambda path=path: read(path)) for path in settings["host_files"]},
+            "host_socket": attempt(lambda: connect_unix(settings["host_socket"])),
+            "shm_left": attempt(lambda: leave_in_shm(settings["shm_name"])),
             "uid": os.getuid()}
 
 

@@ -60,6 +60,21 @@ def _processes_with(marker: str) -> list[int]:
     return found
 
 
+DRIVER = """
+import json, sys
+from pathlib import Path
+from tablecert.harness.certify import VendorTarget, certify
+from tablecert.harness.contract import SessionOptions
+cmd, suite, out, key, report = sys.argv[1:6]
+# The hostile vendor's one writable folder (its report), bound in as a vendor's own state folder is.
+options = SessionOptions(isolation="auto", writable_paths=(report,))
+result, summary = certify(VendorTarget("subprocess", cmd, options), "edge", Path(out), suite_dir=Path(suite),
+                          sign_key=Path(key))
+print("verdict:", summary["verdict"])
+sys.exit(0 if summary["verdict"] == "pass" else 1)
+"""
+
+
 @pytest.fixture(scope="module")
 def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The hostile vendor certified once; what it found, the run folder, the grandchild's fate."""
@@ -86,37 +101,55 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     report = shared / "report"
     report.mkdir()
     report.chmod(0o777)
+    host_tmp = Path("/tmp") / f"tablecert-host-{uuid.uuid4().hex}"
+    host_tmp.write_text("host /tmp")
+    host_tmp.chmod(0o644)
+    host_shm = Path("/dev/shm") / f"tablecert-host-{uuid.uuid4().hex}"
+    host_shm.write_text("host /dev/shm")
+    host_shm.chmod(0o644)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock_path = Path("/tmp") / f"tablecert-sock-{uuid.uuid4().hex}"
+    listener.bind(str(sock_path))
+    sock_path.chmod(0o777)
+    listener.listen(1)
+    listener.setblocking(False)
     server = socket.create_server(("127.0.0.1", 0))
     server.setblocking(False)
     secret, marker = uuid.uuid4().hex, f"grandchild-{uuid.uuid4().hex}"
+    shm_name = f"tablecert-left-{uuid.uuid4().hex}"
     settings = {"report": str(report), "run_db": str(out / "run.db"), "keys": [str(p) for p in keys.iterdir()] + [str(expected)],
                 "harness_pid_file": str(shared / "harness.pid"), "secret": secret,
-                "port": server.getsockname()[1], "marker": marker}
+                "port": server.getsockname()[1], "marker": marker, "host_files": [str(host_tmp), str(host_shm)],
+                "host_socket": str(sock_path), "shm_name": shm_name}
     (shared / "settings.json").write_text(json.dumps(settings))
     cmd = shlex.join([sys.executable, str(HOSTILE), str(shared / "settings.json")])
-    proc = subprocess.Popen([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", cmd, "--suite", "edge",
-                             "--suite-dir", str(suite), "--out", str(out), "--sign", str(keys / "lab-0600.key"),
-                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, cmd, str(suite), str(out), str(keys / "lab-0600.key"),
+                             str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TABLECERT_LAB_SECRET": secret})
     (shared / "harness.pid").write_text(str(proc.pid))
     stdout, stderr = proc.communicate(timeout=600)
     survivors = _processes_with(marker)
-    try:
-        accepted = server.accept()[0].close() or True
-    except BlockingIOError:
-        accepted = False
-    server.close()
+    accepted = []
+    for sock in (server, listener):
+        try:
+            accepted.append(sock.accept()[0].close() or True)
+        except BlockingIOError:
+            accepted.append(False)
+        sock.close()
     yield {"rc": proc.returncode, "stdout": stdout, "stderr": stderr, "out": out, "report": report,
             "hello": json.loads((report / "hello.json").read_text()),
             "bye": json.loads((report / "bye.json").read_text()), "survivors": survivors,
-            "accepted": accepted, "keys": keys}
+            "accepted": accepted[0], "unix_accepted": accepted[1], "keys": keys, "settings": settings,
+            "shm_left_on_host": (Path("/dev/shm") / shm_name).exists()}
     shutil.rmtree(shared, ignore_errors=True)
+    for path in (host_tmp, host_shm, sock_path):
+        path.unlink(missing_ok=True)
 
 
 @needs_full
 def test_the_confined_reference_answers_are_certified(hostile_run: dict[str, Any]) -> None:
     assert hostile_run["rc"] == 0, hostile_run["stdout"] + hostile_run["stderr"]
-    assert "verdict: PASS" in hostile_run["stdout"]
+    assert "verdict: pass" in hostile_run["stdout"]
     summary = json.loads((hostile_run["out"] / "summary.json").read_text())
     assert summary["verdict"] == "pass" and summary["totals"]["fail"] == 0 and summary["totals"]["pass"] > 5000
     assert "user nobody" in summary["isolation"] and "pid namespace" in summary["isolation"]
@@ -169,27 +202,38 @@ def test_no_network_beyond_its_own_loopback(hostile_run: dict[str, Any]) -> None
     assert hostile_run["hello"]["interfaces"] == ["lo"]
 
 
-def test_without_namespaces_auto_degrades_and_strict_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(sandbox, "_works", lambda *command: False)
-    assert sandbox.plan(["vendor"], SessionOptions(isolation="auto")).description == "none (process group only)"
+@needs_full
+def test_host_tmp_shm_and_unix_sockets_are_out_of_reach(hostile_run: dict[str, Any]) -> None:
+    found = hostile_run["hello"]
+    assert set(found["host_files"]) == set(hostile_run["settings"]["host_files"])
+    assert all(got == "FileNotFoundError" for got in found["host_files"].values()), found["host_files"]
+    assert found["host_socket"] in ("FileNotFoundError", "ConnectionRefusedError"), found["host_socket"]
+    assert hostile_run["unix_accepted"] is False
+    assert found["shm_left"] == "ok: 'written'"            # its own /dev/shm works ...
+    assert hostile_run["shm_left_on_host"] is False        # ... and is gone with it, never the host's
+
+
+def test_without_bubblewrap_auto_degrades_and_strict_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox, "bwrap_program", lambda: None)
+    assert sandbox.plan(["/bin/true"], SessionOptions(isolation="auto")).description == "none (process group only)"
     with pytest.raises(VendorFault) as refused:
-        sandbox.plan(["vendor"], SessionOptions(isolation="strict"))
+        sandbox.plan(["/bin/true"], SessionOptions(isolation="strict"))
     assert refused.value.kind is FaultKind.START
-    assert sandbox.plan(["vendor"], SessionOptions(isolation="none")).prefix == ()
+    assert sandbox.plan(["/bin/true"], SessionOptions(isolation="none")).prefix == ()
 
 
-def test_not_root_uses_a_user_namespace_where_the_kernel_allows_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_not_root_uses_a_user_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan a user other than root gets (that it works for real: test_sandbox_unprivileged.py)."""
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(sandbox, "_works", lambda *command: "--map-root-user" in command)
-    got = sandbox.plan(["vendor"], SessionOptions(isolation="auto"))
+    monkeypatch.setattr(sandbox, "_works", lambda *command: True)
+    got = sandbox.plan(["/bin/true"], SessionOptions(isolation="auto"))
     assert "user namespace" in got.mechanisms and "user nobody" not in got.mechanisms
-    assert "--map-root-user" in got.prefix and "--reuid=65534" not in got.drop
-    assert "--bounding-set=-all" in got.drop and "--no-new-privs" in got.drop
+    assert "--unshare-user" in got.prefix and got.drop == ()
+    assert "--unshare-net" in got.prefix and "--cap-drop" in got.prefix
     with pytest.raises(VendorFault):
-        sandbox.plan(["vendor"], SessionOptions(isolation="strict"))
-    networked = sandbox.plan(["vendor"], SessionOptions(isolation="auto", vendor_network=True))
-    assert "--net" not in networked.prefix and "network: vendor's own" in networked.mechanisms
+        sandbox.plan(["/bin/true"], SessionOptions(isolation="strict"))
+    networked = sandbox.plan(["/bin/true"], SessionOptions(isolation="auto", vendor_network=True))
+    assert "--unshare-net" not in networked.prefix and "network: vendor's own" in networked.mechanisms
 
 
 @needs_full
@@ -200,7 +244,8 @@ def test_the_reference_vendor_is_certified_under_the_sandbox(edge: Path, tmp_pat
                            "--suite-dir", str(edge), "--out", str(out), "--isolation", "strict", "--quiet"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "verdict: PASS" in done.stdout and "vendor isolation: pid namespace" in done.stdout
+    assert "verdict: PASS" in done.stdout and "vendor isolation: bubblewrap" in done.stdout
+    assert "vendor limits: processes 256" in done.stdout
 
 
 def test_an_in_process_plugin_records_that_it_is_not_confined() -> None:

@@ -29,7 +29,6 @@ runner opens a new session. A session is used by one thread at a time.
 from __future__ import annotations
 
 import os
-import resource
 import selectors
 import shlex
 import signal
@@ -71,16 +70,6 @@ def minimal_env(pass_env: Sequence[str]) -> dict[str, str]:
         if name in os.environ:
             env[name] = os.environ[name]
     return env
-
-
-def _preexec(limits: list[tuple[int, int, int]]) -> Callable[[], None]:
-    setrlimit = resource.setrlimit
-
-    def apply() -> None:  # runs in the child between fork and exec: no imports, no allocation-heavy work
-        for kind, soft, hard in limits:
-            setrlimit(kind, (soft, hard))
-
-    return apply
 
 
 def describe_status(returncode: int) -> str:
@@ -168,7 +157,7 @@ class SubprocessSession:
             self._proc = subprocess.Popen(
                 sandbox.wrap(argv, status_w), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
-                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=_preexec(sandbox.rlimits()),
+                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=sandbox.preexec(),
             )
         except (OSError, subprocess.SubprocessError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
