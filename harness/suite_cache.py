@@ -86,8 +86,8 @@ def store(cache: Path, suite: str, profile_id: str, folder: Path) -> None:
     if entry is None:
         return
     try:
-        for folder in (cache, entry.parent):        # the cache holds expected answers: the lab's user only
-            folder.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+        for made in (cache, entry.parent):          # the cache holds expected answers: the lab's user only
+            made.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
         building = new_folder(entry.parent, entry.name)
         try:
             shutil.copytree(folder, building, dirs_exist_ok=True)
