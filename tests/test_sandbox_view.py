@@ -133,3 +133,18 @@ def test_a_disk_filler_is_bounded_by_its_private_folders(tmp_path: Path) -> None
     assert int(took[sandbox.VENDOR_HOME].split()[0]) <= 16
     assert took[str(REPO)].startswith("0 MiB") and took["/"].startswith("0 MiB"), report
     assert "fill-0" not in os.listdir(REPO) and "fill-0" not in os.listdir("/tmp")
+
+
+def test_a_vendor_the_sandbox_user_cannot_read_is_named_in_one_line(tmp_path: Path) -> None:
+    """pytest's folders are root's (0700): a vendor script there cannot be run as nobody, and the one
+    line says so with the sandbox's own words, not a bare exit status."""
+    script = tmp_path / "vendor.sh"
+    script.write_text(f"#!/bin/sh\nexec {sys.executable} -m tablecert reference-vendor\n")
+    script.chmod(0o700)
+    done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", str(script), "--suite",
+                           "edge", "--out", str(tmp_path / "run"), "--quiet"], capture_output=True, text=True,
+                          timeout=600, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "Permission denied" in done.stderr and "last line on stderr" in done.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["faults"] == [] and summary["start_failures"][0]["kind"] == "crash"
