@@ -461,7 +461,7 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
                 t0 = time.perf_counter()
                 runner.record(outcome)
                 STATS.record_s += time.perf_counter() - t0
-                runner.failures += len(outcome.hand_failures)
+                runner.failures += outcome.failed
                 if runner.progress:
                     runner.progress(count, total)
                 if runner.should_stop():

@@ -138,6 +138,12 @@ class BatchOutcome:
     hand_answers: list[tuple[Any, ...]] = field(default_factory=list)
     hand_causes: Counter[tuple[int, int, int, int]] = field(default_factory=Counter)
 
+    @property
+    def failed(self) -> int:
+        """How many vectors of this batch failed: its failure rows, or a hand batch's wrong hands
+        (stored as ``hand_failures`` codes instead). Every run loop counts failures with this."""
+        return len(self.failures) + len(self.hand_failures)
+
 
 class RunDatabase:
     """The SQLite results of one run (see the module docstring)."""

@@ -480,7 +480,7 @@ class Runner:
             else:
                 outcome = run_vector_batch(self, batch, self.hello.protocol)
                 self.record(outcome)
-                self.failures += len(outcome.failures)
+                self.failures += outcome.failed
             if self.progress:
                 self.progress(seen, total)
             if self.should_stop():

@@ -188,7 +188,7 @@ class Writer:
                     self.give_up.tally(op, out)
             assert out is not None
             runner.record(out)
-            runner.failures += len(out.failures)
+            runner.failures += out.failed
             runner.answer_bytes = self.pool.answer_bytes()
             if runner.should_stop():
                 return True

@@ -329,3 +329,27 @@ def test_a_shard_resumes_only_as_the_same_shard(edge: Path, tmp_path: Path) -> N
     held = {first for (first,) in sqlite3.connect(tmp_path / "run.db").execute("SELECT first_tc FROM batches")}
     assert held and sqlite3.connect(tmp_path / "run.db").execute(
         "SELECT value FROM meta WHERE key = 'shard'").fetchone() == ('"1/3"',)
+
+
+def test_a_parallel_hand_run_stops_after_n_failures_where_one_worker_stops(joker: Path, tmp_path: Path,
+                                                                         vendor_files: Path) -> None:
+    """stop-after-failures counts a hand batch's wrong hands on every path (it never fired on the
+    parallel one, which counted only JSON failure rows; issue 23)."""
+    from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
+
+    script = vendor_files / "wrong_labels.py"
+    script.write_text(WRONG_LABELS)
+    script.chmod(0o644)
+    adapter, options = SubprocessAdapter(), SessionOptions(timeout=60)
+    command = f"{sys.executable} {script}"
+
+    def run(out: Path, workers: int | None) -> None:
+        Runner(lambda: adapter.open(command, options), joker, out, hand_batch_size=700, max_hands=6_000,
+               stop_after_failures=5, parallel=ParallelOptions(workers=workers) if workers else None).run()
+
+    run(tmp_path / "one", None)
+    run(tmp_path / "two", 2)
+    expected = rows(tmp_path / "one")
+    # One wrong hand a batch (the eighth): the run stops once the fifth batch is recorded, of 18.
+    assert len(expected["hand_failures"]) == len(expected["batches"]) == 5
+    assert rows(tmp_path / "two") == expected
