@@ -282,6 +282,7 @@ class Runner:
         meta = self.db.meta()
         if meta and meta.get("suite_manifest_sha256") != digest:
             raise RunError(f"{db_path} belongs to a run of another suite (manifest {meta.get('suite_manifest_sha256')})")
+        self.run_meta = run_meta or {}
         if not meta:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
@@ -363,6 +364,8 @@ class Runner:
                     session.close()
                     raise RunError(f"this run speaks {self.db.meta()['protocol']}; the vendor now speaks "
                                    f"{hello.protocol} (start a new run folder)")
+                if recorded is None:        # first identified now: how it was reached is this attempt's
+                    self.db.set_meta(**{k: v for k, v in self.run_meta.items() if k in ("adapter", "target")})
                 self.hello = hello
                 self.capabilities = Capabilities.from_declaration(hello.raw.get("capabilities"))
                 self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,

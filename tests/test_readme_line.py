@@ -81,4 +81,5 @@ def test_a_typo_then_resume_is_certified_with_the_failed_start_in_its_history(tm
     summary = json.loads((out / "summary.json").read_text())
     assert summary["verdict"] == "pass" and summary["faults"] == []
     assert [f["kind"] for f in summary["start_failures"]] == ["crash"]
+    assert summary["target"] == VENDORS["console"]          # how the vendor was reached: the right command
     assert "invalid choice" in summary["start_failures"][0]["stderr"]
