@@ -1,0 +1,89 @@
+"""Imports point one way: the layers of the README's Layout table, checked on every import.
+
+Every ``import tablecert.X`` / ``from tablecert.X import ...`` in the product's folders (those
+inside functions too) must name the importing folder's own package, or one of a lower layer. The
+layers are read from the README's Layout table, so the table is the rule. The imports that broke
+it when this test was written are listed in :data:`KNOWN_UPWARD` (issue 23 removes them): the test
+fails on any other, and on a listed one that is gone (so the list only shrinks).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# (importing file, imported package): upward or sideways imports present when this test was written.
+KNOWN_UPWARD = {
+    ("harness/certify.py", "reports"),
+    ("rng/report.py", "reports"),
+    ("rng/charts.py", "reports"),
+}
+
+
+def layers() -> dict[str, tuple[str, int]]:
+    """folder -> (package, layer), from the README's Layout table."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Layout"):text.index("## Test vectors")]
+    found = {}
+    for folder, package, layer in re.findall(r"^\| `(\w+)/` \(`([\w.]+)`\) \| (\d) \|", table, re.M):
+        found[folder] = (package, int(layer))
+    return found
+
+
+CLI_MODULES = {f"tablecert.{path.stem}" for path in (REPO / "tablecert").glob("*.py") if path.stem != "__init__"}
+
+
+def package_of(module: str, packages: dict[str, tuple[str, int]]) -> str | None:
+    """The folder whose package ``module`` is in (the longest package name that prefixes it). The
+    top package itself (``tablecert``: its version) belongs to no layer; its modules are the CLI's."""
+    if module == "tablecert" or (module.count(".") == 1 and module.startswith("tablecert.")
+                                 and module not in CLI_MODULES and module.split(".")[1] not in packages):
+        return None
+    best = None
+    for folder, (package, _) in packages.items():
+        if module == package or module.startswith(package + "."):
+            if best is None or len(package) > len(packages[best][0]):
+                best = folder
+    return best
+
+
+def imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            found += [f"{node.module}.{alias.name}" for alias in node.names if node.module == "tablecert"]
+    return [name for name in found if name == "tablecert" or name.startswith("tablecert.")]
+
+
+def violations() -> set[tuple[str, str]]:
+    packages = layers()
+    seen = set()
+    for folder, (_, layer) in packages.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for module in imports(path):
+                target = package_of(module, packages)
+                if target is None or target == folder:
+                    continue
+                if packages[target][1] >= layer:
+                    seen.add((str(path.relative_to(REPO)), target))
+    return seen
+
+
+def test_the_layout_table_names_every_product_folder() -> None:
+    assert set(layers()) == {"oracle", "vectors", "harness", "reports", "rng", "parallel", "fuzz", "tablecert"}
+
+
+def test_imports_point_down_the_layers() -> None:
+    found = violations()
+    new = sorted(found - KNOWN_UPWARD)
+    assert not new, "imports up or beside the layers of the README's Layout table: " + ", ".join(
+        f"{file} imports {target}" for file, target in new)
+    gone = sorted(KNOWN_UPWARD - found)
+    assert not gone, f"no longer there, remove from KNOWN_UPWARD: {gone}"
