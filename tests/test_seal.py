@@ -384,3 +384,18 @@ def test_forty_answers_of_14_mb_are_refused_in_one_line_under_1_5_gb(edge: Path,
     one_line_refusal(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), words)
     assert "MemoryError" not in stderr
     print(f"peak RSS of the children so far: {usage.ru_maxrss / 1024:.0f} MB")
+
+
+@pytest.mark.parametrize("header, words", [
+    ({"hello": {"implementation": {"name": "Acme"}, "ops": []}}, "the header is not a hello answer"),
+    ({"hello": {**HELLO["hello"], "protocol": "tablecert-vendor/1"}}, "the header says tablecert-vendor/1"),
+    ("second line", "must be the first line"),
+])
+def test_a_bad_header_line_is_refused_in_one_line(edge: Path, tmp_path: Path, header: Any, words: str) -> None:
+    answers = expected_answers(edge)
+    lines = [answers[0], HELLO, *answers[1:]] if header == "second line" else [header, *answers]
+    responses = write_lines(tmp_path / "responses.jsonl", lines)
+    done = tablecert("validate", "--responses", str(responses), "--suite-dir", str(edge), "--out", str(tmp_path / "run"),
+                     "--quiet")
+    one_line_refusal(done, str(responses), words)
+    assert not (tmp_path / "run" / "run.db").exists()
