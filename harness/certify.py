@@ -140,6 +140,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     key_folder = (seal_key.resolve() if seal_key is not None else seal.default_key_path()).parent
     with locked_run_folder(out):
         check_database_files(out / "run.db")
+        if resume:
+            seal.check_resumed(out / "run.db", key)
         folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
         # What a confined vendor must not see: the run folder, the suite (its expected view holds the
         # answers, so does the suite cache) and the folders of the lab's key, certificate and submission files.

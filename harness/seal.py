@@ -33,7 +33,9 @@ suite folder is anchored again where it is read), the responses file's bytes (on
 ``summary.json``, ``junit.xml``, ``failures/`` and the PDFs (all recomputed from the database and
 signed with the report key), and anything before the run was concluded: the seal says which
 process with the lab's key recorded this, not that the vendor answered honestly, nor that the
-host running tablecert was not itself compromised (whoever holds the run key can seal anything,
+host running tablecert was not itself compromised; a run interrupted before it concluded holds no
+seal, so ``--resume`` takes its database as found (a run sealed before is checked,
+:func:`check_resumed`) (whoever holds the run key can seal anything,
 as in in-toto a functionary's key vouches only for its own step).
 """
 
@@ -149,6 +151,20 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
         db.close()
 
 
+def check_resumed(db_path: Path, key: Ed25519PrivateKey) -> None:
+    """A run continued with ``--resume`` that was sealed when it last concluded must still be as
+    sealed, by ``key`` (SealError if not). A run interrupted before concluding holds no seal: its
+    database is taken as found (see the module docstring)."""
+    if not db_path.is_file():
+        return
+    db = RunDatabase(db_path)
+    try:
+        if SEAL in db.meta():
+            check_seal(db, [key.public_key()], str(db_path.parent))
+    finally:
+        db.close()
+
+
 def check_seal(db: RunDatabase, trusted: list[Ed25519PublicKey], what: str) -> str:
     """The fingerprint of the trusted key that sealed the database's record as it is now;
     SealError (its message starting with ``what``: the folder, or the shard) if the record is not
@@ -203,5 +219,5 @@ def _check_responses(responses: Any, what: str) -> None:
                         f"{responses.get('bytes')} bytes); not accepted")
 
 
-__all__ = ["SEAL", "SealError", "check_seal", "default_key_path", "run_key", "run_record",
+__all__ = ["SEAL", "SealError", "check_resumed", "check_seal", "default_key_path", "run_key", "run_record",
            "seal_folder", "seal_run", "trusted_seal_keys"]

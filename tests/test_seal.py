@@ -399,3 +399,13 @@ def test_a_bad_header_line_is_refused_in_one_line(edge: Path, tmp_path: Path, he
                      "--quiet")
     one_line_refusal(done, str(responses), words)
     assert not (tmp_path / "run" / "run.db").exists()
+
+
+def test_a_sealed_run_changed_before_resume_is_refused(edge: Path, runs: dict[str, Path], tmp_path: Path) -> None:
+    run = tmp_path / "whole"
+    shutil.copytree(runs["whole"], run)
+    forge_meta(run)
+    one_line_refusal(certify(edge, run, "--resume"), str(run), "changed since it was sealed")
+    shutil.rmtree(run)
+    shutil.copytree(runs["whole"], run)
+    assert certify(edge, run, "--resume").returncode == 1          # as sealed: it resumes (to the same verdict)
