@@ -22,6 +22,7 @@ from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.runner import Runner
+from tablecert.harness.seal import run_key, seal_folder
 from tablecert.reports import KINDS, render_pdf, verify_report, write_reports
 from tablecert.reports.data import load_report_data
 from tablecert.vectors.suites import generate
@@ -35,6 +36,7 @@ def demo_run(folder: Path) -> Path:
     adapter = PythonAdapter()
     spec = "tablecert.harness.demo_vendor:DemoVendor"
     Runner(lambda: adapter.open(spec, SessionOptions(timeout=60)), folder / "suite", folder).run()
+    seal_folder(folder, run_key())          # as certify does after a run
     write_outputs(folder)
     return folder
 

@@ -2,7 +2,10 @@
 
 The suite is generated into ``OUT/suite`` unless a suite folder is given; an existing one is
 reused only when it is the release's suite and profile asked for (:mod:`tablecert.vectors.anchor`).
-A suite folder given must be the release's too, unless the lab asks for a custom suite. The
+A suite folder given must be the release's too, unless the lab asks for a custom suite; it is
+copied into ``OUT/suite`` and the copy anchored and run, so the bytes judged are the bytes checked.
+The run's record is sealed with the lab's run key (:mod:`tablecert.harness.seal`) before any output
+is written. The
 run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`), which the run
 holds locked and never writes through a link (:mod:`tablecert.harness.run_folder`).
 """
@@ -10,12 +13,14 @@ holds locked and never writes through a link (:mod:`tablecert.harness.run_folder
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness import suite_cache
+from tablecert.harness import seal, suite_cache
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
@@ -42,23 +47,46 @@ class VendorTarget:
         return lambda: adapter.open(self.target, self.options)
 
 
+def copy_anchored(suite_dir: Path, folder: Path, suite: str | None, custom: bool) -> tuple[Path, SuiteAnchor]:
+    """A suite folder given (``--suite-dir``) copied into the run folder's ``suite/`` (a new folder
+    renamed into place), and the anchor of the *copy*: the bytes judged are the bytes checked,
+    whatever happens to the folder given during the run (as with the suite cache). Links are
+    copied as links, so the anchor refuses them; errors name the folder given. A folder that is
+    already ``folder`` is anchored in place."""
+    if suite_dir.resolve() == folder.resolve():
+        return folder, anchor_suite(folder, suite, allow_custom=custom)
+    building = new_folder(folder.parent, "suite")
+    try:
+        shutil.copytree(suite_dir, building, symlinks=True, dirs_exist_ok=True)
+        try:
+            anchor = anchor_suite(building, suite, allow_custom=custom)
+        except (SuiteAnchorError, SuiteCheckError) as err:
+            raise type(err)(str(err).replace(str(building), str(suite_dir))) from None
+        replace_folder(building, folder)
+    except BaseException:
+        remove_our_folder(building)
+        raise
+    return folder, anchor
+
+
 def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | None,
                   progress: Callable[[str], None] | None = None, custom: bool = False,
                   cache: Path | None = None) -> tuple[Path, SuiteAnchor]:
     """A suite folder anchored in the release (see :mod:`tablecert.vectors.anchor`) and what it was
-    found to be: the one given (a custom one only with ``custom``), a release suite already in
+    found to be: a copy of the one given in OUT/suite (a custom one only with ``custom``;
+    :func:`copy_anchored`), a release suite already in
     OUT/suite, or a new one put there (built in a new folder and renamed into place): copied from
     the suite cache ``cache`` and checked (:mod:`tablecert.harness.suite_cache`), else generated
     (and then kept in the cache)."""
+    folder = out / "suite"
+    refuse_link(folder, "suite/")
     if suite_dir is not None:
-        anchor = anchor_suite(suite_dir, suite, allow_custom=custom)
-        given = load_manifest(suite_dir)["profile"]["id"]
+        folder, anchor = copy_anchored(suite_dir, folder, suite, custom)
+        given = load_manifest(folder)["profile"]["id"]
         if profile is not None and given != profile:
             raise SuiteAnchorError(f"{suite_dir}: the suite is for profile {given!r}, not the {profile!r} asked for")
-        return suite_dir, anchor
-    folder = out / "suite"
+        return folder, anchor
     profile = profile or DEFAULT_PROFILE
-    refuse_link(folder, "suite/")
     if (folder / "manifest.json").is_file():
         try:
             anchor = anchor_suite(folder, suite, regenerate=False)
@@ -82,6 +110,13 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     return folder, SuiteAnchor(RELEASE, suite, hashlib.sha256(manifest_bytes(manifest)).hexdigest())
 
 
+def outermost(paths: list[Path]) -> list[str]:
+    """The folders of ``paths`` (resolved) that lie in no other of them: hiding a folder hides what
+    it holds, and a folder inside one already covered cannot be covered again."""
+    real = list(dict.fromkeys(os.path.realpath(p) for p in paths))
+    return [p for p in real if not any(p != q and p.startswith(q.rstrip(os.sep) + os.sep) for q in real)]
+
+
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
             batch_size: int | None = None, resume: bool = False, policy: FaultPolicy | None = None,
             progress: Callable[[int, int], None] | None = None,
@@ -89,8 +124,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
             max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
-            hand_slice: Any = None, parallel: Any = None,
-            max_run_seconds: float | None = None) -> tuple[RunResult, dict[str, Any]]:
+            hand_slice: Any = None, parallel: Any = None, max_run_seconds: float | None = None,
+            seal_key: Path | None = None, run_id: str | None = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
@@ -98,30 +133,40 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     cannot be started or greeted still gets ``summary.json`` (nothing judged, the reason and any
     fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised.
     ``parallel``: a :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each
-    vendor instance gets the same confined vendor target."""
+    vendor instance gets the same confined vendor target. The run's record is sealed with the run
+    key ``seal_key`` (default: the lab's, :func:`tablecert.harness.seal.run_key`) before any output
+    is written; ``run_id`` names the run (its shards must share it to be merged)."""
+    key = seal.run_key(seal_key)
+    key_folder = (seal_key.resolve() if seal_key is not None else seal.default_key_path()).parent
     with locked_run_folder(out):
         check_database_files(out / "run.db")
+        if resume:
+            seal.check_resumed(out / "run.db", key)
         folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
         # What a confined vendor must not see: the run folder, the suite (its expected view holds the
         # answers, so does the suite cache) and the folders of the lab's key, certificate and submission files.
-        secret = [out, folder, *(path.resolve().parent for path in (sign_key, cert, submission, declared)
+        secret = [out, folder, key_folder, *([suite_dir] if suite_dir is not None else []), *(path.resolve().parent for path in (sign_key, cert, submission, declared)
                                  if path is not None), *([suite_cache_dir] if suite_cache_dir is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
-                                                                               *map(str, secret))))
+                                                                               *outermost(secret))))
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
-                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
+                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
+                                  **({"run_id": run_id} if run_id is not None else {})},
                         require=require, hand_slice=hand_slice, max_run_seconds=max_run_seconds,
                         parallel=parallel and replace(parallel, vendor=vendor))
         try:
             result = runner.run()
         except VendorNotGreeted:
+            seal.seal_folder(out, key)
             write_outputs(out)
             raise
+        seal.seal_folder(out, key)
         summary = write_outputs(out)
         if reports:
             from tablecert.reports import store_game_math, write_reports
 
             store_game_math(out)
-            write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert)
+            write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert,
+                          seal_keys=[key.public_key()])
     return result, summary

@@ -75,6 +75,12 @@ def _hex(sums: dict[str, int]) -> dict[str, str]:
     return {table: f"{value:064x}" for table, value in sorted(sums.items())}
 
 
+def row_digests(db: RunDatabase, tables: dict[str, str]) -> dict[str, str]:
+    """Each table's order-free digest of its rows (the columns named), as hex: what the run seal
+    covers of the tables this record leaves out (:mod:`tablecert.harness.seal`)."""
+    return _hex(_sums(db, tables))
+
+
 def digest_of(sums: dict[str, int], counts: Counter[tuple[str, str, str]], hands: Fingerprint,
               causes: Counter[tuple[int, ...]]) -> dict[str, Any]:
     """The record as written to ``summary.json``: rows per table digest, the wrong hands'

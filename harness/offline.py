@@ -2,7 +2,8 @@
 
 The lab exports the prompt view (``tablecert vectors export``); the vendor answers every case
 and returns a responses file; ``tablecert validate --responses FILE`` judges it against the
-expected view exactly as a live run would, into the same run database and outputs.
+expected view exactly as a live run would, into the same run database and outputs, with the
+same ``judged`` record and run seal (so an offline run is signed and merged like a live one).
 
 Responses file: JSON Lines (optionally gzip), one line per case::
 
@@ -10,63 +11,203 @@ Responses file: JSON Lines (optionally gzip), one line per case::
 
 ``file`` is the vector file's name, ``tcId`` the test's id in it, ``answer`` exactly what the
 vendor would have put in ``results[i]`` (a result object or ``{"error": {"code": ...}}``). Every
-case must be answered once: a missing, duplicate or unknown (file, tcId), or a line that is not
-such an object, refuses the file with one line saying what and where.
+case must be answered once. The first line may be a header naming the implementation, the
+vendor's ``hello`` answer as a live vendor gives it: ``{"hello": {"protocol": ...,
+"implementation": {"name", "version", "build"}, "ops": [...], "capabilities": {...}}}``; without
+one the run records, and the certificate says, that the implementation is unidentified.
+
+**The evidence is pinned.** The file is read once, as a stream, and the sha256 and size of exactly
+the bytes read (the file as given, compressed or not) go into the run's meta (``responses``),
+``summary.json`` and page 1 of the certificate; the run seal covers them.
+
+**Reading is bounded.** A line is at most ``max_answer_bytes`` (``--max-answer-mb``, 16 MB, as a
+live answer), the answers to one batch together too (a live vendor answers a batch in one line
+of that size), and all the answers together at most ``max_run_answer_bytes``
+(``--max-run-answer-mb``). Answers are kept, as read, in a temporary SQLite file in the run
+folder, not in memory, and judged a batch at a time in run order. A line that is not such an
+object, a duplicate, an unknown (file, tcId) and a cap passed are refused as read; a missing
+answer once the file is read; each in one line saying what and where (:class:`ResponsesError`).
 """
 
 from __future__ import annotations
 
+import bisect
 import gzip
+import hashlib
+import io
 import json
+import os
+import sqlite3
+import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tablecert import __version__
+from tablecert.harness.contract import VendorFault, parse_hello
+from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
+from tablecert.harness.protocol_versions import V2, run_v1, v1_expressible
 from tablecert.harness.results import BatchOutcome, RunDatabase
 from tablecert.harness.run_folder import locked_run_folder
-from tablecert.harness.protocol_versions import V2, run_v1, v1_expressible
-from tablecert.harness.runner import RunError, judge_batch, manifest_digest, utc_now, whole_batch
+from tablecert.harness.runner import RunError, _identity, judge_batch, manifest_digest, utc_now, whole_batch
 from tablecert.harness.suite_reader import Batch, iter_batches
 from tablecert.harness.verdict import conclude, suite_ops
-from tablecert.vectors.anchor import SuiteAnchor, anchor_suite
+from tablecert.vectors.anchor import SuiteAnchor
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
+
+BATCH_SIZE = 1000
+UNIDENTIFIED = {"name": "UNIDENTIFIED (the responses file names no implementation)", "version": "unidentified",
+                "build": "unidentified", "ops": [], "identified": False}
+"""The vendor identity of a responses file without a header line."""
 
 
 class ResponsesError(ValueError):
     """A responses file that cannot be judged (one line: what and where)."""
 
 
-def _open(path: Path) -> Any:
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")       # decompressed as a stream, a bounded line at a time
-    return open(path, "rb")
+class _Digesting(io.RawIOBase):
+    """A file read through this is hashed (sha256) and counted exactly as it is read."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.sha256 = hashlib.sha256()
+        self.size = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.f.readinto(buffer)
+        view = memoryview(buffer)[:n]
+        self.sha256.update(view)
+        self.size += n
+        return n
 
 
-def load_responses(path: Path) -> dict[tuple[str, int], Any]:
-    answers: dict[tuple[str, int], Any] = {}
-    n = 0
+@dataclass
+class SuiteIndex:
+    """Which (file, tcId) the suite holds, and the batch of each (first tcIds per file)."""
+
+    wanted: dict[str, set[int]] = field(default_factory=dict)
+    optional: set[tuple[str, int]] = field(default_factory=set)
+    firsts: dict[str, list[int]] = field(default_factory=dict)
+    cases: int = 0
+
+    @classmethod
+    def of(cls, suite_dir: Path, protocol: str) -> SuiteIndex:
+        index = cls()
+        for b in iter_batches(suite_dir, BATCH_SIZE):
+            index.wanted.setdefault(b.file, set()).update(b.tc_ids)
+            index.firsts.setdefault(b.file, []).append(min(b.tc_ids))
+            index.cases += len(b.cases)
+            if protocol != V2:
+                index.optional.update((b.file, tc) for tc, case in zip(b.tc_ids, b.cases)
+                                      if not v1_expressible(b.op, case))
+        for firsts in index.firsts.values():
+            firsts.sort()
+        return index
+
+    def batch_of(self, file: str, tc: int) -> tuple[str, int]:
+        firsts = self.firsts[file]
+        return file, firsts[max(bisect.bisect_right(firsts, tc) - 1, 0)]
+
+
+@dataclass
+class Responses:
+    """A responses file read into ``store`` (a temporary SQLite file), with what was read of it."""
+
+    path: Path
+    store: sqlite3.Connection
+    identity: dict[str, Any]
+    protocol: str | None
+    sha256: str
+    size: int
+    answers: int
+
+    def meta(self) -> dict[str, Any]:
+        """The run meta's ``responses``: the file and the digest of the bytes judged."""
+        return {"file": self.path.name, "path": str(self.path.resolve()), "sha256": self.sha256, "bytes": self.size, "answers": self.answers,
+                "implementation_named": bool(self.identity.get("identified", True))}
+
+    def batch_answers(self, batch: Batch) -> dict[int, Any]:
+        rows = self.store.execute("SELECT tc, answer FROM answers WHERE file = ? AND tc BETWEEN ? AND ?",
+                                  (batch.file, min(batch.tc_ids), max(batch.tc_ids)))
+        return {tc: json.loads(text) for tc, text in rows}
+
+
+def _lines(raw: io.BufferedReader, path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
+    if raw.peek(2)[:2] == b"\x1f\x8b":
+        with gzip.GzipFile(fileobj=raw, mode="rb") as f:      # decompressed as a stream, a line at a time
+            yield from bounded_lines(f, str(path), limit)
+    else:
+        yield from bounded_lines(raw, str(path), limit)
+    while raw.read(1 << 20):                                 # whatever follows counts in the digest
+        pass
+
+
+def _header(obj: dict[str, Any], path: Path, n: int) -> tuple[dict[str, Any], str | None]:
+    hello = obj["hello"]
+    if n != 1 or not isinstance(hello, dict):
+        raise ResponsesError(f'{path}:{n}: a header {{"hello": {{...}}}} must be the first line and an object')
     try:
-        with _open(path) as f:
-            for n, raw in bounded_lines(f, str(path), RESPONSE_LINE_BYTES):
-                line = raw.decode("utf-8")
+        parsed = parse_hello({**hello, "id": 0}, 0)
+    except VendorFault as err:
+        raise ResponsesError(f"{path}:{n}: the header is not a hello answer: {err.detail}") from None
+    return _identity(parsed), hello.get("protocol") if isinstance(hello.get("protocol"), str) else None
+
+
+def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max_answer_bytes: int,
+                   max_run_answer_bytes: int) -> Responses:
+    """Read the file once, into ``store``, refusing as read what cannot be judged (see the module)."""
+    store.execute("CREATE TABLE answers (file TEXT NOT NULL, tc INTEGER NOT NULL, answer TEXT NOT NULL, "
+                  "PRIMARY KEY (file, tc)) WITHOUT ROWID")
+    identity, protocol = dict(UNIDENTIFIED), None
+    total, answers, n = 0, 0, 0
+    per_batch: dict[tuple[str, int], int] = {}
+    try:
+        with open(path, "rb") as f:
+            digesting = _Digesting(f)
+            raw = io.BufferedReader(digesting, 1 << 16)
+            store.execute("BEGIN")
+            for n, line in _lines(raw, path, max_answer_bytes):
                 if not line.strip():
                     continue
+                total += len(line)
+                if total > max_run_answer_bytes:
+                    raise ResponsesError(f"{path}:{n}: the answers pass {max_run_answer_bytes:,} bytes in all "
+                                         "(--max-run-answer-mb); refused")
                 try:
                     obj = json.loads(line)
                 except ValueError as err:
-                    raise ResponsesError(f"{path}:{n}: not JSON ({err})") from None
+                    raise ResponsesError(f"{path}:{n}: not JSON ({str(err)[:200]})") from None
+                except RecursionError:
+                    raise ResponsesError(f"{path}:{n}: JSON nested too deeply") from None
+                if isinstance(obj, dict) and set(obj) == {"hello"}:
+                    identity, protocol = _header(obj, path, n)
+                    continue
                 if (not isinstance(obj, dict) or set(obj) != {"file", "tcId", "answer"} or not isinstance(obj["file"], str)
                         or not isinstance(obj["tcId"], int) or isinstance(obj["tcId"], bool)):
                     raise ResponsesError(f'{path}:{n}: a line must be {{"file": str, "tcId": int, "answer": ...}}')
-                key = (obj["file"], obj["tcId"])
-                if key in answers:
-                    raise ResponsesError(f"{path}:{n}: duplicate answer for {obj['file']} tcId {obj['tcId']}")
-                answers[key] = obj["answer"]
+                file, tc = obj["file"], obj["tcId"]
+                if tc not in index.wanted.get(file, ()):
+                    raise ResponsesError(f"{path}:{n}: answer for unknown {file[:200]} tcId {tc}")
+                batch = index.batch_of(file, tc)
+                per_batch[batch] = per_batch.get(batch, 0) + len(line)
+                if per_batch[batch] > max_answer_bytes:
+                    raise ResponsesError(f"{path}:{n}: the answers to the batch of {file} from tcId {batch[1]} pass "
+                                         f"{max_answer_bytes:,} bytes together (--max-answer-mb, the size of a live "
+                                         "batch answer); refused")
+                try:
+                    store.execute("INSERT INTO answers VALUES (?, ?, ?)",
+                                  (file, tc, json.dumps(obj["answer"], separators=(",", ":"))))
+                except sqlite3.IntegrityError:
+                    raise ResponsesError(f"{path}:{n}: duplicate answer for {file} tcId {tc}") from None
+                del obj
+                answers += 1
+            store.execute("COMMIT")
     except OSError as err:
         raise ResponsesError(f"{path}: cannot read: {err.strerror or err}") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as err:
@@ -74,61 +215,96 @@ def load_responses(path: Path) -> dict[tuple[str, int], Any]:
     except UnicodeDecodeError:
         raise ResponsesError(f"{path}:{n}: not UTF-8 text") from None
     except LineTooLong as err:
-        raise ResponsesError(str(err)) from None
-    return answers
+        raise ResponsesError(f"{err} (--max-answer-mb)") from None
+    return Responses(path, store, identity, protocol, digesting.sha256.hexdigest(), digesting.size, answers)
+
+
+def _check_complete(responses: Responses, index: SuiteIndex) -> None:
+    """Every case the suite holds has its answer (for v1, every case v1 expresses)."""
+    first: tuple[str, int] | None = None
+    missing = 0
+    for file in sorted(index.wanted):
+        have = {tc for (tc,) in responses.store.execute("SELECT tc FROM answers WHERE file = ?", (file,))}
+        lacking = sorted(tc for tc in index.wanted[file] - have if (file, tc) not in index.optional)
+        missing += len(lacking)
+        if lacking and first is None:
+            first = (file, lacking[0])
+    if first is not None:
+        raise ResponsesError(f"{responses.path}: no answer for {first[0]} tcId {first[1]} ({missing:,} answers missing)")
 
 
 def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
                        progress: Callable[[int, int], None] | None = None, custom_suite: bool = False,
-                       protocol: str = V2) -> str:
-    """Judge a responses file; returns the verdict. Refuses incomplete files, and a suite folder
-    that is not the release's (unless ``custom_suite``), before judging. ``protocol``: the contract
-    version the answers follow (a v1 file need not answer the vectors v1 cannot express; answers
-    to them are not judged, see :mod:`tablecert.harness.protocol_versions`)."""
-    anchor = anchor_suite(suite_dir, allow_custom=custom_suite)
-    answers = load_responses(responses)
-    manifest = load_manifest(suite_dir)
-    if manifest["suite"] in ("joker", "exhaustive"):
-        raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
-    batches = list(iter_batches(suite_dir, 1000))
-    wanted = {(b.file, tc) for b in batches for tc in b.tc_ids}
-    optional = set() if protocol == V2 else {(b.file, tc) for b in batches for tc, case in zip(b.tc_ids, b.cases)
-                                               if not v1_expressible(b.op, case)}
-    missing = sorted(wanted - optional - set(answers))
-    if missing:
-        raise ResponsesError(f"{responses}: no answer for {missing[0][0]} tcId {missing[0][1]} "
-                             f"({len(missing)} answers missing)")
-    unknown = sorted(set(answers) - wanted)
-    if unknown:
-        raise ResponsesError(f"{responses}: answer for unknown {unknown[0][0]} tcId {unknown[0][1]} ({len(unknown)} unknown)")
+                       protocol: str = V2, *, seal_key: Path | None = None,
+                       max_answer_bytes: int = RESPONSE_LINE_BYTES, max_run_answer_bytes: int = 32768 << 20) -> str:
+    """Judge a responses file; returns the verdict. The suite folder is copied into the run folder
+    and the copy anchored (unless ``custom_suite``, it must be the release's); the file is read
+    (bounded, refused as read, see the module docstring) and must answer every case before
+    anything is judged. ``protocol``: the contract version the answers follow (a v1 file need not
+    answer the vectors v1 cannot express; answers to them are not judged, see
+    :mod:`tablecert.harness.protocol_versions`). The run record is sealed with ``seal_key``
+    (default the lab's run key, :mod:`tablecert.harness.seal`)."""
+    from tablecert.harness import seal
+    from tablecert.harness.certify import copy_anchored
+
+    key = seal.run_key(seal_key)
     with locked_run_folder(run_dir):
-        return _judge(responses, suite_dir, run_dir, manifest, anchor, answers, batches, progress, protocol)
+        db_path = run_dir / "run.db"
+        if db_path.exists() or db_path.is_symlink():
+            raise RunError(f"{db_path} exists: choose a new run folder")
+        if load_manifest(suite_dir)["suite"] in ("joker", "exhaustive"):     # refused before it is copied
+            raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
+        folder, anchor = copy_anchored(suite_dir, run_dir / "suite", None, custom_suite)
+        manifest = load_manifest(folder)
+        index = SuiteIndex.of(folder, protocol)
+        fd, store_path = tempfile.mkstemp(prefix=".responses-", suffix=".db", dir=run_dir)
+        os.close(fd)
+        store = sqlite3.connect(store_path, isolation_level=None)
+        try:
+            store.execute("PRAGMA journal_mode=OFF")
+            read = read_responses(responses, index, store, max_answer_bytes, max_run_answer_bytes)
+            if read.protocol is not None and read.protocol != protocol:
+                raise ResponsesError(f"{responses}: the header says {read.protocol}, the answers were to be judged as "
+                                     f"{protocol} (--protocol)")
+            _check_complete(read, index)
+            verdict = _judge(read, folder, db_path, manifest, anchor, index.cases, progress, protocol)
+        finally:
+            store.close()
+            os.unlink(store_path)
+        seal.seal_folder(run_dir, key)
+    return verdict
 
 
-def _judge(responses: Path, suite_dir: Path, run_dir: Path, manifest: dict[str, Any], anchor: SuiteAnchor,
-           answers: dict[tuple[str, int], Any], batches: list[Batch], progress: Callable[[int, int], None] | None,
-           protocol: str) -> str:
-    if (run_dir / "run.db").exists() or (run_dir / "run.db").is_symlink():
-        raise RunError(f"{run_dir / 'run.db'} exists: choose a new run folder")
-    db = RunDatabase(run_dir / "run.db")
+def _judge(responses: Responses, suite_dir: Path, db_path: Path, manifest: dict[str, Any], anchor: SuiteAnchor,
+           total: int, progress: Callable[[int, int], None] | None, protocol: str) -> str:
+    db = RunDatabase(db_path)
+    scope_meta = {"suite_tests": int(manifest["numberOfTests"]),
+                  **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest))}
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
-                suite_tests=int(manifest["numberOfTests"]), suite_anchor=anchor.meta(), adapter="offline",
-                target=str(responses), state="running", protocol=protocol,
-                vendor={"name": f"offline responses {responses.name}", "version": "-", "build": "-", "ops": []},
-                **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest)))
+                suite_anchor=anchor.meta(), adapter="offline", target=str(responses.path), state="running",
+                protocol=protocol, vendor=responses.identity, responses=responses.meta(), **scope_meta)
+    judged = JudgedRecord(db)
     done = 0
-    total = sum(len(b.cases) for b in batches)
-    for batch in batches:
-        def judged(part: Batch) -> BatchOutcome:
-            return judge_batch(part, [answers[(part.file, tc)] for tc in part.tc_ids])
+    for batch in iter_batches(suite_dir, BATCH_SIZE):
+        answers = responses.batch_answers(batch)
 
-        db.record(judged(batch) if protocol == V2 else
-                  run_v1(batch, judged, lambda part: whole_batch(part, "unsupported", "unsupported")))
+        def judge_part(part: Batch) -> BatchOutcome:
+            return judge_batch(part, [answers[tc] for tc in part.tc_ids])
+
+        outcome = (judge_part(batch) if protocol == V2 else
+                   run_v1(batch, judge_part, lambda part: whole_batch(part, "unsupported", "unsupported")))
+        if db.record(outcome):
+            judged.add(outcome)
         done += len(batch.cases)
         if progress:
             progress(done, total)
     db.set_meta(finished=utc_now(), state="finished")
+    try:
+        db.set_meta(judged=judged.check(db, scope_meta))
+    except TamperedRunDatabase as err:
+        db.close()
+        raise RunError(str(err)) from None
     verdict = conclude(db).verdict
     db.close()
     return verdict

@@ -80,6 +80,8 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "protocol": meta.get("protocol"),
         "not_sent_for_protocol": db.totals("protocol"),
         "judged": meta.get("judged"),
+        "sealed_by": (meta.get("seal") or {}).get("keyid"),
+        **({"responses": meta["responses"]} if "responses" in meta else {}),
         "stopped": meta.get("stopped"),
         "host": meta.get("host"),
         "started": meta.get("started"),

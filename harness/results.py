@@ -3,7 +3,8 @@
 Tables:
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
-  host, adapter and target, start and end times, state;
+  host, adapter and target, start and end times, state; ``seal``: the run record sealed with the
+  lab's run key (:mod:`tablecert.harness.seal`);
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;

@@ -1,13 +1,15 @@
 """``tablecert merge``: the shard run folders of one run (``certify --shard K/N``) joined into one
 run folder whose database, ``summary.json`` and reports are those of an unsharded run.
 
-The shards are checked, never believed: each must be a finished shard run whose database holds
-what its harness recorded (the ``judged`` record in its meta, recomputed from its rows, as signing
-checks it) and no link; all must be of the same suite (manifest digest and anchor), the same
-vendor (hello name, version, build, ops), the same adapter, target, isolation, required ops and
-batch sizes, and of the same N; and together they must cover every batch of the suite exactly
+The shards are checked, never believed: each must be sealed by a trusted run key (its record,
+meta and tables, as it is now; :mod:`tablecert.harness.seal`), a finished shard run whose database
+holds what its harness recorded (the ``judged`` record in its meta, recomputed from its rows, as
+signing checks it) and no link; all must be of the same suite (manifest digest and anchor), the
+same vendor (hello name, version, build, ops), the same adapter, target, isolation, required ops,
+batch sizes and run id (``certify --run-id``), and of the same N; and together they must cover every batch of the suite exactly
 once: shard K holds exactly the batches ``seq % N == K - 1`` of the run order, which the suite
-folder gives. A missing, repeated, foreign or incomplete shard is refused in one line naming it
+folder gives (copied into the merged folder's ``suite/`` and the copy anchored, as ``certify``
+does). A missing, repeated, foreign or incomplete shard is refused in one line naming it
 (:class:`MergeError`, exit status 2).
 
 The merged database is written batch by batch in run order (each batch's row, its faults,
@@ -15,7 +17,7 @@ failures and poisoned cases), so it holds the rows of an unsharded run in its or
 confusion and hand causes are summed over the shards (their rows in key order), the first request of each fault
 kind is the one met first in run order, and the verdict is decided from the merged database by
 :mod:`tablecert.harness.verdict`. The meta names the shards merged (``merged_from``: each shard
-and its database's sha256).
+and its database's sha256), and the merged record is sealed with the merging process's run key.
 """
 
 from __future__ import annotations
@@ -27,19 +29,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from tablecert.harness.certify import copy_anchored
 from tablecert.harness.hand_failures import has_hand_failures
 from tablecert.harness.hand_runner import HAND_SUITES
 from tablecert.harness.judged import database_digest
 from tablecert.harness.results import RunDatabase, has_table
 from tablecert.harness.run_folder import check_database_files, refuse_link
 from tablecert.harness.runner import _same_vendor
+from tablecert.harness.seal import SealError, check_seal, seal_run
 from tablecert.harness.verdict import conclude
 from tablecert.parallel.units import Shard, suite_units
 
 SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_version", "adapter", "target",
-        "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size")
+        "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size",
+        "run_id")
 """Meta values every shard of one run must share (besides the vendor's identity and N)."""
-NOT_MERGED = {"shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished"}
+NOT_MERGED = {"seal", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished"}
 
 TABLE_COLUMNS = {
     "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7, "hand_failures": 7, "hand_answers": 3,
@@ -61,7 +68,7 @@ class ShardRun:
     digest: str
 
     @classmethod
-    def open(cls, path: Path) -> ShardRun:
+    def open(cls, path: Path, trusted: list[Ed25519PublicKey]) -> ShardRun:
         db_path = path / "run.db"
         refuse_link(path, "shard folder")
         check_database_files(db_path)
@@ -72,6 +79,10 @@ class ShardRun:
             meta = run.meta()
             if "shard" not in meta:
                 raise MergeError(f"{path}: not a shard run (certify --shard K/N)")
+            try:
+                check_seal(run, trusted, f"{path}: shard {str(meta['shard'])[:20]}")
+            except SealError as err:
+                raise MergeError(str(err)) from None
             if meta.get("state") != "finished":
                 raise MergeError(f"{path}: shard {meta['shard']} is not finished (continue it with --resume)")
             if meta.get("stopped"):
@@ -117,20 +128,31 @@ def run_order(suite_dir: Path, meta: dict[str, Any]) -> list[tuple[int, tuple[st
     return [(u.seq, u.key(op)) for u in units for op in u.ops]
 
 
-def merge_shards(shard_dirs: list[Path], suite_dir: Path, out: Path) -> None:
-    """Write ``out/run.db`` from the shard folders (checked, see the module docstring); the caller
-    writes the outputs and reports from it."""
-    shards = [ShardRun.open(p) for p in shard_dirs]
+def merge_shards(shard_dirs: list[Path], suite_dir: Path, out: Path, key: Ed25519PrivateKey,
+                 trusted: list[Ed25519PublicKey]) -> None:
+    """Write ``out/run.db`` from the shard folders (checked, see the module docstring; each sealed
+    by one of the ``trusted`` keys) and seal it with ``key``; the caller writes the outputs and
+    reports from it."""
+    shards: list[ShardRun] = []
+    try:
+        for p in shard_dirs:
+            shards.append(ShardRun.open(p, trusted))
+    except BaseException:
+        for s in shards:
+            s.db.close()
+        raise
     try:
         check_shards(shards)
         meta = shards[0].meta
-        digest = hashlib.sha256((suite_dir / "manifest.json").read_bytes()).hexdigest()
+        custom = (meta.get("suite_anchor") or {}).get("kind") == "custom"
+        folder, _anchor = copy_anchored(suite_dir, out / "suite", meta.get("suite"), custom)
+        digest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()
         if digest != meta.get("suite_manifest_sha256"):
             raise MergeError(f"{suite_dir}: not the suite the shards ran (manifest {meta.get('suite_manifest_sha256')})")
-        order = run_order(suite_dir, meta)
+        order = run_order(folder, meta)
         by_index = {s.shard.index: s for s in shards}
         owner = _check_coverage(shards, by_index, order)
-        _write(out, shards, order, owner)
+        _write(out, shards, order, owner, key)
     finally:
         for s in shards:
             s.db.close()
@@ -159,7 +181,7 @@ def _check_coverage(shards: list[ShardRun], by_index: dict[int, ShardRun],
 
 
 def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, str, int, int]]],
-           owner: dict[tuple[str, str, int], ShardRun]) -> None:
+           owner: dict[tuple[str, str, int], ShardRun], key: Ed25519PrivateKey) -> None:
     db_path = out / "run.db"
     if db_path.exists():
         raise MergeError(f"{db_path} exists: merge into a new run folder")
@@ -206,6 +228,7 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
         db.execute("COMMIT")
         run.set_meta(judged=database_digest(run))
         conclude(run)
+        seal_run(run, key)
     finally:
         if run.db.in_transaction:
             run.db.execute("ROLLBACK")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from reportlab.platypus import Flowable
 
@@ -86,9 +87,11 @@ def render_report(run_dir: str | Path, kind: str = "certificate", out: str | Pat
 def write_reports(run_dir: str | Path, submission: Submission | str | Path | None = None,
                   declared: Declared | str | Path | None = None, sign_key: str | Path | None = None,
                   cert: str | Path | None = None, kinds: tuple[str, ...] = KINDS,
-                  out: str | Path | None = None) -> list[Path]:
+                  out: str | Path | None = None, seal_keys: list[Any] | None = None) -> list[Path]:
     """Both documents into the run folder (what ``tablecert certify`` calls); with ``sign_key``
-    they are signed, and so is summary.json. ``out`` names the file when one kind is asked for."""
+    they are signed, and so is summary.json, once the run record is found sealed by one of the
+    ``seal_keys`` (default: see :func:`tablecert.reports.signing.check_signable`). ``out`` names
+    the file when one kind is asked for."""
     from tablecert.reports import signing
 
     run_dir = Path(run_dir)
@@ -99,7 +102,7 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
     if cert is not None and key is None:
         raise SigningError("a certificate is given but no signing key")
     if key is not None:
-        signing.check_signable(run_dir)
+        signing.check_signable(run_dir, seal_keys)
     data = load_report_data(run_dir, _submission(submission))
     if key is not None:
         data.fingerprint = signing.fingerprint(key.public_key())
@@ -117,8 +120,10 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
     return written
 
 
-def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | None = None) -> list[Path]:
-    """Sign summary.json and the reports already in the run folder; returns the files changed."""
+def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | None = None,
+             seal_keys: list[Any] | None = None) -> list[Path]:
+    """Sign summary.json and the reports already in the run folder (its record sealed by one of
+    the ``seal_keys``, as :func:`write_reports` checks); returns the files changed."""
     from tablecert.reports import signing
 
     run_dir = Path(run_dir)
@@ -127,7 +132,7 @@ def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | 
     summary = run_dir / "summary.json"
     if not summary.is_file():
         raise RunFolderError(f"{run_dir}: no summary.json to sign")
-    signing.check_signable(run_dir)
+    signing.check_signable(run_dir, seal_keys)
     changed = list(signing.sign_summary(summary, key))
     for kind in KINDS:
         pdf = run_dir / f"{kind}.pdf"

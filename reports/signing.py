@@ -23,72 +23,19 @@ import json
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
 
+from tablecert.harness.keys import (SigningError,  # noqa: F401 (re-exported: the reports read keys through here)
+                                    fingerprint, load_private_key, load_public_key, raw_public,
+                                    read_key_file, trusted_keys)
 from tablecert.harness.run_folder import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
 SIGNATURE_FIELD = "LabSignature"
-
-
-class SigningError(ValueError):
-    """A key, certificate or signature file that cannot be used (one-line message)."""
-
-
-def _read(path: str | Path, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as err:
-        raise SigningError(f"{path}: cannot read the {what}: {err.strerror or err}") from None
-
-
-def load_private_key(path: str | Path) -> Ed25519PrivateKey:
-    """An unencrypted Ed25519 private key (PEM, PKCS#8 or OpenSSH)."""
-    data = _read(path, "private key")
-    try:
-        if b"OPENSSH PRIVATE KEY" in data:
-            key = serialization.load_ssh_private_key(data, password=None)
-        else:
-            key = serialization.load_pem_private_key(data, password=None)
-    except TypeError:
-        raise SigningError(f"{path}: the private key is encrypted; give an unencrypted Ed25519 key") from None
-    except (ValueError, UnsupportedAlgorithm):
-        raise SigningError(f"{path}: not a PEM private key") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise SigningError(f"{path}: not an Ed25519 key (the summary signature is Ed25519)")
-    return key
-
-
-def load_public_key(path: str | Path) -> Ed25519PublicKey:
-    """An Ed25519 public key from a PEM public key, an X.509 certificate or an OpenSSH public key."""
-    data = _read(path, "public key")
-    key: object
-    if b"PRIVATE KEY" in data:
-        raise SigningError(f"{path}: this is a private key; give the public key")
-    try:
-        if b"BEGIN CERTIFICATE" in data:
-            key = x509.load_pem_x509_certificate(data).public_key()
-        elif data.startswith(b"ssh-ed25519"):
-            key = serialization.load_ssh_public_key(data)
-        else:
-            key = serialization.load_pem_public_key(data)
-    except (ValueError, UnsupportedAlgorithm):
-        raise SigningError(f"{path}: not a PEM public key or certificate") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise SigningError(f"{path}: not an Ed25519 public key")
-    return key
-
-
-def raw_public(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-
-
-def fingerprint(key: Ed25519PublicKey) -> str:
-    return "sha256:" + hashlib.sha256(raw_public(key)).hexdigest()
 
 
 def self_signed_certificate(key: Ed25519PrivateKey, name: str = "tablecert laboratory key") -> x509.Certificate:
@@ -110,7 +57,7 @@ def self_signed_certificate(key: Ed25519PrivateKey, name: str = "tablecert labor
 
 def load_certificate(path: str | Path, key: Ed25519PrivateKey) -> x509.Certificate:
     """The lab's certificate for ``key`` (PEM); it must certify that very key."""
-    data = _read(path, "certificate")
+    data = read_key_file(path, "certificate")
     try:
         cert = x509.load_pem_x509_certificate(data)
     except ValueError:
@@ -242,30 +189,17 @@ def verify_pdf(pdf: Path, trusted: list[Ed25519PublicKey] | None = None) -> tupl
     return True, f"by trusted key {fp} ({who})", keywords
 
 
-def trusted_keys(pubkey: str | Path | None = None, cert: str | Path | None = None,
-                 trust_dir: str | Path | None = None) -> list[Ed25519PublicKey]:
-    """The keys a lab trusts: a public key file, a certificate (trusted for its key), and every
-    ``*.pem``, ``*.crt`` or ``*.pub`` file of a trust folder. A file that is not a key is refused."""
-    keys = [load_public_key(path) for path in (pubkey, cert) if path is not None]
-    if trust_dir is not None:
-        folder = Path(trust_dir)
-        if not folder.is_dir():
-            raise SigningError(f"{folder}: the trust store is not a folder")
-        found = sorted(p for p in folder.iterdir() if p.suffix in (".pem", ".crt", ".pub") and p.is_file())
-        if not found:
-            raise SigningError(f"{folder}: the trust store holds no key (*.pem, *.crt or *.pub)")
-        keys += [load_public_key(path) for path in found]
-    return keys
-
-
 # -- what may be signed
-def check_signable(run_dir: Path) -> None:
-    """Refuse to sign a run folder whose summary.json or recorded verdict is not what its run
-    database's results give: the summary is recomputed (``harness.outputs.summary``) and the
-    verdict too (``harness.verdict.decide``, the rule the run itself applied)."""
+def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = None) -> None:
+    """Refuse to sign a run folder whose record is not sealed by one of the ``seal_keys`` (default
+    :func:`tablecert.harness.seal.trusted_seal_keys`: ``$TABLECERT_TRUST`` and the lab's run key)
+    as it is now, or whose summary.json or recorded verdict is not what its run database's results
+    give: the summary is recomputed (``harness.outputs.summary``) and the verdict too
+    (``harness.verdict.decide``, the rule the run itself applied)."""
     from tablecert.harness.outputs import summary as recompute
     from tablecert.harness.results import RunDatabase
     from tablecert.harness.judged import database_digest
+    from tablecert.harness.seal import SealError, check_seal, trusted_seal_keys
     from tablecert.harness.verdict import decide
 
     path = run_dir / "run.db"
@@ -273,6 +207,10 @@ def check_signable(run_dir: Path) -> None:
         raise SigningError(f"{run_dir}: no run.db; nothing to sign")
     db = RunDatabase(path)
     try:
+        try:
+            check_seal(db, trusted_seal_keys(None) if seal_keys is None else seal_keys, str(run_dir))
+        except SealError as err:
+            raise SigningError(f"{err}; not signed") from None
         meta = db.meta()
         if meta.get("state") != "finished":
             raise SigningError(f"{path}: the run is not finished (state {meta.get('state')!r}); continue it with "

@@ -83,6 +83,17 @@ def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
             "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb}
 
 
+def add_seal_arguments(p: argparse.ArgumentParser, trust: bool = True) -> None:
+    """``--seal-key KEY`` (the run key: default the lab's, made on first use) and, with ``trust``,
+    ``--trust DIR`` (the public run keys whose seals are accepted)."""
+    p.add_argument("--seal-key", metavar="KEY", help="the lab's Ed25519 run key (PEM) that seals run records "
+                   "(default $XDG_CONFIG_HOME/tablecert/seal-key, else ~/.config/tablecert/seal-key, made 0600 on "
+                   "first use)")
+    if trust:
+        p.add_argument("--trust", metavar="DIR", help="a folder of the public run keys (*.pem, *.crt, *.pub) whose "
+                       "seals are accepted, besides the run key's own (default: $TABLECERT_TRUST)")
+
+
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:
     """(adapter, target) from the vendor options: exactly one must be given."""
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, existing_dir,
-                                  progress_bar, sandbox_options, step_printer, subcommand)
+from tablecert.cli_common import (PROFILE_HELP, UsageError, add_seal_arguments, add_vendor_arguments, chosen_vendor,
+                                  existing_dir, progress_bar, sandbox_options, step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -98,7 +98,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               require=args.require, custom_suite=args.custom_suite,
                               max_run_answer_bytes=args.max_run_answer_mb << 20,
                               suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
-                              parallel=_parallel(args), max_run_seconds=args.max_run_seconds)
+                              parallel=_parallel(args), max_run_seconds=args.max_run_seconds,
+                              seal_key=_path(args.seal_key), run_id=args.run_id)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
 
@@ -156,9 +157,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
+    if min(args.max_answer_mb, args.max_run_answer_mb) < 1:
+        raise UsageError("--max-answer-mb and --max-run-answer-mb must be at least 1")
     verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
                                  progress=progress_bar("judging", args.quiet, unit="answers"),
-                                 custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}")
+                                 custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}",
+                                 seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
+                                 max_run_answer_bytes=args.max_run_answer_mb << 20)
     print(format_run_summary(write_outputs(out), out))
     return EXIT_CODES[verdict]
 
@@ -279,6 +284,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")
     p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")
+    add_seal_arguments(p, trust=False)
+    p.add_argument("--run-id", metavar="ID", help="a name for this run, recorded and sealed; the shards of one run "
+                   "(--shard K/N) must share it to be merged")
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p = add("validate", cmd_validate, "Judge a vendor's offline responses file against a suite's expected view "
             "(writes the same run folder as certify). Exit 0 pass, 1 fail, 2 refused.")
@@ -289,6 +297,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--custom-suite", action="store_true", help=CUSTOM_HELP)
     p.add_argument("--out", required=True, help="run folder")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_seal_arguments(p, trust=False)
+    p.add_argument("--max-answer-mb", type=int, metavar="MB", default=defaults.max_line_bytes >> 20,
+                   help=f"longest answer line, and all the answers to one batch together (default "
+                        f"{defaults.max_line_bytes >> 20} MB, as a live run)")
+    p.add_argument("--max-run-answer-mb", type=int, metavar="MB", default=MAX_RUN_ANSWER_MB,
+                   help=f"all the answers of the file together (default {MAX_RUN_ANSWER_MB} MB); past it the file "
+                        "is refused")
     p.add_argument("--protocol", choices=("1", "2"), default="2",
                    help="the vendor contract version the answers follow (default 2; with 1 the vectors v1 cannot "
                         "express need no answer and are counted unsupported)")

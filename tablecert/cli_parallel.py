@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tablecert.cli_common import UsageError, existing_dir, subcommand
+from tablecert.cli_common import UsageError, add_seal_arguments, existing_dir, subcommand
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from tablecert.cli_harness import _path, format_run_summary
+    from tablecert.harness import seal
     from tablecert.harness.outputs import write_outputs
     from tablecert.harness.run_folder import locked_run_folder, prepare_run_folder
     from tablecert.harness.verdict import EXIT_CODES
@@ -23,16 +24,18 @@ def cmd_merge(args: argparse.Namespace) -> int:
         if not found:
             raise UsageError("no shard folder holds its suite/: name the suite folder the shards ran with --suite-dir")
         suite_dir = found[0]
+    key = seal.run_key(_path(args.seal_key))
+    trusted = [key.public_key(), *seal.trusted_seal_keys(args.trust, own=False)]
     out = prepare_run_folder(Path(args.out))
     with locked_run_folder(out):
-        merge_shards(shards, suite_dir, out)
+        merge_shards(shards, suite_dir, out, key, trusted)
         summary = write_outputs(out)
         if not args.no_reports:
             from tablecert.reports import store_game_math, write_reports
 
             store_game_math(out)
             write_reports(out, submission=_path(args.submission), declared=_path(args.declared),
-                          sign_key=_path(args.sign), cert=_path(args.cert))
+                          sign_key=_path(args.sign), cert=_path(args.cert), seal_keys=[key.public_key()])
     print(format_run_summary(summary, out))
     return EXIT_CODES[summary["verdict"]]
 
@@ -44,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="the N shard run folders")
     p.add_argument("--out", required=True, help="the merged run folder (new)")
     p.add_argument("--suite-dir", help="the suite folder the shards ran (default: a shard folder's suite/)")
+    add_seal_arguments(p)
     p.add_argument("--no-reports", action="store_true", help="write run.db, summary.json, junit.xml and failures/ "
                    "only, no PDFs")
     p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")

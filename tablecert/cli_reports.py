@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import UsageError, progress_bar, subcommand
+from tablecert.cli_common import UsageError, add_seal_arguments, progress_bar, subcommand
 
 
 def _run_dir(text: str) -> Path:
@@ -36,8 +36,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("--cert needs --sign KEY")
     if args.game_math:
         store_game_math(run_dir, progress_bar("labelling hands", args.quiet))
+    seal_keys = None
+    if args.sign:
+        from tablecert.harness.seal import trusted_seal_keys
+
+        seal_keys = trusted_seal_keys(args.trust, Path(args.seal_key) if args.seal_key else None)
     written = write_reports(run_dir, submission=args.submission, declared=args.declared, sign_key=args.sign,
-                            cert=args.cert, kinds=kinds, out=args.out)
+                            cert=args.cert, kinds=kinds, out=args.out, seal_keys=seal_keys)
     for path in written:
         print(path)
     return 0
@@ -87,6 +92,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="TOML/JSON: the vendor's declared return figures, name = \"1.414%%\" or \"7/495\"")
     p.add_argument("--sign", metavar="KEY", help="Ed25519 private key (PEM): sign summary.json and the PDFs")
     p.add_argument("--cert", metavar="PEM", help="the lab's X.509 certificate for KEY (default: a self-signed one)")
+    add_seal_arguments(p)
     p.add_argument("--game-math", action="store_true",
                    help="first compute the exact pai gow figures (all-hands census, ~30 s) into the run database")
     p.add_argument("--quiet", action="store_true", help="no progress display")

@@ -15,12 +15,16 @@ import pytest
 # tablecert processes it starts, keep theirs in a temporary folder.
 _CACHE = tempfile.mkdtemp(prefix="tablecert-test-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
+# nor to the lab user's config folder: the default run key (harness/seal.py) is made in a temporary one.
+_CONFIG = tempfile.mkdtemp(prefix="tablecert-test-config-")
+os.environ["XDG_CONFIG_HOME"] = _CONFIG
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_suite_cache() -> Iterator[None]:
     yield
-    shutil.rmtree(_CACHE, ignore_errors=True)
+    for folder in (_CACHE, _CONFIG):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -77,3 +81,14 @@ LONGEST_FIRST = ("test_fuzz_command.py", "test_suite_strength.py", "test_verdict
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))    # stable: order within a file kept
+
+
+@pytest.fixture(scope="session")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The edge suite (both views), generated once for the session; a test must not change it (a
+    module that defines its own ``edge`` fixture uses that one)."""
+    from tablecert.vectors.suites import generate
+
+    folder = tmp_path_factory.mktemp("edge-suite")
+    generate("edge", folder)
+    return folder

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -68,7 +69,9 @@ def run_measured(argv: list[str], tmp_path: Path) -> tuple[int, str, str, int, f
 
 def test_a_gzip_bomb_responses_file_is_refused_in_one_line(edge: Path, tmp_path: Path) -> None:
     bomb = tmp_path / "responses.jsonl.gz"
-    assert write_bomb(bomb, b'{"file": "x", "tcId": 1, "answer": {}}\n') < 4 << 20
+    first = sorted(p.name for p in (edge / "prompt").iterdir())[0]    # a case the suite holds: an unknown one
+    head = json.dumps({"file": first, "tcId": 1, "answer": {}}).encode() + b"\n"   # is now refused at its line
+    assert write_bomb(bomb, head) < 4 << 20
     rc, stdout, stderr, rss, seconds = run_measured(
         [sys.executable, "-m", "tablecert", "validate", "--responses", str(bomb), "--suite-dir", str(edge),
          "--out", str(tmp_path / "run"), "--quiet"], tmp_path)

@@ -23,6 +23,7 @@ from tablecert.harness.judged import database_digest
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.runner import Runner, RunError
+from tablecert.harness.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -132,6 +133,7 @@ def test_wrong_hands_changed_after_the_run_are_not_signed_and_old_summaries_stil
     out = tmp_path / "run"
     result = hand_run(joker_suite, out)               # no edit: the run concludes
     assert result.verdict == "fail"
+    seal_folder(out, run_key())        # as certify seals a run (this test drives the Runner alone)
     summary = write_outputs(out)
     assert summary["judged"]["hand_failures"].startswith(f"{result.totals['fail']} rows ")
     check_signable(out)

@@ -15,6 +15,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.demo_vendor import DemoVendor
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.runner import Runner, RunError
+from tablecert.harness.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
 from tablecert.vectors.suites import generate
 
@@ -61,6 +62,7 @@ def test_a_vendor_that_forges_run_db_gets_no_verdict(edge: Path, tmp_path: Path)
 def test_a_database_changed_after_the_run_is_not_signed(edge: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert run(DemoVendor, edge, out).verdict == "fail"
+    seal_folder(out, run_key())        # as certify seals a run (this test drives the Runner alone)
     summary = write_outputs(out)
     assert set(summary["judged"]) == {"batches", "failures", "faults", "hand_failures", "hand_answers", "hand_causes", "counts"}
     check_signable(out)                                   # as the run left it: signable

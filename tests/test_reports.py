@@ -27,6 +27,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner
+from tablecert.harness.seal import run_key, seal_folder
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.reports import (
     check_report,
@@ -62,6 +63,7 @@ def run_vendor(spec: str, suite: Path, out: Path) -> Path:
     adapter = PythonAdapter()
     Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), suite, out, batch_size=500,
            policy=FaultPolicy(retries=0)).run()
+    seal_folder(out, run_key())          # as certify does after a run
     write_outputs(out)
     return out
 

@@ -73,9 +73,16 @@ def refused(done: subprocess.CompletedProcess, *words: str) -> None:
         assert word in done.stderr, done.stderr
 
 
-def set_meta(run: Path, **values: object) -> None:
+def set_meta(run: Path, resealed: bool = True, **values: object) -> None:
+    """Edit meta values; the seal then refuses the folder (harness/seal.py), so to reach the checks
+    behind it the edited record is sealed again with the lab's run key (``resealed``: as if the
+    lab's own tablecert had written it)."""
     with sqlite3.connect(run / "run.db") as db:
         db.executemany("UPDATE meta SET value = ? WHERE key = ?", [(json.dumps(v), k) for k, v in values.items()])
+    if resealed:
+        from tablecert.harness.seal import run_key, seal_folder
+
+        seal_folder(run, run_key())
 
 
 def test_a_summary_that_says_pass_for_a_failed_run_is_not_signed(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -103,6 +110,8 @@ def test_a_database_verdict_that_disagrees_with_its_results_is_not_signed(runs: 
 
 def test_an_unfinished_run_is_not_signed(runs: dict[str, Path], tmp_path: Path) -> None:
     run = copy(runs["reference"], tmp_path)
+    set_meta(run, resealed=False, state="running")
+    refused(tablecert("report", str(run), "--sign", str(Key(tmp_path / "key").private)), "changed since it was sealed")
     set_meta(run, state="running")
     refused(tablecert("report", str(run), "--sign", str(Key(tmp_path / "key").private)), "not finished")
 
