@@ -13,7 +13,6 @@ holds locked and never writes through a link (:mod:`tablecert.harness.run_folder
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -110,13 +109,6 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     return folder, SuiteAnchor(RELEASE, suite, hashlib.sha256(manifest_bytes(manifest)).hexdigest())
 
 
-def outermost(paths: list[Path]) -> list[str]:
-    """The folders of ``paths`` (resolved) that lie in no other of them: hiding a folder hides what
-    it holds, and a folder inside one already covered cannot be covered again."""
-    real = list(dict.fromkeys(os.path.realpath(p) for p in paths))
-    return [p for p in real if not any(p != q and p.startswith(q.rstrip(os.sep) + os.sep) for q in real)]
-
-
 def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
             batch_size: int | None = None, resume: bool = False, policy: FaultPolicy | None = None,
             progress: Callable[[int, int], None] | None = None,
@@ -143,12 +135,15 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
         if resume:
             seal.check_resumed(out / "run.db", key)
         folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
-        # What a confined vendor must not see: the run folder, the suite (its expected view holds the
-        # answers, so does the suite cache) and the folders of the lab's key, certificate and submission files.
-        secret = [out, folder, key_folder, *([suite_dir] if suite_dir is not None else []), *(path.resolve().parent for path in (sign_key, cert, submission, declared)
-                                 if path is not None), *([suite_cache_dir] if suite_cache_dir is not None else [])]
+        # What a confined vendor must not see, should one of them lie in a tree bound into its sandbox
+        # (nothing else of the host is there at all): the run folder, the suite (its expected view
+        # holds the answers, so does the suite cache) and the folders of the lab's keys, certificate
+        # and submission files. The sandbox covers the outermost of them.
+        secret = [out, folder, key_folder, *([suite_dir] if suite_dir is not None else []),
+                  *(path.resolve().parent for path in (sign_key, cert, submission, declared) if path is not None),
+                  *([suite_cache_dir] if suite_cache_dir is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
-                                                                               *outermost(secret))))
+                                                                               *map(str, secret))))
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
                         run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
