@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from tablecert.rng.power import Alternative
+
 ALPHA = 0.01
 """Family-wise error rate of the whole battery."""
 
@@ -49,17 +51,21 @@ class TestResult:
     threshold: float = 0.0     # the Holm level this p-value was compared with
     rejected: bool = False
     chart: dict[str, Any] = field(default_factory=dict, compare=False)
+    alternative: Alternative | None = field(default=None, compare=False, repr=False)
+    power: dict[str, Any] = field(default_factory=dict, compare=False)   # filled by :func:`holm`
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "group": self.group, "method": self.method,
                 "statistic": round(float(self.statistic), 6),
                 "df": None if self.df is None else round(float(self.df), 3),
                 "p_value": float(f"{self.p_value:.6g}"), "n": int(self.n),
-                "threshold": float(f"{self.threshold:.6g}"), "decision": "fail" if self.rejected else "pass"}
+                "threshold": float(f"{self.threshold:.6g}"), "decision": "fail" if self.rejected else "pass",
+                "power": self.power}
 
 
 def chi_square(test_id: str, title: str, group: str, observed: np.ndarray, expected_p: np.ndarray,
-               scale: float = 1.0, df: float | None = None, chart: dict[str, Any] | None = None) -> TestResult:
+               scale: float = 1.0, df: float | None = None, chart: dict[str, Any] | None = None,
+               alternative: Alternative | None = None) -> TestResult:
     """Pearson chi-square of ``observed`` counts against probabilities ``expected_p``; the
     statistic is multiplied by ``scale`` and referred to chi-square with ``df`` (default cells - 1)."""
     observed = np.asarray(observed, dtype=np.float64).ravel()
@@ -68,7 +74,7 @@ def chi_square(test_id: str, title: str, group: str, observed: np.ndarray, expec
     stat = float(((observed - expected) ** 2 / expected).sum()) * scale
     dof = float(observed.size - 1) if df is None else float(df)
     return TestResult(test_id, title, group, "chi-square", stat, dof, float(stats.chi2.sf(stat, dof)), int(n),
-                      chart=chart or {})
+                      chart=chart or {}, alternative=alternative)
 
 
 def chi_square_p(observed: np.ndarray, expected_p: np.ndarray) -> float:
@@ -77,19 +83,22 @@ def chi_square_p(observed: np.ndarray, expected_p: np.ndarray) -> float:
 
 
 def normal(test_id: str, title: str, group: str, total: float, mean: float, variance: float, n: int,
-           upper_only: bool = False) -> TestResult:
+           upper_only: bool = False, alternative: Alternative | None = None) -> TestResult:
     """A sum with known null mean and variance, as a z-score; two-sided unless ``upper_only``."""
     z = (total - mean) / np.sqrt(variance)
     p = float(stats.norm.sf(z)) if upper_only else float(2 * stats.norm.sf(abs(z)))
-    return TestResult(test_id, title, group, "normal" + (" (upper)" if upper_only else ""), float(z), None, p, n)
+    return TestResult(test_id, title, group, "normal" + (" (upper)" if upper_only else ""), float(z), None, p, n,
+                      alternative=alternative)
 
 
-def uniformity(test_id: str, title: str, group: str, p_values: Sequence[float]) -> TestResult:
+def uniformity(test_id: str, title: str, group: str, p_values: Sequence[float],
+               alternative: Alternative | None = None) -> TestResult:
     """Second level: Kolmogorov-Smirnov test that independent sub-sample p-values are uniform."""
     ps = np.sort(np.asarray(p_values, dtype=np.float64))
     result = stats.kstest(ps, "uniform", method="exact")
     return TestResult(test_id, title, group, "KS (2nd level)", float(result.statistic), None, float(result.pvalue),
-                      len(ps), chart={"kind": "phist", "p_values": [float(f"{p:.6g}") for p in ps]})
+                      len(ps), chart={"kind": "phist", "p_values": [float(f"{p:.6g}") for p in ps]},
+                      alternative=alternative)
 
 
 def merge_rare(counts: np.ndarray, probs: np.ndarray, n: int, minimum: float = 5.0) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +119,8 @@ def merge_rare(counts: np.ndarray, probs: np.ndarray, n: int, minimum: float = 5
 
 
 def holm(results: Sequence[TestResult], alpha: float = ALPHA) -> list[TestResult]:
-    """The results with Holm's threshold and decision filled in (same order as given)."""
+    """The results with Holm's threshold and decision filled in (same order as given), and each
+    test's power statement at alpha/m, Holm's first step (:mod:`tablecert.rng.power`)."""
     m = len(results)
     order = sorted(range(m), key=lambda i: (results[i].p_value, results[i].id))
     decided: dict[int, TestResult] = {}
@@ -119,5 +129,7 @@ def holm(results: Sequence[TestResult], alpha: float = ALPHA) -> list[TestResult
         threshold = alpha / (m - rank)
         rejected = not stopped and results[i].p_value < threshold
         stopped = stopped or not rejected
-        decided[i] = replace(results[i], threshold=threshold, rejected=rejected)
+        alt = results[i].alternative
+        decided[i] = replace(results[i], threshold=threshold, rejected=rejected,
+                             power=alt.statement(alpha / m) if alt else {})
     return [decided[i] for i in range(m)]
