@@ -3,8 +3,8 @@
 * :func:`tablecert.rng.collect.collect` asks a vendor (any adapter) for rolls and decks;
 * :func:`evaluate` runs the dice and shuffle batteries and decides them by the plan of
   :mod:`tablecert.rng.plan` (Holm at overall alpha 0.01);
-* :func:`write_run` writes ``summary.json`` (every test, the plan, the outcomes' sha256, chart
-  data), the outcomes themselves (``dice.txt``: the digits as dealt; ``decks.txt``: a deck a line)
+* :func:`write_run` writes ``summary.json`` (every test with its power statement, the plan, what
+  the sample would have caught, what statistics cannot show, the outcomes' sha256, chart data), the outcomes themselves (``dice.txt``: the digits as dealt; ``decks.txt``: a deck a line)
   and ``rng-report.pdf``, rendered from ``summary.json`` alone, so the same summary gives the same
   bytes (:func:`tablecert.rng.report.render_report`).
 """
@@ -63,14 +63,15 @@ def battery_seed(outcomes: Outcomes) -> int:
     return int(digest[:15], 16)
 
 
-def evaluate(faces: np.ndarray, decks: np.ndarray, seed: int) -> list[TestResult]:
-    """Every test of the battery on the outcomes given (an empty array skips its half), decided."""
+def evaluate(faces: np.ndarray, decks: np.ndarray, seed: int, power: bool = True) -> list[TestResult]:
+    """Every test of the battery on the outcomes given (an empty array skips its half), decided,
+    with its power stated (``power``)."""
     results: list[TestResult] = []
     if len(faces):
         results += dice_battery(faces, seed)
     if len(decks):
         results += deck_battery(decks, seed)
-    return holm(results)
+    return holm(results, power=power)
 
 
 def summary(outcomes: Outcomes, results: list[TestResult], seed: int, collected: dict[str, str]) -> dict[str, Any]:

@@ -86,11 +86,11 @@ def sample_needed(kind: str, size: float, level: float) -> int:
         return lo
     if not caught(MAX_SAMPLE):
         raise ValueError(f"--detect {kind}={size:.4%}: more than {MAX_SAMPLE:,} {spec.half} would be needed")
-    hi = MAX_SAMPLE
-    while hi - lo > max(1_000, lo // 1_000):
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if caught(mid) else (mid, hi)
-    return -(-hi // 1_000) * 1_000
+    low, high = lo // 1_000, MAX_SAMPLE // 1_000        # in thousands: caught at high, not at low
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if caught(1_000 * mid) else (mid, high)
+    return 1_000 * high
 
 
 def sizes_for(requests: list[str], rolls: int | None, decks: int | None) -> tuple[int | None, int | None, list[str]]:

@@ -58,9 +58,10 @@ def sticky_alternative(n: int, p0: float, what: str) -> Alternative:
 
 def face_tests(faces: np.ndarray) -> list[TestResult]:
     n = len(faces)
+    table = np.bincount(faces[:, 0] * np.uint8(6) + faces[:, 1], minlength=36).reshape(6, 6)   # one pass
     out = []
     for d, name in ((0, "A"), (1, "B")):
-        counts = np.bincount(faces[:, d], minlength=6)
+        counts = table.sum(axis=1 - d)
         words = lambda x, name=name: (f"a face of die {name} at least {percent(x)} more likely than 1/6 (the other "  # noqa: E731
                                       "five equally less likely) would have been caught")
         out.append(chi_square(f"dice.faces_{name.lower()}", f"Die {name}: faces 1-6 equally likely", "dice", counts,
@@ -69,15 +70,14 @@ def face_tests(faces: np.ndarray) -> list[TestResult]:
         for face in range(6):
             out.append(normal(f"dice.face_{name.lower()}{face + 1}", f"Die {name}: face {face + 1} one time in six",
                               "dice", float(counts[face]), n / 6, n * 5 / 36, n, alternative=face_alternative(n, name)))
-    pair = faces[:, 0].astype(np.int64) * 6 + faces[:, 1]
-    counts = np.bincount(pair, minlength=36)
+    counts = table.ravel()
     out.append(chi_square("dice.pairs", "The 36 ordered pairs (A, B) equally likely", "dice", counts,
                           np.full(36, 1 / 36), chart={"kind": "heat", "row_name": "die A", "col_name": "die B",
                                                        "rows": list("123456"), "cols": list("123456"),
                                                        "matrix": counts.reshape(6, 6).tolist(), "expected": n / 36},
                           alternative=cell_bias(n, 1 / 36, 35, lambda x: f"one of the 36 pairs at least {percent(x)} "
                                                 "more likely than 1/36 would have been caught")))
-    totals = np.bincount(faces.sum(axis=1), minlength=11)
+    totals = np.bincount(np.add.outer(np.arange(6), np.arange(6)).ravel(), weights=counts, minlength=11).astype(np.int64)
     out.append(chi_square("dice.totals", "Totals 2-12 against their exact 1/36 ... 6/36", "dice", totals, TOTAL_P,
                           chart=_bars([str(t) for t in range(2, 13)], totals, n * TOTAL_P),
                           alternative=cell_bias(n, 1 / 6, 10, seven_words)))
@@ -86,6 +86,23 @@ def face_tests(faces: np.ndarray) -> list[TestResult]:
 
 def seven_words(d: float) -> str:
     return f"a total of 7 at least {percent(d)} more likely than 6/36 (the others proportionally less) would have been caught"
+
+
+def repeat_tests(faces: np.ndarray) -> list[TestResult]:
+    """A roll repeating the previous one, and each die showing its previous face (a sticky die)."""
+    n = len(faces)
+    pair = faces[:, 0].astype(np.int64) * 6 + faces[:, 1]
+    out = []
+    for test_id, title, same, p, what in (
+            ("dice.repeats", "A roll repeating the previous one (exactly 1/36)", pair[1:] == pair[:-1], 1 / 36,
+             "a roll that sticks (repeats the previous roll)"),
+            ("dice.repeats_a", "Die A showing its previous face (exactly 1/6)", faces[1:, 0] == faces[:-1, 0], 1 / 6,
+             "die A sticking (showing its previous face)"),
+            ("dice.repeats_b", "Die B showing its previous face (exactly 1/6)", faces[1:, 1] == faces[:-1, 1], 1 / 6,
+             "die B sticking (showing its previous face)")):
+        out.append(normal(test_id, title, "dice", int(np.count_nonzero(same)), (n - 1) * p, (n - 1) * p * (1 - p),
+                          n - 1, alternative=sticky_alternative(n - 1, p, what)))
+    return out
 
 
 def serial_tests(faces: np.ndarray, jitter: np.random.Generator) -> list[TestResult]:
@@ -97,15 +114,6 @@ def serial_tests(faces: np.ndarray, jitter: np.random.Generator) -> list[TestRes
                       np.full(36 * 36, 1 / 1296),
                       alternative=cell_bias(half, 1 / 1296, 1295, lambda x: "one of the 1,296 pairs of consecutive rolls "
                                             f"at least {percent(x)} more likely than 1/1,296 would have been caught"))]
-    for test_id, title, same, p, what in (
-            ("dice.repeats", "A roll repeating the previous one (exactly 1/36)", pair[1:] == pair[:-1], 1 / 36,
-             "a roll that sticks (repeats the previous roll)"),
-            ("dice.repeats_a", "Die A showing its previous face (exactly 1/6)", faces[1:, 0] == faces[:-1, 0], 1 / 6,
-             "die A sticking (showing its previous face)"),
-            ("dice.repeats_b", "Die B showing its previous face (exactly 1/6)", faces[1:, 1] == faces[:-1, 1], 1 / 6,
-             "die B sticking (showing its previous face)")):
-        out.append(normal(test_id, title, "dice", int(np.count_nonzero(same)), (n - 1) * p, (n - 1) * p * (1 - p),
-                          n - 1, alternative=sticky_alternative(n - 1, p, what)))
     y = pair + jitter.random(n)
     up = y[1:] > y[:-1]
     runs = 1 + int(np.count_nonzero(up[1:] != up[:-1]))
@@ -190,4 +198,4 @@ def dice_battery(faces: np.ndarray, seed: int) -> list[TestResult]:
         raise ValueError(f"the dice battery needs at least {MIN_ROLLS:,} rolls, got {len(faces):,}")
     faces = np.ascontiguousarray(faces, dtype=np.uint8)
     jitter = np.random.Generator(np.random.PCG64(seed))
-    return face_tests(faces) + serial_tests(faces, jitter) + [block_test(faces)]
+    return face_tests(faces) + repeat_tests(faces) + serial_tests(faces, jitter) + [block_test(faces)]

@@ -5,9 +5,11 @@ The plan (stated again, with the numbers of the run, in the report):
 * Every first-level test yields one p-value that is uniform (or conservative) when the outcomes
   come from a correct generator: chi-square goodness of fit against exact probabilities (dice
   faces, pairs, totals 1/36..6/36, label probabilities from the census), chi-square with the
-  covariance of a permutation accounted for (card x position, which card follows which), normal
-  tests of sums whose exact mean and variance are known (repeats, runs up and down, serial
-  correlation, inversions, cut checks), and an exact Poisson tail for duplicate decks.
+  covariance of a permutation accounted for (card x position, card x seat, which card follows
+  which), normal tests of counts and sums whose exact mean and variance are known (each face's
+  proportion, repeats, the joker in each seat, runs up and down, serial correlation, inversions,
+  cut checks), the worst card by seat with a Bonferroni factor, and an exact Poisson tail for
+  duplicate decks.
 * Where a test is run on disjoint sub-samples (blocks of rolls, blocks of decks, disjoint card
   groups of the permutation test), the sub-sample p-values are independent and uniform under a
   correct generator; a **second-level** Kolmogorov-Smirnov test of their uniformity is one more
@@ -18,7 +20,9 @@ The plan (stated again, with the numbers of the run, in the report):
   dependence between the tests, so a correct generator fails the battery with probability at most
   0.01 (the family-wise error rate). ``benchmarks/bench_rng.py`` measures the observed rate.
 
-The battery passes when no test is rejected.
+The battery passes when no test is rejected. Each result also states its power: the smallest bias
+of the kind it is aimed at that it catches with 99% probability at alpha/m
+(:mod:`tablecert.rng.power`).
 """
 
 from __future__ import annotations
@@ -118,9 +122,10 @@ def merge_rare(counts: np.ndarray, probs: np.ndarray, n: int, minimum: float = 5
     return np.array(out_c), np.array(out_p)
 
 
-def holm(results: Sequence[TestResult], alpha: float = ALPHA) -> list[TestResult]:
-    """The results with Holm's threshold and decision filled in (same order as given), and each
-    test's power statement at alpha/m, Holm's first step (:mod:`tablecert.rng.power`)."""
+def holm(results: Sequence[TestResult], alpha: float = ALPHA, power: bool = True) -> list[TestResult]:
+    """The results with Holm's threshold and decision filled in (same order as given), and (unless
+    ``power`` is False) each test's power statement at alpha/m, Holm's first step
+    (:mod:`tablecert.rng.power`); the statements never change a decision."""
     m = len(results)
     order = sorted(range(m), key=lambda i: (results[i].p_value, results[i].id))
     decided: dict[int, TestResult] = {}
@@ -131,5 +136,5 @@ def holm(results: Sequence[TestResult], alpha: float = ALPHA) -> list[TestResult
         stopped = stopped or not rejected
         alt = results[i].alternative
         decided[i] = replace(results[i], threshold=threshold, rejected=rejected,
-                             power=alt.statement(alpha / m) if alt else {})
+                             power=alt.statement(alpha / m) if alt and power else {})
     return [decided[i] for i in range(m)]

@@ -39,13 +39,26 @@ def dice_favoured_face(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.choice(6, size=(n, 2), p=p).astype(np.uint8)
 
 
-def dice_sticky(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A roll repeats the previous one 0.3% of the time beyond chance (a stale buffer)."""
+def dice_sticky(rng: np.random.Generator, n: int, rate: float = 0.003) -> np.ndarray:
+    """A roll repeats the previous one 0.3% (``rate``) of the time beyond chance (a stale buffer)."""
     fresh = fair_dice(rng, n)
-    repeat = rng.random(n) < 0.003
+    repeat = rng.random(n) < rate
     repeat[0] = False
     idx = np.maximum.accumulate(np.where(repeat, 0, np.arange(n)))
     return fresh[idx]
+
+
+def dice_sticky_small(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A roll repeats the previous one 0.2% of the time beyond chance."""
+    return dice_sticky(rng, n, 0.002)
+
+
+def dice_face_relative(rng: np.random.Generator, n: int, delta: float = 0.005, die: int = 0) -> np.ndarray:
+    """Die A's six (1 + delta)/6 likely, the other five equally less (a six forced in delta/5 of the
+    rolls); die B fair."""
+    faces = fair_dice(rng, n)
+    faces[rng.random(n) < delta / 5, die] = 5
+    return faces
 
 
 @njit(cache=True)
@@ -94,10 +107,10 @@ def decks_short_key_sort(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.argsort(keys, axis=1, kind="stable").astype(np.uint8)
 
 
-def decks_cut_sometimes(rng: np.random.Generator, n: int) -> np.ndarray:
-    """2% of the time the previous deck is only cut, not reshuffled."""
+def decks_cut_sometimes(rng: np.random.Generator, n: int, share: float = 0.02) -> np.ndarray:
+    """2% (``share``) of the time the previous deck is only cut, not reshuffled."""
     fresh = fair_decks(rng, n)
-    cut = rng.random(n) < 0.02
+    cut = rng.random(n) < share
     cut[0] = False
     shift = np.where(cut, rng.integers(1, K, size=n), 0)
     idx = np.maximum.accumulate(np.where(cut, 0, np.arange(n)))
@@ -115,11 +128,34 @@ def decks_joker_modulo(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.where(pos == where, K - 1, np.take_along_axis(base, src, axis=1)).astype(np.uint8)
 
 
+def decks_joker_first_seven(rng: np.random.Generator, n: int, share: float = 0.01, first: int = 7) -> np.ndarray:
+    """In 1% (``share``) of the decks the joker is swapped into the first seven (``first``) cards, a
+    random one of them: seat 1's joker share rises from 7/53 to 7/53 + share * 46/53."""
+    decks = fair_decks(rng, n)
+    moved = np.flatnonzero(rng.random(n) < share)
+    sub, rows = decks[moved], np.arange(len(moved))
+    where, target = np.argmax(sub == K - 1, axis=1), rng.integers(0, first, size=len(moved))
+    sub[rows, where] = sub[rows, target]
+    sub[rows, target] = K - 1
+    decks[moved] = sub
+    return decks
+
+
 def decks_small_seed(rng: np.random.Generator, n: int) -> np.ndarray:
     """Each deck from a generator reseeded with a 16-bit seed: only 65,536 decks can ever appear."""
     table = fair_decks(np.random.default_rng(20261130), 1 << 16)
     return table[rng.integers(0, 1 << 16, size=n)]
 
+
+SUBTLE_DICE: dict[str, Generator] = {
+    "six of die A +0.5% (relative)": dice_face_relative,
+    "a roll repeats the previous (+0.2%)": dice_sticky_small,
+}
+"""The issue's small biases, sized for the default sample (10,000,000 rolls)."""
+SUBTLE_DECKS: dict[str, Generator] = {
+    "joker into the first seven (1% of decks)": decks_joker_first_seven,
+}
+"""The same for decks (200,000 decks); with the 2% cut and the modulo biases of BIASED_*."""
 
 BIASED_DICE: dict[str, Generator] = {
     "modulo bias (byte % 6)": dice_modulo_byte,
