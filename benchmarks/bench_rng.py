@@ -3,7 +3,7 @@
     python benchmarks/bench_rng.py perf    [--rolls 10000000 --decks 1000000]
     python benchmarks/bench_rng.py false   [--runs 200]
     python benchmarks/bench_rng.py power   [--seeds 200]
-    python benchmarks/bench_rng.py stated  [--seeds 200]
+    python benchmarks/bench_rng.py stated  [--seeds 200] [--tests ID,...]
 
 Outcomes are generated with numpy in this process and handed to the battery's evaluation
 functions: no vendor subprocess, no collection, no report, so that 200 seeds are affordable.
@@ -133,6 +133,17 @@ def _seven(rng: np.random.Generator, n: int, delta: float) -> np.ndarray:
     return np.stack([pair // 6, pair % 6], axis=1).astype(np.uint8)
 
 
+def _follows(rng: np.random.Generator, n: int, delta: float) -> np.ndarray:
+    """Card 1 (2d) moved right after card 0 (2c) in delta/52 of the decks: it follows 2c (1 + delta)
+    times as often as 1/53 of the decks."""
+    decks = g.fair_decks(rng, n)
+    for row in np.flatnonzero(rng.random(n) < delta / 52):
+        cards = [c for c in decks[row].tolist() if c != 1]
+        cards.insert(cards.index(0) + 1, 1)
+        decks[row] = cards
+    return decks
+
+
 # (test id, half, sample, the generator at bias d, the evaluation)
 STATED: list[tuple[str, str, int, Callable[[np.random.Generator, int, float], np.ndarray], Evaluation]] = [
     ("dice.face_a6", "rolls", 1_000_000, lambda r, n, d: g.dice_face_relative(r, n, d), dice.face_tests),
@@ -143,7 +154,13 @@ STATED: list[tuple[str, str, int, Callable[[np.random.Generator, int, float], np
     ("dice.totals_blocks", "rolls", 1_000_000, _seven, lambda f: [dice.block_test(f)]),
     ("decks.joker_seat_1", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d), seats),
     ("decks.joker_position", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d / 52, 1), layout),
+    ("decks.follows", "decks", 20_000, _follows, layout),
+    ("decks.card_position", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d / 52, 1), layout),
     ("decks.cut_check", "decks", 20_000, lambda r, n, d: g.decks_cut_sometimes(r, n, d), deck_battery.repeat_tests),
+    # one card (the joker) (1 + d) 7/53 likely in seat 1: moved there in d * 7/46 of the decks
+    ("decks.joker_seat", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d * 7 / 46), seats),
+    ("decks.card_seat_worst", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d * 7 / 46), seats),
+    ("decks.card_seat", "decks", 20_000, lambda r, n, d: g.decks_joker_first_seven(r, n, d * 7 / 46), seats),
 ]
 MULTIPLES = (0.7, 0.85, 1.0)
 
@@ -158,10 +175,12 @@ def measured_bias(stated: float, rates: list[float]) -> float | None:
     return float((stats.norm.ppf(POWER) - icpt) / slope) if slope > 0 else None
 
 
-def stated(seeds: int) -> None:
+def stated(seeds: int, only: list[str]) -> None:
     print(f"stated against measured, at level {LEVEL:.3g}, {seeds} seeds per bias; power at the stated bias x "
           f"{' / '.join(map(str, MULTIPLES))}")
     for test_id, half, n, gen, tests in STATED:
+        if only and test_id not in only:
+            continue
         t0 = time.perf_counter()
         fair = g.fair_dice(np.random.default_rng(0), n) if half == "rolls" else g.fair_decks(np.random.default_rng(0), n)
         (probe,) = [r for r in tests(fair) if r.id == test_id]
@@ -188,6 +207,7 @@ def main() -> None:
     parser.add_argument("--decks", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--tests", default="", help="stated: only these test ids (comma-separated)")
     args = parser.parse_args()
     if args.what == "perf":
         perf(args.rolls, args.decks)
@@ -196,7 +216,7 @@ def main() -> None:
     elif args.what == "power":
         power(args.seeds)
     else:
-        stated(args.seeds)
+        stated(args.seeds, [t for t in args.tests.split(",") if t])
 
 
 if __name__ == "__main__":
