@@ -173,8 +173,9 @@ def repeat_tests(decks: np.ndarray) -> list[TestResult]:
 
 def few_orders(d: float) -> str:
     """Words for a generator that deals only 1/d different decks, equally likely."""
-    return (f"a generator that can deal at most {1 / d:.2g} different decks (a seed or state of {np.log2(1 / d):.0f} "
-            "bits) would have been caught")
+    bits = int(np.floor(np.log2(1 / d)))
+    return (f"a generator that can deal at most {1 / d:.2g} different decks (a seed or state of {bits} bits) would "
+            "have been caught")
 
 
 CUT_KEEPS = K - 2
