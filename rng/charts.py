@@ -41,6 +41,7 @@ def _residual(observed: float, expected: float) -> float:
 def heat_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
     rows, cols, matrix = data["rows"], data["cols"], data["matrix"]
     expected = float(data["expected"])
+    row_expected = [float(e) for e in data.get("row_expected", [expected] * len(rows))]
     empty_diagonal = bool(data.get("diagonal_empty"))
     label_w = 18.0
     cell = min(24.0, (width - label_w) / len(cols))
@@ -50,7 +51,8 @@ def heat_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
     height = grid_h + label_w + 2 * CAPTION + 8
     d = Drawing(width, height)
     d.hAlign = "LEFT"
-    d.add(String(0, height - CAPTION - 1, f"{title}: rows {data.get('row_name', '')}, columns {data.get('col_name', '')}; shade = (O - E)/sqrt(E), E = {expected:,.1f} per cell; blue below, "
+    share = "the row's share" if "row_expected" in data else f"{expected:,.1f} per cell"
+    d.add(String(0, height - CAPTION - 1, f"{title}: rows {data.get('row_name', '')}, columns {data.get('col_name', '')}; shade = (O - E)/sqrt(E), E = {share}; blue below, "
                  f"red above, full at +-{FULL_SHADE_Z:g}", fontName=font, fontSize=CAPTION, fillColor=color("muted")))
     top = grid_h + 2
     for j, label in enumerate(cols):
@@ -65,7 +67,7 @@ def heat_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
             if empty_diagonal and i == j:
                 fill = color("grid")
             else:
-                fill = residual_color(_residual(float(matrix[i][j]), expected))
+                fill = residual_color(_residual(float(matrix[i][j]), row_expected[i]))
             d.add(Rect(label_w + j * cell, y, cell, cell, fillColor=fill, strokeColor=color("grid"),
                        strokeWidth=0.2 if cell < 12 else 0.4))
             if cell >= 20:
@@ -78,14 +80,16 @@ def bars_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
     labels, observed, expected = data["labels"], data["observed"], data["expected"]
     font = _font()
     plot_h = 90.0
+    slot = (width - 30) / len(labels)
+    narrow = slot < 14           # residuals written upright, so that neighbours do not overprint
     label_h = 46.0 if max(len(lb) for lb in labels) > 3 else 12.0
+    label_h += 14.0 if narrow else 0.0
     height = plot_h + label_h + 2 * CAPTION + 16
     d = Drawing(width, height)
     d.hAlign = "LEFT"
     d.add(String(0, height - CAPTION - 1, f"{title}: bars observed, ticks expected; under each bar (O - E)/sqrt(E)",
                  fontName=font, fontSize=CAPTION, fillColor=color("muted")))
     top = max(max(observed), max(expected)) * 1.08 or 1.0
-    slot = (width - 30) / len(labels)
     base = label_h + 10
     d.add(Line(28, base, width, base, strokeColor=color("rule"), strokeWidth=0.5))
     d.add(String(26, base + plot_h - 3, f"{top:,.0f}", fontName=font, fontSize=5, textAnchor="end",
@@ -97,16 +101,24 @@ def bars_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
                    else color("head_bg"), strokeColor=color("rule"), strokeWidth=0.3))
         ye = base + plot_h * e / top
         d.add(Line(x + slot * 0.05, ye, x + slot * 0.95, ye, strokeColor=color("ink"), strokeWidth=0.8))
-        size = min(6.0, slot * 0.8)
+        size = min(6.0, slot * 0.7)
+        below = base - (21 if narrow else 7)        # where the label row starts
         if len(lb) > 3:
             g = Group(String(0, 0, lb, fontName=font, fontSize=size, fillColor=color("ink"), textAnchor="end"))
-            g.transform = (0, 1, -1, 0, x + slot / 2 + size / 3, base - 12)
+            g.transform = (0, 1, -1, 0, x + slot / 2 + size / 3, below - 5)
             d.add(g)
         else:
-            d.add(String(x + slot / 2, base - 16, lb, fontName=font, fontSize=size, textAnchor="middle",
+            d.add(String(x + slot / 2, below - 9, lb, fontName=font, fontSize=size, textAnchor="middle",
                          fillColor=color("ink")))
-        d.add(String(x + slot / 2, base - 7, f"{z:+.1f}", fontName=font, fontSize=min(5.0, slot * 0.6),
-                     textAnchor="middle", fillColor=color("fail_ink") if abs(z) >= 3 else color("muted")))
+        residual = String(0, 0, f"{z:+.1f}", fontName=font, fontSize=5.0, textAnchor="end" if narrow else "middle",
+                          fillColor=color("fail_ink") if abs(z) >= 3 else color("muted"))
+        if narrow:
+            g = Group(residual)
+            g.transform = (0, 1, -1, 0, x + slot / 2 + 2, base - 2)
+            d.add(g)
+        else:
+            residual.x, residual.y = x + slot / 2, base - 7
+            d.add(residual)
     return d
 
 

@@ -1,5 +1,8 @@
 """``tablecert rng``: collect a vendor's dice and shuffles and evaluate them (``tablecert.rng``).
 
+``--detect face=0.2%`` (and the like) computes the sample that catches that bias with 99% power
+(:mod:`tablecert.rng.detect`) and collects it.
+
 Exit status 0: the battery passed; 1: it failed (some test rejected at the plan's family-wise
 level); 2: bad input, or a vendor that cannot be run or faulted (named in one line).
 """
@@ -21,7 +24,7 @@ def _now() -> str:
 
 def cmd_rng(args: argparse.Namespace) -> int:
     from tablecert.harness.contract import SessionOptions, VendorFault
-    from tablecert.rng import check_sizes
+    from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS, check_sizes, collection_seconds
     from tablecert.rng.collect import RngError, collect
 
     adapter, target = chosen_vendor(args)
@@ -30,16 +33,28 @@ def cmd_rng(args: argparse.Namespace) -> int:
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed must be 0 or more")
     try:
-        check_sizes(args.rolls, args.decks)
+        rolls, decks = args.rolls, args.decks
+        if args.detect:
+            from tablecert.rng.detect import sizes_for
+
+            rolls, decks, lines = sizes_for(args.detect, rolls, decks)
+            for line in lines:
+                print(line, file=sys.stderr)
+        rolls = DEFAULT_ROLLS if rolls is None else rolls
+        decks = DEFAULT_DECKS if decks is None else decks
+        check_sizes(rolls, decks)
     except ValueError as err:
         raise UsageError(str(err)) from None
+    if not args.quiet:
+        print(f"collecting {rolls:,} rolls and {decks:,} decks (about {collection_seconds(rolls, decks):,.0f} s at "
+              "100,000 outcomes a second)", file=sys.stderr, flush=True)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
     try:
         options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
-        outcomes = collect(adapter, target, options, args.rolls, args.decks,
+        outcomes = collect(adapter, target, options, rolls, decks,
                            progress=progress_bar("collecting", args.quiet, unit="outcomes"))
     except VendorFault as err:
         print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
@@ -74,8 +89,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "pass, 1 fail, 2 bad input or vendor fault.")
     add_vendor_arguments(p)
     p.add_argument("--out", required=True, help="folder for the results")
-    p.add_argument("--rolls", type=int, default=DEFAULT_ROLLS, help=f"rolls of two dice (default {DEFAULT_ROLLS:,}; 0 skips)")
-    p.add_argument("--decks", type=int, default=DEFAULT_DECKS, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
+    p.add_argument("--rolls", type=int, help=f"rolls of two dice (default {DEFAULT_ROLLS:,}; 0 skips)")
+    p.add_argument("--decks", type=int, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
+    p.add_argument("--detect", action="append", metavar="KIND=SIZE",
+                   help="collect the sample that catches this bias with 99%% power, in place of --rolls or --decks "
+                        "(repeatable): face=0.2%% (a face of a die more likely than 1/6), seven=, sticky= (a roll "
+                        "repeating the previous one), die-sticky=, joker=1%% (the joker moved into the first seven "
+                        "cards in that share of decks), cut= (decks cut, not reshuffled)")
     p.add_argument("--seed", type=int, help="seed of the battery's own random choices (default: from the outcomes' sha256)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for one vendor answer (default 120)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

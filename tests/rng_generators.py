@@ -1,9 +1,11 @@
 """Generators for measuring the RNG battery's two error rates: a correct one, and biased ones, each
 a bug that has shipped in real games. Vectorised (numpy, numba for the one sequential recurrence).
 
-Each generator is ``f(rng, n) -> outcomes``: dice ``(n, 2)`` faces 0..5 or decks ``(n, 53)`` card
-indices, driven by the seeded ``numpy.random.Generator`` it is given. Used by tests/test_rng*.py
-and benchmarks/bench_rng.py.
+The small biases (a face 0.5% more likely, a roll sticking 0.2% of the time, the joker moved into
+the first seven cards in 1% of decks) are caught only at the default sizes: bench_rng's ``power``
+runs them there. Each generator is ``f(rng, n) -> outcomes``: dice ``(n, 2)`` faces 0..5 or decks
+``(n, 53)`` card indices, driven by the seeded ``numpy.random.Generator`` it is given. Used by
+tests/test_rng*.py and benchmarks/bench_rng.py.
 """
 
 from __future__ import annotations
@@ -39,13 +41,26 @@ def dice_favoured_face(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.choice(6, size=(n, 2), p=p).astype(np.uint8)
 
 
-def dice_sticky(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A roll repeats the previous one 0.3% of the time beyond chance (a stale buffer)."""
+def dice_sticky(rng: np.random.Generator, n: int, rate: float = 0.003) -> np.ndarray:
+    """A roll repeats the previous one 0.3% (``rate``) of the time beyond chance (a stale buffer)."""
     fresh = fair_dice(rng, n)
-    repeat = rng.random(n) < 0.003
+    repeat = rng.random(n) < rate
     repeat[0] = False
     idx = np.maximum.accumulate(np.where(repeat, 0, np.arange(n)))
     return fresh[idx]
+
+
+def dice_sticky_small(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A roll repeats the previous one 0.2% of the time beyond chance."""
+    return dice_sticky(rng, n, 0.002)
+
+
+def dice_face_relative(rng: np.random.Generator, n: int, delta: float = 0.005, die: int = 0) -> np.ndarray:
+    """Die A's six (1 + delta)/6 likely, the other five equally less (a six forced in delta/5 of the
+    rolls); die B fair."""
+    faces = fair_dice(rng, n)
+    faces[rng.random(n) < delta / 5, die] = 5
+    return faces
 
 
 @njit(cache=True)
@@ -94,10 +109,10 @@ def decks_short_key_sort(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.argsort(keys, axis=1, kind="stable").astype(np.uint8)
 
 
-def decks_cut_sometimes(rng: np.random.Generator, n: int) -> np.ndarray:
-    """2% of the time the previous deck is only cut, not reshuffled."""
+def decks_cut_sometimes(rng: np.random.Generator, n: int, share: float = 0.02) -> np.ndarray:
+    """2% (``share``) of the time the previous deck is only cut, not reshuffled."""
     fresh = fair_decks(rng, n)
-    cut = rng.random(n) < 0.02
+    cut = rng.random(n) < share
     cut[0] = False
     shift = np.where(cut, rng.integers(1, K, size=n), 0)
     idx = np.maximum.accumulate(np.where(cut, 0, np.arange(n)))
@@ -113,6 +128,19 @@ def decks_joker_modulo(rng: np.random.Generator, n: int) -> np.ndarray:
     pos = np.arange(K)[None, :]
     src = np.clip(np.where(pos < where, pos, pos - 1), 0, K - 2)
     return np.where(pos == where, K - 1, np.take_along_axis(base, src, axis=1)).astype(np.uint8)
+
+
+def decks_joker_first_seven(rng: np.random.Generator, n: int, share: float = 0.01, first: int = 7) -> np.ndarray:
+    """In 1% (``share``) of the decks the joker is swapped into the first seven (``first``) cards, a
+    random one of them: seat 1's joker share rises from 7/53 to 7/53 + share * 46/53."""
+    decks = fair_decks(rng, n)
+    moved = np.flatnonzero(rng.random(n) < share)
+    sub, rows = decks[moved], np.arange(len(moved))
+    where, target = np.argmax(sub == K - 1, axis=1), rng.integers(0, first, size=len(moved))
+    sub[rows, where] = sub[rows, target]
+    sub[rows, target] = K - 1
+    decks[moved] = sub
+    return decks
 
 
 def decks_small_seed(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -32,7 +32,7 @@ def test_a_fair_vendor_passes_and_everything_is_written(tmp_path):
     out = tmp_path / "run"
     done = run_rng(out, "fair", "3")
     assert done.returncode == 0, done.stderr
-    assert "verdict: PASS  38 tests, 0 rejected" in done.stdout
+    assert "verdict: PASS  62 tests, 0 rejected" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["verdict"] == "pass" and summary["samples"] == {"rolls": 20000, "decks": 1000}
     dice = (out / "dice.txt").read_bytes()
@@ -44,8 +44,13 @@ def test_a_fair_vendor_passes_and_everything_is_written(tmp_path):
     pdf = out / "rng-report.pdf"
     text = pdf_text(pdf)
     for needed in ("PASS", "decks.card_position", "dice.serial_corr_8", "Holm-Bonferroni",
-                   summary["outcomes"]["dice.txt"]["sha256"]):
+                   summary["outcomes"]["dice.txt"]["sha256"], "What these statistics cannot show", "GLI-11",
+                   "What this sample would have caught", "Power of each test"):
         assert needed in text
+    # Every test states the bias it would have caught; the first page names the ones that ship.
+    assert all(t["power"]["words"] for t in summary["tests"]) and "GLI-19" in summary["limits"]
+    headline = {h["id"]: h["words"] for h in summary["power"]["headline"]}
+    assert headline["decks.joker_seat_1"].startswith("the joker moved into the first seven cards (seat 1) in at least")
     # The report is a function of summary.json: rendered again, the same bytes.
     assert render_report(summary) == pdf.read_bytes()
 
@@ -77,7 +82,20 @@ def test_vendor_faults_are_named_in_one_line_with_status_2(tmp_path, mode, messa
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in done.stderr
 
 
+def test_detect_collects_the_sample_it_computed(tmp_path):
+    out = tmp_path / "run"
+    done = run_rng(out, "fair", "5", extra=("--rolls", "0", "--detect", "joker=5%", "--quiet"))
+    assert done.returncode in (0, 1), done.stderr
+    assert "--detect joker=5%: 3,000 decks catch it with 99% power" in done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["samples"] == {"rolls": 0, "decks": 3000}
+    (seat1,) = [t for t in summary["tests"] if t["id"] == "decks.joker_seat_1"]
+    assert seat1["power"]["bias"] <= 0.05
+
+
 @pytest.mark.parametrize("args, message", [
+    (("--rolls", "20000", "--detect", "face=1%"), "by --rolls/--decks or by --detect, not both"),
+    (("--detect", "dice=1%"), "KIND one of face"),
     (("--rolls", "5"), "--rolls must be 0 or at least 20,000"),
     (("--decks", "10"), "--decks must be 0 or at least 1,000"),
     (("--rolls", "0", "--decks", "0"), "nothing to evaluate"),
@@ -95,4 +113,4 @@ def test_the_reference_vendor_works_out_of_the_box(tmp_path):
     # Unseeded (os.urandom): a correct generator passes except at the plan's rate of 1%.
     assert done.returncode in (0, 1), done.stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["vendor"]["name"] == "tablecert reference oracle" and len(summary["tests"]) == 38
+    assert summary["vendor"]["name"] == "tablecert reference oracle" and len(summary["tests"]) == 62
