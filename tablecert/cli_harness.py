@@ -51,13 +51,40 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     if isolation is not None:
         lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
                                                             if isolation.startswith("none") else ""))
-    failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
-    for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
-        lines.append(f"  failed {flag}: {n:,}")
+    lines += cause_lines(summary)
     parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
                                                         if (out / name.rstrip("/")).exists()]
     lines.append(f"results in {out}/: {', '.join(parts)}")
     return "\n".join(lines)
+
+
+CAUSES_SHOWN = 12
+
+
+def cause_lines(summary: dict[str, Any]) -> list[str]:
+    """The failures by cause (summary.json's ``causes``), most severe first: count, what differs,
+    the factor most suspicious among those every failure shares; a capped list says by how much."""
+    analysis = summary.get("causes") or {}
+    causes = analysis.get("causes") or []
+    if not causes:
+        return []
+    lines = [f"  {analysis['failed']:,} failing vectors in {len(causes):,} cause{'s' if len(causes) != 1 else ''}:"]
+    for c in causes[:CAUSES_SHOWN]:
+        shared = c["shared_factors"][:1] or c["leading_factors"][:1]
+        where = ""
+        if shared:
+            f = shared[0]
+            every = "shared by every failure" if f["failed"] == c["failed"] else f"in {f['failed']:,} of {c['failed']:,}"
+            passed = f", {f['passed']:,} of the {c['not_failed']:,} that did not fail" if f["passed"] is not None else ""
+            where = f" -- {f['factor']} ({every}{passed})"
+        lines.append(f"  failed {c['failed']:,}: {c['cause']}{where}")
+    if len(causes) > CAUSES_SHOWN:
+        rest = causes[CAUSES_SHOWN:]
+        lines.append(f"  and {len(rest):,} more causes ({sum(c['failed'] for c in rest):,} failures; summary.json lists them)")
+    if analysis.get("not_analysed"):
+        lines.append(f"  and {analysis['not_analysed']:,} more failing vectors not analysed by cause (only the first "
+                     f"{analysis['failed']:,} are)")
+    return lines
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
