@@ -23,9 +23,12 @@ factor, ``F`` all of them, ``ep`` the vectors of the same ops that did not fail 
     Tarantula = (ef / F) / (ef / F + ep / P)
 
 The factors every failure of a cause has, ranked by Ochiai, are its **shared factors**. The
-non-failing side is counted from the run's own suite folder (``RUN/suite``, when it is the suite
-that was run; only the files of the ops that failed are read); without it the scores are not
-computed (``passed`` is None) and the shared factors are still listed.
+non-failing side is the suite's factor counts (every vector of the ops that fail, counted once
+from the suite folder that was run: ``RUN/suite`` or the ``suite_dir`` the run recorded, and kept
+in the run database's meta under :data:`SPECTRUM_KEY` by :func:`spectrum_to_keep`, so that the
+analysis, and summary.json recomputed at signing, need only run.db) less the failures' own.
+Without it the scores are not computed (``passed`` is None) and the shared factors are still
+listed.
 
 Causes are ordered most severe first (:func:`severity`: money paid, charged or handed back
 wrongly; then labels that decide a payout; limits and accepted bets; refusals; shapes), then most
@@ -270,6 +273,15 @@ def cause_key(op: str, diffs: list[Difference]) -> tuple[int, str]:
     return KIND_ORDER.index(d.kind), f"{d.kind}|{op}|{d.field}|{d.direction}"
 
 
+def cause_of(op: str, expected: Any, actual: Any) -> tuple[str, str]:
+    """(key, title) of the cause of one wrong answer, as the analysis would file it (``tablecert
+    fuzz`` tells its failures apart by it: one bug found in several ops is one finding)."""
+    diffs = differences(op, expected, actual) or [Difference("", "answer", "value", unwrapped(expected), actual)]
+    _, key = cause_key(op, diffs)
+    kind = min(diffs, key=lambda d: (KIND_ORDER.index(d.kind), d.field)).kind
+    return key, _title(key, kind, "", Counter())
+
+
 # -- factors
 
 def factors(op: str, config: Any, case: Any, expected: Any, flags: list[str]) -> list[str]:
@@ -308,45 +320,87 @@ def _scores(ef: int, total_failed: int, ep: int | None, total_passed: int | None
     return ochiai, tarantula
 
 
-def _spectrum(run_dir: Path, ops: set[str], failing: set[tuple[str, str, int]],
-              meta: dict[str, Any]) -> tuple[dict[str, Counter[str]], dict[str, int]] | None:
-    """Factor counts of the vectors of ``ops`` that did not fail, per op, from the run's suite
-    folder (None without the suite that was run, or for a hand suite)."""
-    suite = run_dir / "suite"
-    manifest_path = suite / "manifest.json"
-    if not manifest_path.is_file():
-        return None
-    if hashlib.sha256(manifest_path.read_bytes()).hexdigest() != meta.get("suite_manifest_sha256"):
-        return None
-    manifest = json.loads(manifest_path.read_bytes())
-    if manifest.get("suite") in ("joker", "exhaustive"):
-        return None
-    by_op: dict[str, Counter[str]] = {op: Counter() for op in ops}
-    totals = dict.fromkeys(ops, 0)
+SPECTRUM_KEY = "cause_spectrum"
+"""The run database's meta key holding the factor counts of the suite's vectors, per op."""
+
+
+def suite_spectrum(suite: Path, ops: set[str]) -> dict[str, dict[str, Any]]:
+    """Per op of ``ops``: how many vectors the suite folder holds, and how many have each factor
+    (every vector, failing or not; the failing ones are taken off at analysis)."""
+    manifest = json.loads((suite / "manifest.json").read_bytes())
+    out = {op: {"vectors": 0, "factors": Counter()} for op in ops}
     for entry in vector_set_files(manifest):
         op = entry["op"]
         if op not in ops:
             continue
         name = entry["path"].split("/", 1)[1]
-        counter = by_op[op]
+        counter: Counter[str] = out[op]["factors"]
         with gzip.open(suite / "prompt" / name, "rb") as pf, gzip.open(suite / "expected" / name, "rb") as ef:
-            config: Any = None
             table: list[str] = []
             for pline, eline in zip(pf, ef):
                 p = json_line(pline)
                 kind = p.get("type")
                 if kind == "group":
-                    config = p.get("config")
-                    table = table_factors(op, config)
-                    continue
-                if kind != "test" or (name, op, p["tcId"]) in failing:
-                    continue
-                e = json_line(eline)
-                totals[op] += 1
-                found = factors(op, None, p.get("case"), e.get("expected"), e.get("flags") or [])
-                counter.update(found)
-                counter.update(table)
-    return by_op, totals
+                    table = table_factors(op, p.get("config"))
+                elif kind == "test":
+                    e = json_line(eline)
+                    out[op]["vectors"] += 1
+                    counter.update(factors(op, None, p.get("case"), e.get("expected"), e.get("flags") or []))
+                    counter.update(table)
+    return {op: {"vectors": v["vectors"], "factors": dict(sorted(v["factors"].items()))} for op, v in out.items()}
+
+
+def _suite_folder(run_dir: Path, meta: dict[str, Any]) -> Path | None:
+    """The folder of the suite that was run: RUN/suite, or the one the run recorded (``suite_dir``),
+    if its manifest is the one run; None for a hand suite or when neither is there."""
+    for folder in (run_dir / "suite", Path(str(meta.get("suite_dir") or "/nonexistent"))):
+        manifest = folder / "manifest.json"
+        if manifest.is_file() and hashlib.sha256(manifest.read_bytes()).hexdigest() == meta.get("suite_manifest_sha256"):
+            if json.loads(manifest.read_bytes()).get("suite") in ("joker", "exhaustive"):
+                return None
+            return folder
+    return None
+
+
+def failing_ops(db: sqlite3.Connection) -> set[str]:
+    return {op for (op,) in db.execute("SELECT DISTINCT op FROM failures")}
+
+
+def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, Any]] | None:
+    """The spectrum kept in the run's meta, when it covers ``ops`` for the suite that was run."""
+    kept = meta.get(SPECTRUM_KEY)
+    if not isinstance(kept, dict) or kept.get("manifest_sha256") != meta.get("suite_manifest_sha256"):
+        return None
+    by_op = kept.get("ops") or {}
+    return by_op if ops <= set(by_op) else None
+
+
+def spectrum_to_keep(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The meta value to store under :data:`SPECTRUM_KEY` so that the analysis no longer needs the
+    suite folder (signing recomputes summary.json from run.db alone): the kept spectrum extended
+    to the ops that now fail, counted from the suite; None when nothing needs storing (or the
+    suite is not there)."""
+    ops = failing_ops(db)
+    if not ops or stored_spectrum(meta, ops) is not None:
+        return None
+    folder = _suite_folder(run_dir, meta)
+    if folder is None:
+        return None
+    kept = meta.get(SPECTRUM_KEY)
+    by_op = dict(kept["ops"]) if isinstance(kept, dict) and kept.get("manifest_sha256") == meta.get(
+        "suite_manifest_sha256") else {}
+    by_op.update(suite_spectrum(folder, ops - set(by_op)))
+    return {"manifest_sha256": meta.get("suite_manifest_sha256"), "ops": dict(sorted(by_op.items()))}
+
+
+def _not_failing(spectrum: dict[str, dict[str, Any]], failing: Counter[tuple[str, str]],
+                 failing_per_op: Counter[str]) -> tuple[dict[str, Counter[str]], dict[str, int]]:
+    """The spectrum of the vectors that did not fail: the suite's, less the failures'."""
+    by_op = {op: Counter(v["factors"]) for op, v in spectrum.items()}
+    for (op, name), n in failing.items():
+        if op in by_op:
+            by_op[op][name] -= n
+    return by_op, {op: v["vectors"] - failing_per_op[op] for op, v in spectrum.items()}
 
 
 # -- the analysis
@@ -434,7 +488,8 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
     stored = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
     rows = db.execute('SELECT file, op, tg_id, tc_id, config, "case", expected, actual, flags, length("case") '
                       "FROM failures ORDER BY file, op, tc_id LIMIT ?", (CAUSE_WINDOW,))
-    failing: set[tuple[str, str, int]] = set()
+    failing: Counter[tuple[str, str]] = Counter()
+    failing_per_op: Counter[str] = Counter()
     for file, op, tg_id, tc_id, config, case, expected, actual, flags, size in rows:
         config, case, expected, actual, flags = (json.loads(config), json.loads(case), json.loads(expected),
                                                  json.loads(actual), json.loads(flags))
@@ -442,12 +497,16 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
         if not diffs:                     # judged wrong for a reason this analysis does not see
             diffs = [Difference("", "answer", "value", unwrapped(expected), actual)]
         rank, key = cause_key(op, diffs)
-        failing.add((file, op, tc_id))
+        failing.update((op, name) for name in set(factors(op, config, case, expected, flags)))
+        failing_per_op[op] += 1
         groups.setdefault(key, _Group(rank)).failures.append(
             (file, op, tg_id, tc_id, config, case, expected, actual, flags, size, diffs))
     total = sum(len(g.failures) for g in groups.values())
     ops = {f[1] for g in groups.values() for f in g.failures}
-    spectrum = _spectrum(Path(run_dir), ops, failing, meta) if ops else None
+    kept = stored_spectrum(meta, ops) if ops else None
+    if kept is None and ops and (folder := _suite_folder(Path(run_dir), meta)) is not None:
+        kept = suite_spectrum(folder, ops)                 # a run from before the spectrum was kept
+    spectrum = _not_failing(kept, failing, failing_per_op) if kept is not None else None
     causes = [_cause(key, group, spectrum) for key, group in groups.items()]
     causes.sort(key=lambda c: (c.severity, -c.failed, c.key))
     return CauseAnalysis(causes, total, spectrum is not None, stored - total)

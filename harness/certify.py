@@ -109,7 +109,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
                                                                                *map(str, secret))))
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
-                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta()},
+                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
+                                  "suite_dir": str(folder.resolve())},
                         require=require, hand_slice=hand_slice,
                         parallel=parallel and replace(parallel, vendor=vendor))
         try:

@@ -107,20 +107,41 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
+    from tablecert.harness.run_folder import check_new_run_folder
     from tablecert.oracle.profiles import resolve_profile
+    from tablecert.vectors.suites import SUITES
 
-    result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
-                              profile=resolve_profile(args.profile),
-                              suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
-                              progress=progress_bar("certifying", args.quiet, unit="vectors"),
-                              step=step_printer(args.quiet), submission=_path(args.submission),
-                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
-                              require=args.require, custom_suite=args.custom_suite,
-                              max_run_answer_bytes=args.max_run_answer_mb << 20,
-                              suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
-                              parallel=_parallel(args))
+    if suite_dir is None and args.suite not in SUITES:
+        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITES)})")
+    check_new_run_folder(out)
+    try:
+        result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
+                                  profile=resolve_profile(args.profile),
+                                  suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
+                                  progress=progress_bar("certifying", args.quiet, unit="vectors"),
+                                  step=step_printer(args.quiet), submission=_path(args.submission),
+                                  declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
+                                  require=args.require, custom_suite=args.custom_suite,
+                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
+                                  suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
+                                  parallel=_parallel(args))
+    except KeyboardInterrupt:
+        return _interrupted(out)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
+
+
+def _interrupted(out: Path) -> int:
+    """A run stopped with Ctrl-C (or SIGTERM): its summary.json written (verdict incomplete) from
+    what the run database holds, one line saying how to continue; exit 130 (stopped by a signal)."""
+    from tablecert.harness.outputs import write_outputs
+
+    written = ""
+    if (out / "run.db").is_file():
+        write_outputs(out)
+        written = f"{out}/summary.json says incomplete; "
+    print(f"tablecert: interrupted: {written}continue the run with the same command and --resume", file=sys.stderr)
+    return 130
 
 
 def _suite_cache(args: argparse.Namespace) -> Path | None:
@@ -179,7 +200,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
                                  progress=progress_bar("judging", args.quiet, unit="answers"),
                                  custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}")
-    print(format_run_summary(write_outputs(out), out))
+    summary = write_outputs(out)
+    from tablecert.reports import store_game_math, write_reports
+
+    store_game_math(out)
+    write_reports(out)                              # what certify writes: both PDFs too
+    print(format_run_summary(summary, out))
     return EXIT_CODES[verdict]
 
 

@@ -125,3 +125,23 @@ def test_one_count_in_terminal_summary_junit_and_both_pdfs(demo, tmp_path):
         assert f"{failed:,} failing vectors in {len(causes)} causes" in text
         for c in causes:
             assert c["cause"] in text
+
+
+def test_diff_of_a_vendor_against_its_fixed_build_lists_every_cause_fixed(demo, edge, tmp_path, capsys):
+    from tablecert.cli import main
+
+    fixed = run("tablecert.oracle.vendor:ReferenceVendor", edge, tmp_path / "fixed")
+    assert main(["diff", str(demo), str(fixed), "--out", str(tmp_path / "d")]) == 0
+    said = capsys.readouterr().out
+    data = json.loads((tmp_path / "d" / "diff.json").read_text())
+    causes = json.loads((demo / "summary.json").read_text())["causes"]["causes"]
+    assert sorted(c["cause"] for c in data["causes"]["fixed"]) == sorted(c["cause"] for c in causes)   # the three
+    assert data["causes"]["newly failing"] == data["causes"]["still failing"] == []
+    assert data["vectors_fixed"] == sum(c["failed"] for c in causes) and not data["regressed"]
+    assert "fixed: 3 causes" in said and "result: nothing regressed" in said
+    assert "NOTHING REGRESSED" in pdf_text(tmp_path / "d" / "diff.pdf")
+    first = (tmp_path / "d" / "diff.pdf").read_bytes()
+    assert main(["diff", str(demo), str(fixed), "--out", str(tmp_path / "d")]) == 0
+    assert (tmp_path / "d" / "diff.pdf").read_bytes() == first                          # deterministic
+    assert main(["diff", str(fixed), str(demo)]) == 1                                   # the other way: regressed
+    assert "newly failing: 3 causes" in capsys.readouterr().out
