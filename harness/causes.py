@@ -64,7 +64,6 @@ label in ``paigow.player_bonus`` and in a seat of ``paigow.settle``)."""
 
 EXAMPLES = 3          # smallest failures kept per cause
 FACTORS_SHOWN = 6     # factors listed per cause
-TRANSITIONS_SHOWN = 8
 CAUSE_WINDOW = 50_000
 """Failures analysed (the first, in file, op and tcId order); past it a run's failures are counted
 as not analysed, and every output says how many."""
@@ -129,18 +128,20 @@ class Cause:
     detail: str                          # how the values differ (units, ratio, range), over every failure
     transitions: list[tuple[str, int]]   # "A -> B" with counts, for labels, dispositions, errors
     also: list[tuple[str, int]]          # other fields that differ in the same failures (consequences)
-    factors: list[Factor]                # shared by every failure, most suspicious first
+    factors: list[Factor]                # shared by every failure, most suspicious first (FACTORS_SHOWN)
     leading: list[Factor]                # the most suspicious factors when none is shared by all
     examples: list[Example]
     replays: list[tuple[str, int]]       # failures/ file -> failures of the cause in it
     passed: int | None                   # P: non-failing vectors of the cause's ops
     severity: int = 0
     flags: list[tuple[str, int]] = field(default_factory=list)
+    shared_total: int = 0                # factors shared by every failure, listed or not
 
     def as_json(self) -> dict[str, Any]:
         return {"cause": self.title, "key": self.key, "kind": self.kind, "failed": self.failed,
                 "ops": dict(self.ops), "detail": self.detail, "transitions": dict(self.transitions),
                 "also_differs": dict(self.also), "shared_factors": [f.as_json() for f in self.factors],
+                "shared_factors_total": self.shared_total,
                 "leading_factors": [f.as_json() for f in self.leading], "not_failed": self.passed,
                 "smallest": [{"file": e.file, "op": e.op, "tcId": e.tc_id, "replay": e.replay} for e in self.examples],
                 "replays": dict(self.replays)}
@@ -277,9 +278,8 @@ def cause_of(op: str, expected: Any, actual: Any) -> tuple[str, str]:
     """(key, title) of the cause of one wrong answer, as the analysis would file it (``tablecert
     fuzz`` tells its failures apart by it: one bug found in several ops is one finding)."""
     diffs = differences(op, expected, actual) or [Difference("", "answer", "value", unwrapped(expected), actual)]
-    _, key = cause_key(op, diffs)
-    kind = min(diffs, key=lambda d: (KIND_ORDER.index(d.kind), d.field)).kind
-    return key, _title(key, kind, "", Counter())
+    rank, key = cause_key(op, diffs)
+    return key, _title(key, KIND_ORDER[rank], "", Counter())
 
 
 # -- factors
@@ -471,7 +471,7 @@ TITLES = {"accepted": "{op}: a result where error {what} was expected",
 def _title(key: str, kind: str, detail: str, transitions: Counter[str]) -> str:
     parts = key.split("|")
     if kind == "label":
-        return f"{parts[1] if parts[0] == 'label' else parts[1] + ' ' + parts[2]} labelled wrongly"
+        return f"{parts[1] if len(parts) == 2 else parts[1] + ': ' + parts[2]} labelled wrongly"
     if kind == "amount":
         how = detail.split(" in ")[0] if " in " in detail else "too high" if parts[3] == "high" else "too low"
         return f"{parts[1]}: {parts[2]} {how}"
@@ -507,9 +507,38 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
     if kept is None and ops and (folder := _suite_folder(Path(run_dir), meta)) is not None:
         kept = suite_spectrum(folder, ops)                 # a run from before the spectrum was kept
     spectrum = _not_failing(kept, failing, failing_per_op) if kept is not None else None
-    causes = [_cause(key, group, spectrum) for key, group in groups.items()]
+    causes = [_cause(key, group, spectrum) for key, group in groups.items()] + hand_causes(db)
     causes.sort(key=lambda c: (c.severity, -c.failed, c.key))
-    return CauseAnalysis(causes, total, spectrum is not None, stored - total)
+    hands = sum(c.failed for c in causes) - total
+    return CauseAnalysis(causes, total + hands, spectrum is not None, stored - total)
+
+
+def hand_causes(db: sqlite3.Connection) -> list[Cause]:
+    """A hand suite's wrong hands (counted per confusion cell and hand feature as the run went:
+    :func:`tablecert.harness.hand_failures.hand_cause_totals`) as one label cause per op, its
+    factors the hand features the rules turn on (how many of its wrong hands have each as their
+    most specific one; the suite's other hands are not counted, so no score)."""
+    from tablecert.harness.hand_failures import hand_cause_totals
+
+    by_op: dict[str, list[dict[str, Any]]] = {}
+    for cell in hand_cause_totals(db):
+        by_op.setdefault(cell["op"], []).append(cell)
+    out = []
+    for op, cells in sorted(by_op.items()):
+        n = sum(c["failures"] for c in cells)
+        transitions: Counter[str] = Counter()
+        features: Counter[str] = Counter()
+        for c in cells:
+            transitions[f"{c['expected']} -> {c['actual']}"] += c["failures"]
+            features[f"hand: {c['cause']}"] += c["failures"]
+        ranked = [Factor(name, k, None, None, None) for name, k in sorted(features.items(), key=lambda t: (-t[1], t[0]))]
+        shared = [f for f in ranked if f.failed == n]
+        key = f"label|{LABEL_NAMES.get((op, 'hand'), op + ' hand')}"
+        out.append(Cause(key, _title(key, "label", "", transitions), "label", n, [(op, n)], "",
+                         sorted(transitions.items(), key=lambda t: (-t[1], t[0])), [], shared,
+                         [] if shared else ranked[:FACTORS_SHOWN], [], [(f"paigow.hands.{op}.jsonl", n)], None,
+                         severity("label", "hand"), [], len(shared)))
+    return out
 
 
 def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dict[str, int]] | None) -> Cause:
@@ -553,10 +582,10 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
     replays = Counter(replay_name(f[0], f[1], f[2]) for f in failures)
     title = _title(key, kind, detail, transitions)
     return Cause(key, title, kind, n, sorted(ops.items(), key=lambda t: (-t[1], t[0])), detail,
-                 sorted(transitions.items(), key=lambda t: (-t[1], t[0]))[:TRANSITIONS_SHOWN],
+                 sorted(transitions.items(), key=lambda t: (-t[1], t[0])),
                  sorted(also.items(), key=lambda t: (-t[1], t[0])), shared[:FACTORS_SHOWN], leading, examples,
                  sorted(replays.items(), key=lambda t: (-t[1], t[0])), passed_total, severity(kind, main[0][0].field),
-                 sorted(flags.items(), key=lambda t: (-t[1], t[0])))
+                 sorted(flags.items(), key=lambda t: (-t[1], t[0])), len(shared))
 
 
 def _short(value: Any) -> str:

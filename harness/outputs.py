@@ -28,7 +28,6 @@ from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.causes import SPECTRUM_KEY, analyse, spectrum_to_keep
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
-from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
@@ -111,8 +110,8 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
     smallest failures, one passing test case per flag of the op that no vector failed, and
     error/skipped cases for faults and unsupported vectors. Every count is of vectors and each
     failing vector is in exactly one test case: the root's ``failures`` is the run's failing
-    vectors, each suite's its op's, each test case's message its cause's in that op. (A hand
-    suite's wrong hands, which are not analysed by cause, fail the hand flag's test case.)"""
+    vectors, each suite's its op's, each test case's message its cause's in that op (a hand
+    suite's wrong hands: one label cause per op, with example hands)."""
     analysis = causes if causes is not None else summary(db)["causes"]
     declared = set((db.meta().get("vendor") or {}).get("ops", []))
     by_op: dict[str, list[tuple[int, dict[str, Any], int]]] = {}
@@ -144,18 +143,13 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
                      f'failures="{counts.get("fail", 0)}" errors="{counts.get("fault", 0)}" '
                      f'skipped="{counts.get("unsupported", 0)}">')
         for number, cause, n in by_op.get(op, []):
-            lines += _cause_case(op, number, cause, n)
+            lines += _cause_case(op, number, cause, n, hand_lines.get(op, []))
         for flag in sorted(flags):
             c = flags[flag]
-            hand_failed = c.get("fail") and op in hand_lines and flag == HAND_FLAGS[0]
-            if c.get("fail") and not hand_failed:
+            if c.get("fail"):
                 continue               # under its cause above
             lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
-            if hand_failed:
-                message = f"{c['fail']} of {sum(c.values())} hands labelled wrongly"
-                body = "\n".join(hand_lines[op])
-                lines.append(f"      <failure message={quoteattr(message)}>{escape(body)}</failure>")
-            elif c.get("fault") and not c.get("pass"):
+            if c.get("fault") and not c.get("pass"):
                 lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
             elif c.get("unsupported") and not c.get("pass"):
                 why = NEEDS_V2 if op in declared else "op or feature not declared in the vendor's hello"
@@ -171,9 +165,9 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
     write_atomically(run_dir / "junit.xml", ("\n".join(lines) + "\n").encode("utf-8"))
 
 
-def _cause_case(op: str, number: int, cause: dict[str, Any], n: int) -> list[str]:
+def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list[str]) -> list[str]:
     """The failing test case of one cause in one op: its count, what every failure shares, its
-    smallest failures and their replay files."""
+    smallest failures and their replay files (for a hand suite, example wrong hands ``hands``)."""
     shared = cause["shared_factors"] or cause["leading_factors"]
     body = [f"{cause['failed']:,} failing vectors in all ({', '.join(f'{o} {k:,}' for o, k in cause['ops'].items())})"]
     if cause["detail"]:
@@ -186,6 +180,7 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int) -> list[str
                     f"({f['failed']:,} of {cause['failed']:,} failures{passed})")
     for e in cause["smallest"]:
         body.append(f"smallest: {e['file']} tcId {e['tcId']} ({e['op']}), replay failures/{e['replay']}")
+    body += hands
     message = f"{n:,} failing vectors: {cause['cause']}"
     name = f"cause {number}: {cause['cause']}"
     return [f"    <testcase classname={quoteattr(op)} name={quoteattr(name)}>",

@@ -102,6 +102,7 @@ def test_disposition_faulty_vendors_are_named_by_the_field_that_differs(vendor, 
     assert analysis.causes and analysis.failed == sum(c.failed for c in analysis.causes)
     first = analysis.causes[0]
     assert first.key.split("|")[2] == field and field in first.title
+    one_count(tmp_path, tmp_path)
 
 
 def pdf_text(path: Path) -> str:
@@ -109,11 +110,18 @@ def pdf_text(path: Path) -> str:
 
 
 def test_one_count_in_terminal_summary_junit_and_both_pdfs(demo, tmp_path):
+    one_count(demo, tmp_path)
+
+
+def one_count(demo: Path, tmp_path: Path) -> None:
+    """The failing vectors, and each cause's, counted alike on the terminal, in summary.json,
+    junit.xml and both PDFs."""
     summary = json.loads((demo / "summary.json").read_text())
     failed = summary["totals"]["fail"]
     causes = summary["causes"]["causes"]
+    assert summary["causes"]["failed"] == sum(c["failed"] for c in causes) == failed
     terminal = format_run_summary(summary, demo)
-    assert f"{failed:,} failing vectors in {len(causes)} causes" in terminal
+    assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in terminal
     assert sum(int(n.replace(",", "")) for n in re.findall(r"failed ([\d,]+): ", terminal)) == failed
     junit = ET.parse(demo / "junit.xml").getroot()
     assert int(junit.get("failures")) == failed
@@ -122,7 +130,7 @@ def test_one_count_in_terminal_summary_junit_and_both_pdfs(demo, tmp_path):
     assert sum(int(m.split(" ", 1)[0].replace(",", "")) for m in messages) == failed
     for kind in ("certificate", "findings"):
         text = pdf_text(render_report(demo, kind, tmp_path / f"{kind}.pdf"))
-        assert f"{failed:,} failing vectors in {len(causes)} causes" in text
+        assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in text
         for c in causes:
             assert c["cause"] in text
 
@@ -145,3 +153,27 @@ def test_diff_of_a_vendor_against_its_fixed_build_lists_every_cause_fixed(demo, 
     assert (tmp_path / "d" / "diff.pdf").read_bytes() == first                          # deterministic
     assert main(["diff", str(fixed), str(demo)]) == 1                                   # the other way: regressed
     assert "newly failing: 3 causes" in capsys.readouterr().out
+
+
+def test_fuzz_files_one_bug_once_keeps_to_its_budget_and_its_replay_line_works(tmp_path, capsys):
+    """The demo's joker bug is seen in paigow.player_bonus and in a settled seat: one finding. The
+    run takes no longer than --budget, and the replay command it prints runs its vectors."""
+    import time
+
+    from tablecert.cli import main
+    from tablecert.fuzz.findings import REPLAY_COMMAND
+
+    started = time.monotonic()
+    assert main(["fuzz", "--vendor-plugin", "demo", "--out", str(tmp_path / "fz"), "--budget", "8", "--seed", "3",
+                 "--ops", "paigow.player_bonus,paigow.settle", "--quiet"]) == 1
+    assert time.monotonic() - started < 8 + 4                     # the budget, plus writing the findings
+    said = capsys.readouterr().out
+    summary = json.loads((tmp_path / "fz" / "summary.json").read_text())
+    signatures = [f["signature"] for f in summary["failures"]]
+    assert signatures.count("player bonus hand labelled wrongly") == 1 and len(set(signatures)) == len(signatures)
+    assert summary["seconds"] <= 8 and REPLAY_COMMAND in said
+    replay = REPLAY_COMMAND.replace("--vendor-cmd CMD", "--vendor-plugin demo").replace(
+        "RUN/vectors", str(tmp_path / "fz" / "vectors")).replace("REPLAY", str(tmp_path / "replay")).split()[1:]
+    assert main(replay + ["--quiet"]) == 1                        # the findings fail again, as vectors of a suite
+    again = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert again["totals"]["fail"] == len(signatures) and again["causes"]["failed"] == len(signatures)
