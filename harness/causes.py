@@ -177,7 +177,7 @@ def unwrapped(expected: Any) -> Any:
     return expected
 
 
-def _answer(actual: Any) -> Any:
+def answered(actual: Any) -> Any:
     """An answer in the same shape as :func:`unwrapped` (an error object as ``{"error": CODE}``)."""
     if isinstance(actual, dict) and isinstance(actual.get("error"), dict):
         return {"error": _code(actual)}
@@ -228,7 +228,7 @@ def _walk(op: str, path: str, generic: str, expected: Any, actual: Any, out: lis
 def differences(op: str, expected: Any, actual: Any) -> list[Difference]:
     """Every primary difference of an answer: each seat's (or the answer's) differences of its
     first kind in :data:`KIND_ORDER` (the rest follow from them), in field order."""
-    e, a = unwrapped(expected), _answer(actual)
+    e, a = unwrapped(expected), answered(actual)
     e_error = isinstance(e, dict) and "error" in e
     a_error = isinstance(a, dict) and "error" in a
     if not isinstance(a, dict):
@@ -253,7 +253,7 @@ def differences(op: str, expected: Any, actual: Any) -> list[Difference]:
 
 def all_differences(op: str, expected: Any, actual: Any) -> list[Difference]:
     """Every differing field (primary or consequence), for marking an example."""
-    e, a = unwrapped(expected), _answer(actual)
+    e, a = unwrapped(expected), answered(actual)
     if not isinstance(a, dict) or not isinstance(e, dict) or "error" in e or "error" in a:
         return differences(op, expected, actual)
     groups: list[list[Difference]] = []
@@ -578,7 +578,7 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
     leading = [] if shared else scored[:FACTORS_SHOWN]
     smallest = sorted(failures, key=lambda f: (f[9], f[0], f[1], f[3]))[:EXAMPLES]
     examples = [Example(f[0], f[1], f[3], replay_name(f[0], f[1], f[2]), f[5], f[4], unwrapped(f[6]),
-                        _answer(f[7]), tuple(all_differences(f[1], f[6], f[7]))) for f in smallest]
+                        answered(f[7]), tuple(all_differences(f[1], f[6], f[7]))) for f in smallest]
     replays = Counter(replay_name(f[0], f[1], f[2]) for f in failures)
     title = _title(key, kind, detail, transitions)
     return Cause(key, title, kind, n, sorted(ops.items(), key=lambda t: (-t[1], t[0])), detail,

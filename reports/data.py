@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.causes import CauseAnalysis, Difference, analyse
+from tablecert.harness.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
@@ -412,7 +412,7 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
         for rowid, *_ in smallest:
             file, op, tg, tc, size, case, expected, actual, config, clauses = db.execute(
                 f"SELECT {cols} FROM failures WHERE rowid = ?", (rowid,)).fetchone()
-            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), show_json(expected), show_json(actual),
+            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), *_shown_pair(op, expected, actual),
                                       show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg),
                                       _comment(db, rowid)))
         replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
@@ -436,6 +436,17 @@ def _attributed_ops(db: sqlite3.Connection, refused: RefusalStep) -> dict[str, C
         if isinstance(flags, list) and flags:
             out.setdefault(most_specific([str(f) for f in flags]), Counter())[op] += n
     return out
+
+
+def _shown_pair(op: str, expected: str, actual: str) -> tuple[str, str]:
+    """A failure's stored expected and answered values in the same shape (the result itself, an
+    error as ``{"error": CODE}``), differing fields first, shortened only after them."""
+    try:
+        e, a = json.loads(expected), json.loads(actual)
+    except ValueError:
+        return show_json(expected), show_json(actual)
+    diffs = tuple(all_differences(op, e, a))
+    return example_json(unwrapped(e), diffs), example_json(answered(a), diffs)
 
 
 def _comment(db: sqlite3.Connection, rowid: int) -> str:
