@@ -3,12 +3,15 @@ cases; :mod:`tablecert.fuzz.strategies`), a live vendor answers them through any
 oracle says what the answers must be, and the first answer that differs is shrunk by hypothesis
 to a minimal example.
 
-A failure is known by its *signature* (op and what differs: an error code for another, a result
-for an error, or which fields of a result). After each failure the search restarts, with the
-signatures found so far no longer counted, until the time budget is spent: every distinct
-failure is found once and shrunk once. Each restart is seeded from ``--seed`` and its round
-number, so a seed gives the same sequence of examples; hypothesis's example database lives in
-the run folder, so a rerun tries the failures it already knows first.
+A failure is known by its *signature*: its cause as a run's analysis files it
+(:mod:`tablecert.harness.causes`: an error code for another, a result for an error, a label, a
+stake disposition, an amount too high or too low). After each failure the search restarts, with
+the signatures found so far no longer counted, until the time budget is spent: every distinct
+failure is found once and shrunk once. The search stops at four fifths of the budget and
+shrinking at the budget itself: a run takes ``--budget`` seconds, not more. Each restart is
+seeded from ``--seed`` and its round number, so a seed gives the same sequence of examples;
+hypothesis's example database lives in the run folder, so a rerun tries the failures it already
+knows first.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from tablecert.fuzz.strategies import Example, examples
+from tablecert.harness.causes import cause_of
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.judge import passes
 from tablecert.harness.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
@@ -34,6 +38,9 @@ from tablecert.vectors.writer import expected_answer
 #: Distinct failures after which a run stops by default (a vendor this broken needs fixing first).
 MAX_FAILURES = 25
 DATABASE_DIR = "hypothesis"
+SEARCH_SHARE = 0.8
+"""The share of ``--budget`` in which new examples are drawn; shrinking may use the rest, and a
+run never goes past the budget (the shrinking done by then is kept)."""
 
 
 @dataclass
@@ -83,21 +90,10 @@ def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
 
 
 def signature(op: str, expected: dict[str, Any], actual: Any) -> str:
-    """What kind of difference this is, for telling failures apart."""
-    if "error" in expected:
-        got = actual.get("error", {}).get("code") if isinstance(actual, dict) and isinstance(actual.get("error"), dict) else None
-        return f"{op}: error {expected['error']} answered {'error ' + str(got) if got else 'with a result'}"
-    want = expected["result"]
-    if isinstance(actual, dict) and isinstance(actual.get("error"), dict):
-        return f"{op}: result answered with error {actual['error'].get('code')}"
-    if not isinstance(actual, dict):
-        return f"{op}: malformed answer"
-    fields = sorted(k for k in set(want) | set(actual) if k not in want or k not in actual or want[k] != actual[k])
-    if op == "paigow.settle" and fields == ["seats"] and isinstance(actual.get("seats"), list):
-        inner = {k for w, a in zip(want["seats"], actual["seats"]) if isinstance(a, dict) for k in set(w) | set(a)
-                 if w.get(k) != a.get(k) or type(w.get(k)) is not type(a.get(k))}
-        fields = [f"seats.{k}" for k in sorted(inner)] or fields
-    return f"{op}: wrong {', '.join(fields) or 'types'}"
+    """What kind of difference this is, for telling failures apart: the cause the run analysis
+    would file it under (:func:`tablecert.harness.causes.cause_of`), so one bug seen in several
+    ops (a joker straight misjudged in the player bonus and in a settled seat) is one finding."""
+    return cause_of(op, expected, actual)[1]
 
 
 class Fuzzer:
@@ -170,9 +166,9 @@ class Fuzzer:
         @seed(self.seed * 1_000_003 + number)
         @given(examples(self.ops, self.table, self.cap))
         def differential(example: Example) -> None:
-            # the budget ends a round only while nothing is being shrunk (with a grace for shrinking)
+            # new examples until the search deadline; shrinking a failure until the budget's end
             now = time.monotonic()
-            if (state["last"] is None and now > deadline) or now > deadline + max(5.0, self.budget / 4):
+            if (state["last"] is None and now > deadline) or now > self.started + self.budget:
                 raise _BudgetSpent()
             failure = self._check(example)
             if failure is not None:
@@ -190,7 +186,7 @@ class Fuzzer:
 
     def run(self) -> FuzzStats:
         start = self.started = time.monotonic()
-        deadline = start + self.budget
+        deadline = start + self.budget * SEARCH_SHARE
         try:
             self.session = self.open_session()
             self.protocol = self.session.hello().protocol

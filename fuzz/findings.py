@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.fuzz.engine import Failure, FuzzStats
+from tablecert.harness.causes import unwrapped
 from tablecert.harness.contract import Hello
 from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.model import Vector, VectorGroup
@@ -62,6 +63,10 @@ def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[st
     }
 
 
+REPLAY_COMMAND = "tablecert certify --vendor-cmd CMD --suite fuzz --suite-dir RUN/vectors --custom-suite --out REPLAY"
+"""How a fuzz run's vectors are replayed (they are a suite of their own, not this release's)."""
+
+
 def terminal_lines(data: dict[str, Any]) -> list[str]:
     lines = [f"vendor:   {data['vendor']['name']} {data['vendor']['version']} ({data['vendor']['build']})",
              f"explored: {data['cases']:,} cases in {data['examples']:,} examples, {data['seconds']:.1f} s "
@@ -69,8 +74,10 @@ def terminal_lines(data: dict[str, Any]) -> list[str]:
     for f in data["failures"]:
         lines.append(f"  [{f['id']}] {f['signature']}")
         lines.append(f"      case {json.dumps(f['case'])}")
-        lines.append(f"      expected {json.dumps(f['expected'])}  got {json.dumps(f['actual'])[:200]}")
+        lines.append(f"      expected {json.dumps(unwrapped(f['expected']))}  answered {json.dumps(f['actual'])[:200]}")
     lines.append(f"result:   {data['verdict'].upper()} ({len(data['failures'])} distinct) - not a certificate")
+    if data["failures"]:
+        lines.append(f"replay:   {REPLAY_COMMAND}")
     return lines
 
 
@@ -96,11 +103,13 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
                   f"Result: {data['verdict']} ({len(data['failures'])} distinct).", styles["Normal"]),
         Spacer(1, 10),
     ]
+    if data["failures"]:
+        story.append(Paragraph(f"Replay every finding: <font face='Courier'>{REPLAY_COMMAND}</font>", styles["Normal"]))
     for f in data["failures"]:
         story.append(Paragraph(f"Finding {f['id']}: {f['signature']}", styles["Heading3"]))
         text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
-                          f"expected: {json.dumps(f['expected'])}", f"actual:   {json.dumps(f['actual'])}",
-                          f"replay:   {f['vector_file']}"])
+                          f"expected: {json.dumps(unwrapped(f['expected']))}",
+                          f"answered: {json.dumps(f['actual'])}", f"vector:   {f['vector_file']}"])
         story.append(Preformatted(text, styles["Code"], maxLineLength=95, newLineChars=""))
     doc.build(story)
     return buf.getvalue()

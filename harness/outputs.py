@@ -5,8 +5,9 @@
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
   wrong hands per op, confusion cell and cause;
-* ``junit.xml``: one test suite per op, one test case per (op, flag), failing with the first
-  failures' tcIds, and one erroring test case per vendor fault naming the cases it hit, for a
+* ``junit.xml``: one test suite per op, one failing test case per cause of wrong answers (each
+  failing vector in exactly one, with the cause's smallest failures), a passing one per flag no
+  vector failed, and one erroring test case per vendor fault naming the cases it hit, for a
   vendor's CI;
 * ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
   failing cases, at most the run's batch size per line (pipe it into the vendor:
@@ -25,8 +26,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from tablecert.harness.causes import SPECTRUM_KEY, analyse, spectrum_to_keep
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
-from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
@@ -35,8 +36,6 @@ from tablecert.harness.verdict import fault_counts
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
-JUNIT_EXAMPLE_CHARS = 600          # one failure example (case, expected, actual) in junit.xml
-JUNIT_EXAMPLES_CHARS = 2 << 20     # all the examples together: junit.xml stays a few MB
 
 
 def replay_name(file: str, op: str, tg_id: int) -> str:
@@ -99,6 +98,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
                    for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
         **({"hand_causes": causes} if (causes := hand_cause_totals(db.db)) else {}),
+        "causes": analyse(db.db, Path(db.path).parent, meta).as_json(),
     }
 
 
@@ -108,27 +108,21 @@ def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
     return data
 
 
-def write_junit(db: RunDatabase, run_dir: Path) -> None:
-    """One <testsuite> per op, one <testcase> per flag of that op (failed with up to
-    JUNIT_EXAMPLES exemplars), plus error/skipped cases for faults and unsupported ops."""
-    examples: dict[tuple[str, str], list[str]] = {}
-    budget = JUNIT_EXAMPLES_CHARS
+def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
+    """One <testsuite> per op; in it one failing <testcase> per cause of wrong answers
+    (:mod:`tablecert.harness.causes`; summary.json's ``causes``, given as ``causes``) with its
+    smallest failures, one passing test case per flag of the op that no vector failed, and
+    error/skipped cases for faults and unsupported vectors. Every count is of vectors and each
+    failing vector is in exactly one test case: the root's ``failures`` is the run's failing
+    vectors, each suite's its op's, each test case's message its cause's in that op (a hand
+    suite's wrong hands: one label cause per op, with example hands)."""
+    analysis = causes if causes is not None else summary(db)["causes"]
     declared = set((db.meta().get("vendor") or {}).get("ops", []))
-    for rec in db.failures():
-        for flag in rec["flags"]:
-            lst = examples.setdefault((rec["op"], flag), [])
-            if len(lst) < JUNIT_EXAMPLES and budget > 0:
-                text = (f"{rec['file']} tcId {rec['tc_id']}: case {json.dumps(rec['case'])} expected "
-                        f"{json.dumps(rec['expected'])} got {json.dumps(rec['actual'])}")
-                if len(text) > JUNIT_EXAMPLE_CHARS:
-                    text = f"{text[:JUNIT_EXAMPLE_CHARS]}... ({len(text) - JUNIT_EXAMPLE_CHARS:,} more characters)"
-                budget -= len(text)
-                lst.append(text)
-                if budget <= 0:
-                    lst.append("(further examples left out: junit.xml keeps at most "
-                               f"{JUNIT_EXAMPLES_CHARS:,} characters of them; see run.db and the findings report)")
-    for op, lines in hand_examples(db.db, db.meta(), JUNIT_EXAMPLES).items():
-        examples.setdefault((op, HAND_FLAGS[0]), []).extend(lines)
+    by_op: dict[str, list[tuple[int, dict[str, Any], int]]] = {}
+    for number, cause in enumerate(analysis["causes"], 1):
+        for op, n in cause["ops"].items():
+            by_op.setdefault(op, []).append((number, cause, n))
+    hand_lines = hand_examples(db.db, db.meta(), JUNIT_EXAMPLES)
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)
@@ -142,23 +136,24 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
         ops.setdefault(op, {})
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals["fail"]}" '
-             f'errors="{totals["fault"]}" skipped="{totals["unsupported"]}">']
+             f'errors="{totals["fault"]}" skipped="{totals["unsupported"]}">',
+             '  <properties><property name="counts" value="vectors: each failing vector is in one test case, '
+             'under its cause"/></properties>']
     for op in sorted(ops):
         counts = ops[op]
         flags = op_flags.get(op, {})
-        failed = [f for f in flags if flags[f].get("fail")]
         shown = min(len(faults_by_op.get(op, [])), JUNIT_FAULTS + 1)
-        lines.append(f'  <testsuite name={quoteattr(op)} tests="{len(flags) + shown}" failures="{len(failed)}" '
-                     f'errors="{(1 if counts.get("fault") else 0) + shown}" '
-                     f'skipped="{1 if counts.get("unsupported") else 0}">')
+        lines.append(f'  <testsuite name={quoteattr(op)} tests="{sum(counts.values())}" '
+                     f'failures="{counts.get("fail", 0)}" errors="{counts.get("fault", 0)}" '
+                     f'skipped="{counts.get("unsupported", 0)}">')
+        for number, cause, n in by_op.get(op, []):
+            lines += _cause_case(op, number, cause, n, hand_lines.get(op, []))
         for flag in sorted(flags):
             c = flags[flag]
-            lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
             if c.get("fail"):
-                body = "\n".join(examples.get((op, flag), []))
-                message = f"{c['fail']} of {sum(c.values())} vectors failed"
-                lines.append(f"      <failure message={quoteattr(message)}>{escape(body)}</failure>")
-            elif c.get("fault") and not c.get("pass"):
+                continue               # under its cause above
+            lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
+            if c.get("fault") and not c.get("pass"):
                 lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
             elif c.get("unsupported") and not c.get("pass"):
                 why = NEEDS_V2 if op in declared else "op or feature not declared in the vendor's hello"
@@ -166,8 +161,35 @@ def write_junit(db: RunDatabase, run_dir: Path) -> None:
             lines.append("    </testcase>")
         lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")
+    if analysis.get("not_analysed"):
+        lines[2] = lines[2].replace("</properties>", f'<property name="not_analysed" value="{analysis["not_analysed"]} '
+                                    f'failing vectors past the first {analysis["failed"]} are in no cause test case"/>'
+                                    "</properties>")
     lines.append("</testsuites>")
     write_atomically(run_dir / "junit.xml", ("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list[str]) -> list[str]:
+    """The failing test case of one cause in one op: its count, what every failure shares, its
+    smallest failures and their replay files (for a hand suite, example wrong hands ``hands``)."""
+    shared = cause["shared_factors"] or cause["leading_factors"]
+    body = [f"{cause['failed']:,} failing vectors in all ({', '.join(f'{o} {k:,}' for o, k in cause['ops'].items())})"]
+    if cause["detail"]:
+        body.append(f"how it differs: {cause['detail']}")
+    for t, k in cause["transitions"].items():
+        body.append(f"expected {t}: {k:,}")
+    for f in shared[:JUNIT_EXAMPLES]:
+        passed = f", {f['passed']:,} of {cause['not_failed']:,} that did not fail" if f["passed"] is not None else ""
+        body.append(f"{'shared' if cause['shared_factors'] else 'most suspicious'}: {f['factor']} "
+                    f"({f['failed']:,} of {cause['failed']:,} failures{passed})")
+    for e in cause["smallest"]:
+        body.append(f"smallest: {e['file']} tcId {e['tcId']} ({e['op']}), replay failures/{e['replay']}")
+    body += hands
+    message = f"{n:,} failing vectors: {cause['cause']}"
+    name = f"cause {number}: {cause['cause']}"
+    return [f"    <testcase classname={quoteattr(op)} name={quoteattr(name)}>",
+            f"      <failure message={quoteattr(message)}>{escape(chr(10).join(body))}</failure>",
+            "    </testcase>"]
 
 
 def _fault_cases(faults: list[dict[str, Any]]) -> list[str]:
@@ -240,8 +262,11 @@ def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], fo
 def write_outputs(run_dir: Path) -> dict[str, Any]:
     db = RunDatabase(run_dir / "run.db")
     try:
+        kept = spectrum_to_keep(db.db, run_dir, db.meta())     # the cause analysis's suite counts, once
+        if kept is not None:
+            db.set_meta(**{SPECTRUM_KEY: kept})
         data = write_summary(db, run_dir)
-        write_junit(db, run_dir)
+        write_junit(db, run_dir, data["causes"])
         write_failure_replays(db, run_dir)
     finally:
         db.close()

@@ -51,12 +51,35 @@ def refuse_link(path: Path, what: str = "") -> None:
 def prepare_run_folder(out: Path) -> Path:
     """Create ``out`` if needed; refuse it when it is a link or not a folder."""
     refuse_link(out, "the run folder")
+    if out.exists() and not out.is_dir():
+        raise UnsafeRunFolder(f"{out}: exists and is not a folder; give a new or empty folder for the run")
     if not out.exists():
         out.mkdir(parents=True, mode=FOLDER_MODE)
         out.chmod(FOLDER_MODE)
     if not out.is_dir() or out.is_symlink():
         raise UnsafeRunFolder(f"{out}: not a folder")
     return out
+
+
+RUN_FOLDER_NAMES = frozenset({"run.db", "run.db-wal", "run.db-shm", "run.db-journal", "summary.json", "junit.xml",
+                              "certificate.pdf", "findings.pdf", "summary.json.sig", "summary.json.sig.json",
+                              "failures", "suite", LOCK_NAME})
+"""What tablecert itself writes into a run folder (and its temporary files, ``.NAME.*.tmp``)."""
+
+
+def check_new_run_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is a file, or a folder that holds something tablecert did not write
+    and no run database (an unrelated folder a run would be written into)."""
+    if out.exists() and not out.is_dir():
+        raise UnsafeRunFolder(f"{out}: exists and is not a folder; give a new or empty folder for the run")
+    if not out.is_dir() or (out / "run.db").exists():
+        return
+    foreign = sorted(p.name for p in out.iterdir()
+                     if p.name not in RUN_FOLDER_NAMES and not (p.name.startswith(".") and p.name.endswith(".tmp")))
+    if foreign:
+        raise UnsafeRunFolder(f"{out}: not empty and not a run folder (it holds {foreign[0]!r}"
+                              f"{f' and {len(foreign) - 1:,} more' if len(foreign) > 1 else ''} and no run.db); "
+                              "give a new or empty folder for the run")
 
 
 def check_database_files(db_path: Path) -> None:

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
@@ -28,7 +29,7 @@ from tablecert.harness.hand_failures import cause_counts
 from tablecert.harness.results import has_table
 from tablecert.harness.hand_runner import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
-from tablecert.reports.ranking import attributed, class_order
+from tablecert.reports.ranking import attributed, class_order, most_specific
 from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
@@ -143,6 +144,11 @@ class Confusion:
     agree: int
     disagree: int
 
+    @property
+    def kind_only(self) -> bool:
+        """The labels say only whether the answer is a result or which error (no hand or outcome)."""
+        return all(label == "result" or label.startswith("error:") for label in self.labels)
+
     def row_total(self, expected: str) -> int:
         return sum(n for (e, _), n in self.cells.items() if e == expected)
 
@@ -182,7 +188,7 @@ class FaultClass:
     @property
     def where(self) -> str:
         if not self.n:
-            return "the hello" if self.op == "hello" else self.op
+            return "hello" if self.op == "hello" else self.op
         cases = f"tcId {self.first_tc}" + (f" to {self.first_tc + self.n - 1}" if self.n > 1 else "")
         return f"{self.op} request of {self.file}, {cases}"
 
@@ -243,6 +249,7 @@ class ReportData:
     fingerprint: str = ""            # the signing key's, when the report is to be signed
     hands: HandFindings | None = None  # a hand suite's wrong hands by cause
     protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
+    causes: CauseAnalysis | None = None  # the failures by cause (tablecert.harness.causes)
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -391,6 +398,7 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
     hands = sum(group[4] for group in cause_counts(db))        # the wrong hands, counted as they were written
     for flag in HAND_FLAGS if hands else ():
         counts[flag] = counts.get(flag, 0) + hands
+    attributed_ops = _attributed_ops(db, refused)
     failing = sorted(((n, f) for f, n in counts.items() if n),
                      key=lambda t: class_order(t[1], notes.get(t[1], {}).get("bugType", "UNKNOWN"), t[0]))
     windows = _windows(db, {flag: n for n, flag in failing}, sets, refused)
@@ -404,18 +412,41 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
         for rowid, *_ in smallest:
             file, op, tg, tc, size, case, expected, actual, config, clauses = db.execute(
                 f"SELECT {cols} FROM failures WHERE rowid = ?", (rowid,)).fetchone()
-            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), show_json(expected), show_json(actual),
+            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), *_shown_pair(op, expected, actual),
                                       show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg),
                                       _comment(db, rowid)))
         replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
                    for key, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
         note = notes.get(flag, {})
-        ops = sorted(((k.split(" ", 1)[0], c["fail"]) for k, c in by_op_flag.items()
-                      if k.split(" ", 1)[-1] == flag and c["fail"]), key=lambda t: (-t[1], t[0]))
+        ops = sorted((attributed_ops.get(flag) or Counter({k.split(" ", 1)[0]: c["fail"] for k, c in by_op_flag.items()
+                                                           if k.split(" ", 1)[-1] == flag and c["fail"]})).items(),
+                     key=lambda t: (-t[1], t[0]))
         out.append(FailureClass(flag, note.get("bugType", "UNKNOWN"), note.get("description", "(no note for this flag)"),
                                 note.get("effect", ""), failed, sum(by_flag.get(flag, {}).values()), ops, exemplars,
                                 replays[:REPLAYS_SHOWN], max(0, len(replays) - REPLAYS_SHOWN), len(window) >= failed))
     return out
+
+
+def _attributed_ops(db: sqlite3.Connection, refused: RefusalStep) -> dict[str, Counter[str]]:
+    """Per flag, its attributed failures per op (each failing vector once, as the Failed column)."""
+    skip, params = (f"WHERE NOT {refused.condition}", refused.params) if refused.classes else ("", [])
+    out: dict[str, Counter[str]] = {}
+    for op, text, n in db.execute(f"SELECT op, flags, COUNT(*) FROM failures {skip} GROUP BY op, flags", params):
+        flags = json.loads(text)
+        if isinstance(flags, list) and flags:
+            out.setdefault(most_specific([str(f) for f in flags]), Counter())[op] += n
+    return out
+
+
+def _shown_pair(op: str, expected: str, actual: str) -> tuple[str, str]:
+    """A failure's stored expected and answered values in the same shape (the result itself, an
+    error as ``{"error": CODE}``), differing fields first, shortened only after them."""
+    try:
+        e, a = json.loads(expected), json.loads(actual)
+    except ValueError:
+        return show_json(expected), show_json(actual)
+    diffs = tuple(all_differences(op, e, a))
+    return example_json(unwrapped(e), diffs), example_json(answered(a), diffs)
 
 
 def _comment(db: sqlite3.Connection, rowid: int) -> str:
@@ -555,6 +586,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned, poisoned_total = _poisoned(db)
         fault_classes = _fault_classes(db)
         hands = hand_findings(db, meta)
+        causes = analyse(db, run_dir, meta)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
         protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
     finally:
@@ -598,4 +630,31 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
-        problems=problems + math.problems, hands=hands)
+        problems=problems + math.problems, hands=hands, causes=causes)
+
+
+def _paths_first(value: Any, paths: list[str], prefix: str = "") -> Any:
+    """``value`` with the keys (and list entries) on a differing path first."""
+    def differs(p: str) -> bool:
+        return any(d == p or d.startswith(p + ".") or d.startswith(p + "[") for d in paths)
+
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda k: not differs(f"{prefix}.{k}" if prefix else str(k)))
+        return {k: _paths_first(value[k], paths, f"{prefix}.{k}" if prefix else str(k)) for k in keys}
+    if isinstance(value, list):
+        order = sorted(range(len(value)), key=lambda i: not differs(f"{prefix}[{i}]"))
+        return [_paths_first(value[i], paths, f"{prefix}[{i}]") for i in order]
+    return value
+
+
+def example_json(value: Any, differences: tuple[Difference, ...] = (), limit: int = JSON_SHOWN) -> str:
+    """An expected or answered value as compact JSON with its differing fields first, shortened
+    only after them (a differing value is never cut: the differences are also listed whole)."""
+    ordered = _paths_first(value, [d.path for d in differences])
+    text = json.dumps(ordered, separators=(", ", ": "), ensure_ascii=True)
+    return clip(text, limit)
+
+
+def difference_value(value: Any) -> str:
+    """One differing value, whole, as compact JSON (a string as itself)."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "), ensure_ascii=True)

@@ -87,7 +87,10 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=True,
                       undefined=StrictUndefined, finalize=_finalize, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=False)
-    env.filters.update(num=num, share=share, lines=lines, pct=percent, printable=printable)
+    from tablecert.reports.data import difference_value, example_json
+
+    env.filters.update(num=num, share=share, lines=lines, pct=percent, printable=printable, example_json=example_json,
+                       difference_value=difference_value)
     return env
 
 

@@ -57,13 +57,40 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
                                                             if isolation.startswith("none") else ""))
         if summary.get("vendor_limits"):
             lines.insert(3, f"vendor limits: {summary['vendor_limits']}")
-    failing = {flag: c.get("fail", 0) for flag, c in summary["by_flag"].items() if c.get("fail")}
-    for flag, n in sorted(failing.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
-        lines.append(f"  failed {flag}: {n:,}")
+    lines += cause_lines(summary)
     parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
                                                         if (out / name.rstrip("/")).exists()]
     lines.append(f"results in {out}/: {', '.join(parts)}")
     return "\n".join(lines)
+
+
+CAUSES_SHOWN = 12
+
+
+def cause_lines(summary: dict[str, Any]) -> list[str]:
+    """The failures by cause (summary.json's ``causes``), most severe first: count, what differs,
+    the factor most suspicious among those every failure shares; a capped list says by how much."""
+    analysis = summary.get("causes") or {}
+    causes = analysis.get("causes") or []
+    if not causes:
+        return []
+    lines = [f"  {analysis['failed']:,} failing vectors in {len(causes):,} cause{'s' if len(causes) != 1 else ''}:"]
+    for c in causes[:CAUSES_SHOWN]:
+        shared = c["shared_factors"][:1] or c["leading_factors"][:1]
+        where = ""
+        if shared:
+            f = shared[0]
+            every = "shared by every failure" if f["failed"] == c["failed"] else f"in {f['failed']:,} of {c['failed']:,}"
+            passed = f", {f['passed']:,} of the {c['not_failed']:,} that did not fail" if f["passed"] is not None else ""
+            where = f" -- {f['factor']} ({every}{passed})"
+        lines.append(f"  failed {c['failed']:,}: {c['cause']}{where}")
+    if len(causes) > CAUSES_SHOWN:
+        rest = causes[CAUSES_SHOWN:]
+        lines.append(f"  and {len(rest):,} more causes ({sum(c['failed'] for c in rest):,} failures; summary.json lists them)")
+    if analysis.get("not_analysed"):
+        lines.append(f"  and {analysis['not_analysed']:,} more failing vectors not analysed by cause (only the first "
+                     f"{analysis['failed']:,} are)")
+    return lines
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -87,21 +114,42 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
+    from tablecert.harness.run_folder import check_new_run_folder
     from tablecert.oracle.profiles import resolve_profile
+    from tablecert.vectors.suites import SUITES
 
-    result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
-                              profile=resolve_profile(args.profile),
-                              suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
-                              progress=progress_bar("certifying", args.quiet, unit="vectors"),
-                              step=step_printer(args.quiet), submission=_path(args.submission),
-                              declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
-                              require=args.require, custom_suite=args.custom_suite,
-                              max_run_answer_bytes=args.max_run_answer_mb << 20,
-                              suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
-                              parallel=_parallel(args), max_run_seconds=args.max_run_seconds,
-                              seal_key=_path(args.seal_key), run_id=args.run_id)
+    if suite_dir is None and args.suite not in SUITES:
+        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITES)})")
+    check_new_run_folder(out)
+    try:
+        result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
+                                  profile=resolve_profile(args.profile),
+                                  suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
+                                  progress=progress_bar("certifying", args.quiet, unit="vectors"),
+                                  step=step_printer(args.quiet), submission=_path(args.submission),
+                                  declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
+                                  require=args.require, custom_suite=args.custom_suite,
+                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
+                                  suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
+                                  parallel=_parallel(args), max_run_seconds=args.max_run_seconds,
+                                  seal_key=_path(args.seal_key), run_id=args.run_id)
+    except KeyboardInterrupt:
+        return _interrupted(out)
     print(format_run_summary(summary, out))
     return EXIT_CODES[result.verdict]
+
+
+def _interrupted(out: Path) -> int:
+    """A run stopped with Ctrl-C (or SIGTERM): its summary.json written (verdict incomplete) from
+    what the run database holds, one line saying how to continue; exit 130 (stopped by a signal)."""
+    from tablecert.harness.outputs import write_outputs
+
+    written = ""
+    if (out / "run.db").is_file():
+        write_outputs(out)
+        written = f"{out}/summary.json says incomplete; "
+    print(f"tablecert: interrupted: {written}continue the run with the same command and --resume", file=sys.stderr)
+    return 130
 
 
 def _suite_cache(args: argparse.Namespace) -> Path | None:
@@ -164,7 +212,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                  custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}",
                                  seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
                                  max_run_answer_bytes=args.max_run_answer_mb << 20)
-    print(format_run_summary(write_outputs(out), out))
+    summary = write_outputs(out)
+    from tablecert.reports import store_game_math, write_reports
+
+    store_game_math(out)
+    write_reports(out)                              # what certify writes: both PDFs too
+    print(format_run_summary(summary, out))
     return EXIT_CODES[verdict]
 
 

@@ -1,4 +1,5 @@
-"""``tablecert report | verify-report``: the certification PDFs of a run folder, and their checks.
+"""``tablecert report | verify-report | diff``: the certification PDFs of a run folder, their
+checks, and two runs compared by cause.
 
 Wired into ``tablecert.cli`` with ``cli_reports.add_parsers(sub)``; ``python -m
 tablecert.cli_reports`` runs the two subcommands on their own, with the same error handling (one
@@ -76,6 +77,28 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Compare two runs of one suite by cause; exit 1 when something regressed."""
+    import json
+
+    from tablecert.harness.run_folder import prepare_run_folder, write_atomically
+    from tablecert.reports.data import load_report_data
+    from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
+
+    old, new = _run_dir(args.old_run), _run_dir(args.new_run)
+    try:
+        diff = run_diff(old, new)
+    except RunDiffError as err:
+        raise UsageError(str(err)) from None
+    print("\n".join(terminal_lines(diff)))
+    if args.out:
+        out = prepare_run_folder(Path(args.out))
+        write_atomically(out / "diff.json", (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())
+        write_atomically(out / "diff.pdf", diff_pdf(diff, load_report_data(new).finished))
+        print(f"written: {out / 'diff.json'}, {out / 'diff.pdf'}")
+    return 1 if diff.regressed else 0
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
         return subcommand(sub, name, func, help_text)
@@ -96,6 +119,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--game-math", action="store_true",
                    help="first compute the exact pai gow figures (all-hands census, ~30 s) into the run database")
     p.add_argument("--quiet", action="store_true", help="no progress display")
+    p = add("diff", cmd_diff, "Compare two runs of one suite (two builds of a vendor) by cause: fixed, still "
+            "failing, newly failing, with counts. Exit 0 nothing regressed, 1 something newly fails, 2 bad input.")
+    p.add_argument("old_run", metavar="OLD_RUN", help="the earlier run folder")
+    p.add_argument("new_run", metavar="NEW_RUN", help="the later run folder (same suite)")
+    p.add_argument("--out", metavar="DIR", help="also write DIR/diff.json and DIR/diff.pdf (a findings page)")
     p = add("verify-report", cmd_verify_report, "Check a report's PDF signature, the run summary's signature "
             "and that the summary is the one the report states, against a key the lab trusts. Exit 0 ok, 1 a check "
             f"failed, {UNTRUSTED} intact but not checked against a trusted key (none named), 2 bad input.")

@@ -69,6 +69,7 @@ def test_correct_responses_pass_and_a_wrong_one_fails(suite, tmp_path):
     bad = validate(write(tmp_path / "bad.jsonl", wrong), suite, tmp_path / "bad")
     assert bad.returncode == 1
     assert json.loads((tmp_path / "bad" / "summary.json").read_text())["totals"]["fail"] == 1
+    assert all((tmp_path / "bad" / f"{kind}.pdf").is_file() for kind in ("certificate", "findings"))  # as certify
 
 
 @pytest.mark.parametrize("fault, words", [("missing", "no answer for"), ("duplicate", "duplicate answer"),

@@ -26,10 +26,11 @@ COMPARED = ("verdict", "verdict_reasons", "scope", "fault_totals", "totals", "by
 POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
 
 
-def certify(suite: Path, out: Path, *extra: str, vendor: tuple[str, ...] = ("--vendor-plugin", "demo")) -> subprocess.Popen:
+def certify(suite: Path, out: Path, *extra: str, vendor: tuple[str, ...] = ("--vendor-plugin", "demo"),
+            stderr: int = subprocess.DEVNULL) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "tablecert", "certify", *vendor, "--suite", "edge",
                              "--suite-dir", str(suite), "--out", str(out), "--batch-size", "10", "--quiet", *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True, text=True)
 
 
 def batches_recorded(out: Path) -> int:
@@ -144,7 +145,7 @@ def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path, vend
     spec.write_text(json.dumps({"cases": [case]}))
     hanging = ("--vendor-cmd", shlex.join([sys.executable, str(POISON_VENDOR), str(spec), "hang"]))
     out = tmp_path / "run"
-    proc = certify(suite, out, "--timeout", "120", vendor=hanging)
+    proc = certify(suite, out, "--timeout", "120", vendor=hanging, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 180     # (waits on what is seen; generous for a loaded machine)
     vendor_pids: list[int] = []
     while time.monotonic() < deadline and not vendor_pids:
@@ -161,6 +162,9 @@ def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path, vend
     assert proc.poll() is None
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == 130
+    said = proc.stderr.read()
+    assert said.count("\n") == 1 and "--resume" in said and "summary.json" in said, said   # one line: how to go on
+    assert json.loads((out / "summary.json").read_text())["verdict"] == "incomplete"
     for pid in vendor_pids:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and \

@@ -193,3 +193,22 @@ def test_a_second_run_of_a_folder_in_use_is_refused(edge: Path, tmp_path: Path, 
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=120)
+
+
+def test_an_out_that_is_a_file_an_unrelated_folder_or_an_unknown_suite_is_refused(edge: Path, tmp_path: Path) -> None:
+    """One line, exit 2, nothing written: not into a file, not into a folder of someone else's
+    files, not an empty run folder with a lock file for a suite that does not exist."""
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder\n")
+    refused_in_one_line(certify(afile, "--suite-dir", str(edge)), "exists and is not a folder")
+    assert afile.read_text() == "not a folder\n"
+    unrelated = tmp_path / "papers"
+    unrelated.mkdir()
+    (unrelated / "notes.txt").write_text("mine\n")
+    refused_in_one_line(certify(unrelated, "--suite-dir", str(edge)), "not empty and not a run folder", "notes.txt")
+    assert sorted(p.name for p in unrelated.iterdir()) == ["notes.txt"]
+    new = tmp_path / "new"
+    done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", REFERENCE, "--suite", "nosuch",
+                           "--out", str(new), "--quiet"], capture_output=True, text=True, timeout=600)
+    refused_in_one_line(done, "unknown suite", "nosuch")
+    assert not new.exists()

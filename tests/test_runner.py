@@ -82,7 +82,7 @@ def test_a_fault_is_caught_and_recorded_with_inputs(edge, tmp_path):
     junit = ET.parse(tmp_path / "junit.xml").getroot()
     assert int(junit.get("failures")) == result.totals["fail"]
     failed_cases = [tc.get("name") for tc in junit.iter("testcase") if tc.find("failure") is not None]
-    assert "CommissionRounding" in failed_cases
+    assert failed_cases == ["cause 1: craps.place_odds: commission one commission unit high"]   # one cause, not a case per flag
     # every replay file is a valid conversation: the reference vendor answers it with the expected values
     replays = sorted((tmp_path / "failures").glob("*.jsonl"))
     assert replays

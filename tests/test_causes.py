@@ -1,0 +1,179 @@
+"""Failures by cause (tablecert.harness.causes): difference signatures, the demo vendor's three
+bugs as three causes, the disposition faulty vendors named by the field that differs, and one
+count of failing vectors in the terminal, summary.json, junit.xml and both PDFs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from tablecert.cli_harness import format_run_summary
+from tablecert.harness.adapters.python_adapter import PythonAdapter
+from tablecert.harness.causes import differences, run_causes, unwrapped
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.outputs import write_outputs
+from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.runner import Runner
+from tablecert.reports import render_report
+from tablecert.reports.data import example_json
+from tablecert.vectors.suites import generate
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("causes-edge") / "suite"
+    generate("edge", folder)
+    return folder
+
+
+def run(spec: str, edge: Path, out: Path) -> Path:
+    """``spec`` on the edge suite, the suite copied into the run folder (as certify does)."""
+    shutil.copytree(edge, out / "suite")
+    adapter = PythonAdapter()
+    Runner(lambda: adapter.open(spec, SessionOptions(timeout=30)), out / "suite", out, batch_size=500,
+           policy=FaultPolicy(retries=0)).run()
+    write_outputs(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo(edge, tmp_path_factory) -> Path:
+    return run("tablecert.harness.demo_vendor:DemoVendor", edge, tmp_path_factory.mktemp("causes-demo"))
+
+
+def test_differences_compare_the_answer_with_the_expected_in_one_shape():
+    assert unwrapped({"result": {"commission": 2}}) == {"commission": 2}
+    assert unwrapped({"error": {"code": "invalid_bet"}}) == {"error": "invalid_bet"}
+    (d,) = differences("craps.place_odds", {"result": {"commission": 2}}, {"commission": 3})
+    assert (d.field, d.kind, d.direction, d.expected, d.actual) == ("commission", "amount", "high", 2, 3)
+    (d,) = differences("craps.settle", {"error": {"code": "invalid_bet"}}, {"error": {"code": "invalid_config"}})
+    assert (d.kind, d.expected, d.actual) == ("error", "invalid_bet", "invalid_config")
+    assert differences("craps.settle", {"error": {"code": "invalid_bet"}}, {"outcome": "win"})[0].kind == "accepted"
+    assert differences("craps.settle", {"result": {"outcome": "win"}}, {"error": {"code": "x"}})[0].kind == "refused"
+    # a stake handed back instead of taken: the disposition is the cause, its amount follows from it
+    expected = {"result": {"outcome": "lose", "flat_stake": "taken", "flat_returned": 0}}
+    (d,) = differences("craps.settle", expected, {"outcome": "lose", "flat_stake": "returned", "flat_returned": 100})
+    assert (d.field, d.kind, d.expected, d.actual) == ("flat_stake", "disposition", "taken", "returned")
+    # a wrong label in one seat: the label, not the bonus it pays; another seat's own difference kept
+    seat = {"seat": 1, "player_bonus": "straight", "player_bonus_win": 10, "total_win": 10}
+    answered = [{"seat": 1, "player_bonus": "none", "player_bonus_win": 0, "total_win": 0}, dict(seat, seat=2, total_win=11)]
+    found = differences("paigow.settle", {"result": {"seats": [seat, dict(seat, seat=2)]}}, {"seats": answered})
+    assert [(d.path, d.kind) for d in found] == [("seats[0].player_bonus", "label"), ("seats[1].total_win", "amount")]
+
+
+def test_an_example_shows_the_differing_fields_first_and_whole():
+    value = {"a": "x" * 500, "seats": [{"seat": 1, "win": 0}, {"seat": 2, "win": 5}]}
+    found = differences("paigow.settle", {"result": {"a": "x" * 500, "seats": [{"seat": 1, "win": 0},
+                                                                                 {"seat": 2, "win": 4}]}}, value)
+    text = example_json(value, tuple(found))
+    assert text.startswith('{"seats": [{"win": 5, "seat": 2}, {"seat": 1')
+
+
+def test_the_demo_vendors_three_bugs_are_three_causes(demo):
+    analysis = run_causes(demo)
+    summary = json.loads((demo / "summary.json").read_text())
+    assert analysis.failed == summary["totals"]["fail"] == sum(c.failed for c in analysis.causes)
+    keys = {c.key for c in analysis.causes}
+    assert keys == {"amount|craps.place_odds|commission|high", "amount|paigow.settle|seats[].total_win|high",
+                    "label|player bonus hand"}
+    commission = next(c for c in analysis.causes if c.key.startswith("amount|craps.place_odds"))
+    assert commission.detail.startswith("one commission unit high in")
+    shared = [f.name for f in commission.factors]
+    assert "commission_rounding = down" in shared
+    rounding = next(f for f in commission.factors if f.name == "commission_rounding = down")
+    assert rounding.failed == commission.failed and rounding.passed is not None and 0 < rounding.ochiai < 1
+    label = next(c for c in analysis.causes if c.key == "label|player bonus hand")
+    assert "a hand holds the joker" in [f.name for f in label.factors]
+    assert analysis.as_json() == summary["causes"]          # the summary holds the same analysis
+
+
+@pytest.mark.parametrize(("vendor", "field"), [("ReturnsLostStake", "flat_stake"),
+                                               ("ForgetsWinningStake", "flat_returned"),
+                                               ("OddsAlwaysWorking", "odds_stake")])
+def test_disposition_faulty_vendors_are_named_by_the_field_that_differs(vendor, field, edge, tmp_path):
+    analysis = run_causes(run(f"disposition_faulty_vendors:{vendor}", edge, tmp_path))
+    assert analysis.causes and analysis.failed == sum(c.failed for c in analysis.causes)
+    first = analysis.causes[0]
+    assert first.key.split("|")[2] == field and field in first.title
+    one_count(tmp_path, tmp_path)
+
+
+def pdf_text(path: Path) -> str:
+    return " ".join(" ".join(page.extract_text() or "" for page in PdfReader(BytesIO(path.read_bytes())).pages).split())
+
+
+def test_one_count_in_terminal_summary_junit_and_both_pdfs(demo, tmp_path):
+    one_count(demo, tmp_path)
+
+
+def one_count(demo: Path, tmp_path: Path) -> None:
+    """The failing vectors, and each cause's, counted alike on the terminal, in summary.json,
+    junit.xml and both PDFs."""
+    summary = json.loads((demo / "summary.json").read_text())
+    failed = summary["totals"]["fail"]
+    causes = summary["causes"]["causes"]
+    assert summary["causes"]["failed"] == sum(c["failed"] for c in causes) == failed
+    terminal = format_run_summary(summary, demo)
+    assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in terminal
+    assert sum(int(n.replace(",", "")) for n in re.findall(r"failed ([\d,]+): ", terminal)) == failed
+    junit = ET.parse(demo / "junit.xml").getroot()
+    assert int(junit.get("failures")) == failed
+    assert sum(int(s.get("failures")) for s in junit.iter("testsuite")) == failed
+    messages = [f.get("message") for f in junit.iter("failure")]
+    assert sum(int(m.split(" ", 1)[0].replace(",", "")) for m in messages) == failed
+    for kind in ("certificate", "findings"):
+        text = pdf_text(render_report(demo, kind, tmp_path / f"{kind}.pdf"))
+        assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in text
+        for c in causes:
+            assert c["cause"] in text
+
+
+def test_diff_of_a_vendor_against_its_fixed_build_lists_every_cause_fixed(demo, edge, tmp_path, capsys):
+    from tablecert.cli import main
+
+    fixed = run("tablecert.oracle.vendor:ReferenceVendor", edge, tmp_path / "fixed")
+    assert main(["diff", str(demo), str(fixed), "--out", str(tmp_path / "d")]) == 0
+    said = capsys.readouterr().out
+    data = json.loads((tmp_path / "d" / "diff.json").read_text())
+    causes = json.loads((demo / "summary.json").read_text())["causes"]["causes"]
+    assert sorted(c["cause"] for c in data["causes"]["fixed"]) == sorted(c["cause"] for c in causes)   # the three
+    assert data["causes"]["newly failing"] == data["causes"]["still failing"] == []
+    assert data["vectors_fixed"] == sum(c["failed"] for c in causes) and not data["regressed"]
+    assert "fixed: 3 causes" in said and "result: nothing regressed" in said
+    assert "NOTHING REGRESSED" in pdf_text(tmp_path / "d" / "diff.pdf")
+    first = (tmp_path / "d" / "diff.pdf").read_bytes()
+    assert main(["diff", str(demo), str(fixed), "--out", str(tmp_path / "d")]) == 0
+    assert (tmp_path / "d" / "diff.pdf").read_bytes() == first                          # deterministic
+    assert main(["diff", str(fixed), str(demo)]) == 1                                   # the other way: regressed
+    assert "newly failing: 3 causes" in capsys.readouterr().out
+
+
+def test_fuzz_files_one_bug_once_keeps_to_its_budget_and_its_replay_line_works(tmp_path, capsys):
+    """The demo's joker bug is seen in paigow.player_bonus and in a settled seat: one finding. The
+    run takes no longer than --budget, and the replay command it prints runs its vectors."""
+    import time
+
+    from tablecert.cli import main
+    from tablecert.fuzz.findings import REPLAY_COMMAND
+
+    started = time.monotonic()
+    assert main(["fuzz", "--vendor-plugin", "demo", "--out", str(tmp_path / "fz"), "--budget", "8", "--seed", "3",
+                 "--ops", "paigow.player_bonus,paigow.settle", "--quiet"]) == 1
+    assert time.monotonic() - started < 8 + 4                     # the budget, plus writing the findings
+    said = capsys.readouterr().out
+    summary = json.loads((tmp_path / "fz" / "summary.json").read_text())
+    signatures = [f["signature"] for f in summary["failures"]]
+    assert signatures.count("player bonus hand labelled wrongly") == 1 and len(set(signatures)) == len(signatures)
+    assert summary["seconds"] <= 8 and REPLAY_COMMAND in said
+    replay = REPLAY_COMMAND.replace("--vendor-cmd CMD", "--vendor-plugin demo").replace(
+        "RUN/vectors", str(tmp_path / "fz" / "vectors")).replace("REPLAY", str(tmp_path / "replay")).split()[1:]
+    assert main(replay + ["--quiet"]) == 1                        # the findings fail again, as vectors of a suite
+    again = json.loads((tmp_path / "replay" / "summary.json").read_text())
+    assert again["totals"]["fail"] == len(signatures) and again["causes"]["failed"] == len(signatures)
