@@ -24,7 +24,7 @@ factor, ``F`` all of them, ``ep`` the vectors of the same ops that did not fail 
 
 The factors every failure of a cause has, ranked by Ochiai, are its **shared factors**. The
 non-failing side is the suite's factor counts (every vector of the ops that fail, counted once
-from the suite folder that was run: ``RUN/suite`` or the ``suite_dir`` the run recorded, and kept
+from the suite folder that was run, ``RUN/suite``, and kept
 in the run database's meta under :data:`SPECTRUM_KEY` by :func:`spectrum_to_keep`, so that the
 analysis, and summary.json recomputed at signing, need only run.db) less the failures' own.
 Without it the scores are not computed (``passed`` is None) and the shared factors are still
@@ -351,9 +351,9 @@ def suite_spectrum(suite: Path, ops: set[str]) -> dict[str, dict[str, Any]]:
 
 
 def _suite_folder(run_dir: Path, meta: dict[str, Any]) -> Path | None:
-    """The folder of the suite that was run: RUN/suite, or the one the run recorded (``suite_dir``),
-    if its manifest is the one run; None for a hand suite or when neither is there."""
-    for folder in (run_dir / "suite", Path(str(meta.get("suite_dir") or "/nonexistent"))):
+    """The folder of the suite that was run, RUN/suite (every run judges an anchored copy there), if
+    its manifest is the one run; None for a hand suite or when it is not there."""
+    for folder in (run_dir / "suite",):
         manifest = folder / "manifest.json"
         if manifest.is_file() and hashlib.sha256(manifest.read_bytes()).hexdigest() == meta.get("suite_manifest_sha256"):
             if json.loads(manifest.read_bytes()).get("suite") in ("joker", "exhaustive"):
@@ -373,6 +373,15 @@ def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, 
         return None
     by_op = kept.get("ops") or {}
     return by_op if ops <= set(by_op) else None
+
+
+def keep_spectrum(db: Any, run_dir: Path) -> None:
+    """Store the spectrum :func:`spectrum_to_keep` gives in the run's meta (``db``: a
+    :class:`~tablecert.harness.results.RunDatabase`). Done before the run's record is sealed
+    (:mod:`tablecert.harness.seal`), so that the counts the findings rest on are sealed with it."""
+    kept = spectrum_to_keep(db.db, run_dir, db.meta())
+    if kept is not None:
+        db.set_meta(**{SPECTRUM_KEY: kept})
 
 
 def spectrum_to_keep(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any] | None:

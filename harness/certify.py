@@ -147,7 +147,6 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
         runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
                         policy=policy, max_run_answer_bytes=max_run_answer_bytes,
                         run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
-                                  "suite_dir": str(folder.resolve()),
                                   **({"run_id": run_id} if run_id is not None else {})},
                         require=require, hand_slice=hand_slice, max_run_seconds=max_run_seconds,
                         parallel=parallel and replace(parallel, vendor=vendor))

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from tablecert.harness.causes import SPECTRUM_KEY, analyse, spectrum_to_keep
+from tablecert.harness.causes import analyse, keep_spectrum
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
@@ -262,9 +262,7 @@ def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], fo
 def write_outputs(run_dir: Path) -> dict[str, Any]:
     db = RunDatabase(run_dir / "run.db")
     try:
-        kept = spectrum_to_keep(db.db, run_dir, db.meta())     # the cause analysis's suite counts, once
-        if kept is not None:
-            db.set_meta(**{SPECTRUM_KEY: kept})
+        keep_spectrum(db, run_dir)          # the cause analysis's suite counts, once (sealed runs: already)
         data = write_summary(db, run_dir)
         write_junit(db, run_dir, data["causes"])
         write_failure_replays(db, run_dir)

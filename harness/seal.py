@@ -52,6 +52,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tablecert.harness.causes import keep_spectrum
 from tablecert.harness.judged import row_digests
 from tablecert.harness.keys import fingerprint, load_private_key, raw_public, trusted_keys
 from tablecert.harness.results import RunDatabase
@@ -146,6 +147,7 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
     """Seal ``run_dir/run.db`` (see :func:`seal_run`)."""
     db = RunDatabase(run_dir / "run.db")
     try:
+        keep_spectrum(db, run_dir)          # the findings' counts of the suite, sealed with the record
         seal_run(db, key)
     finally:
         db.close()

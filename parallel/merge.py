@@ -38,6 +38,7 @@ from tablecert.harness.judged import database_digest
 from tablecert.harness.results import RunDatabase, has_table
 from tablecert.harness.run_folder import check_database_files, refuse_link
 from tablecert.harness.runner import _same_vendor
+from tablecert.harness.causes import keep_spectrum
 from tablecert.harness.seal import SealError, check_seal, seal_run
 from tablecert.harness.verdict import conclude
 from tablecert.parallel.units import Shard, suite_units
@@ -46,7 +47,8 @@ SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_
         "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size",
         "run_id")
 """Meta values every shard of one run must share (besides the vendor's identity and N)."""
-NOT_MERGED = {"seal", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished"}
+NOT_MERGED = {"seal", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished",
+              "cause_spectrum"}   # (the merged run counts its own suite, as an unsharded run does)
 
 TABLE_COLUMNS = {
     "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7, "hand_failures": 7, "hand_answers": 3,
@@ -228,6 +230,7 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
         db.execute("COMMIT")
         run.set_meta(judged=database_digest(run))
         conclude(run)
+        keep_spectrum(run, out)             # the findings' counts of the suite, sealed with the record
         seal_run(run, key)
     finally:
         if run.db.in_transaction:
