@@ -256,7 +256,9 @@ sys.exit(serve(sys.stdin, sys.stdout, WrongEighth()))
 '''
 
 
-def test_a_hand_suite_on_two_workers_records_what_one_records(joker: Path, tmp_path: Path, vendor_files: Path) -> None:
+def wrong_labels_runs(joker: Path, tmp_path: Path, vendor_files: Path, **runner_options: Any) -> dict[str, Any]:
+    """The WRONG_LABELS vendor on 6,000 joker hands (700 a request), with one worker and with two:
+    the rows of the one-worker run, checked equal to the two-worker run's."""
     from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 
     script = vendor_files / "wrong_labels.py"
@@ -264,16 +266,17 @@ def test_a_hand_suite_on_two_workers_records_what_one_records(joker: Path, tmp_p
     script.chmod(0o644)
     adapter, options = SubprocessAdapter(), SessionOptions(timeout=60)
     command = f"{sys.executable} {script}"
-
-    def run(out: Path, workers: int | None) -> None:
-        Runner(lambda: adapter.open(command, options), joker, out, hand_batch_size=700, max_hands=6_000,
-               parallel=ParallelOptions(workers=workers) if workers else None).run()
-
-    run(tmp_path / "one", None)
-    run(tmp_path / "two", 2)
+    for name, workers in (("one", None), ("two", 2)):
+        Runner(lambda: adapter.open(command, options), joker, tmp_path / name, hand_batch_size=700, max_hands=6_000,
+               parallel=ParallelOptions(workers=workers) if workers else None, **runner_options).run()
     expected = rows(tmp_path / "one")
-    assert len(expected["hand_failures"]) == len(expected["batches"]) == 2 * 9
     assert rows(tmp_path / "two") == expected
+    return expected
+
+
+def test_a_hand_suite_on_two_workers_records_what_one_records(joker: Path, tmp_path: Path, vendor_files: Path) -> None:
+    expected = wrong_labels_runs(joker, tmp_path, vendor_files)
+    assert len(expected["hand_failures"]) == len(expected["batches"]) == 2 * 9
 
 
 @pytest.mark.parametrize("option, said", [(("--shard", "4/3"), "--shard '4/3': give K/N with 1 <= K <= N"),
@@ -335,21 +338,6 @@ def test_a_parallel_hand_run_stops_after_n_failures_where_one_worker_stops(joker
                                                                          vendor_files: Path) -> None:
     """stop-after-failures counts a hand batch's wrong hands on every path (it never fired on the
     parallel one, which counted only JSON failure rows; issue 23)."""
-    from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
-
-    script = vendor_files / "wrong_labels.py"
-    script.write_text(WRONG_LABELS)
-    script.chmod(0o644)
-    adapter, options = SubprocessAdapter(), SessionOptions(timeout=60)
-    command = f"{sys.executable} {script}"
-
-    def run(out: Path, workers: int | None) -> None:
-        Runner(lambda: adapter.open(command, options), joker, out, hand_batch_size=700, max_hands=6_000,
-               stop_after_failures=5, parallel=ParallelOptions(workers=workers) if workers else None).run()
-
-    run(tmp_path / "one", None)
-    run(tmp_path / "two", 2)
-    expected = rows(tmp_path / "one")
+    expected = wrong_labels_runs(joker, tmp_path, vendor_files, stop_after_failures=5)
     # One wrong hand a batch (the eighth): the run stops once the fifth batch is recorded, of 18.
     assert len(expected["hand_failures"]) == len(expected["batches"]) == 5
-    assert rows(tmp_path / "two") == expected
