@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from tablecert.harness.contract import VendorFault, check_batch_answer, parse_hello
 from tablecert.harness.judge import label_of, passes
-from tablecert.harness.offline import ResponsesError, load_responses
+import sqlite3
+
+from tablecert.harness.offline import ResponsesError, SuiteIndex, read_responses
 from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.errors import CaseError
 from tablecert.oracle.vendor import OPS, ReferenceVendor
@@ -71,7 +73,12 @@ def test_hand_parser_refuses_with_invalid_hand(value):
 def test_responses_reader_refuses_with_one_error_type(tmp_path: Path, lines, junk):
     path = tmp_path / "responses.jsonl"
     path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines) + junk)
+    index = SuiteIndex(wanted={"craps.settle.odds-3-4-5x.jsonl.gz": {1, 2, 3}},
+                       firsts={"craps.settle.odds-3-4-5x.jsonl.gz": [1]}, cases=3)
+    store = sqlite3.connect(":memory:")
     try:
-        load_responses(path)
+        read_responses(path, index, store, 1 << 20, 1 << 24)     # the streaming reader validate uses
     except ResponsesError as err:
         assert "\n" not in str(err)
+    finally:
+        store.close()
