@@ -35,6 +35,7 @@ results of an uninterrupted run.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.run_folder import check_database_files
+from tablecert.harness.run_folder import FILE_MODE, check_database_files
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -153,7 +154,10 @@ class RunDatabase:
         self.path = path
         check_database_files(path)   # SQLite follows links: a planted one would put the database elsewhere
         with self._storage():
+            created = not path.exists()
             self.db = sqlite3.connect(path, isolation_level=None)
+            if created:             # the lab's user's only (its -wal and -shm files take its mode)
+                os.chmod(path, FILE_MODE)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)

@@ -33,7 +33,7 @@ from pathlib import Path
 LOCK_NAME = ".tablecert.lock"
 DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 FOLDER_MODE = 0o700    # run folders, suites and the suite cache: the lab's user only (they hold answers)
-FILE_MODE = 0o600      # the files tablecert writes (the CLI also sets umask 077)
+FILE_MODE = 0o600      # run.db and the files tablecert writes whole (write_atomically)
 
 
 class UnsafeRunFolder(ValueError):

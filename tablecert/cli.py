@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import sys
 import threading
@@ -160,18 +159,6 @@ ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand (see the module docstring)."""
-    # Everything tablecert writes (run folders, suites, the suite cache, keys) is the lab's user's
-    # only: a path bound into a vendor's sandbox by mistake still leaks no answer. (Restored on
-    # return: a program that calls main() keeps its own.)
-    umask = os.umask(0o077)
-    try:
-        return _main(argv)
-    finally:
-        os.umask(umask)
-
-
-def _main(argv: Sequence[str] | None) -> int:
     from tablecert.harness.contract import shown
     from tablecert.harness.results import StorageError
     from tablecert.harness.runner import RunError
