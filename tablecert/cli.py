@@ -48,6 +48,9 @@ def cmd_math(args: argparse.Namespace) -> int:
 
 
 def cmd_reference_vendor(args: argparse.Namespace) -> int:
+    from tablecert.oracle.jit_cache import use_private_cache
+
+    use_private_cache()         # confined (a read-only install): the kernels compiled in the tree, not again
     from tablecert.oracle.protocol import SPOKEN, V1
     from tablecert.oracle.vendor import ReferenceVendor, serve
 

@@ -291,3 +291,25 @@ def test_long_names_and_terminal_escapes_unconfined(edge: Path, tmp_path: Path, 
     page1 = PdfReader(out / "certificate.pdf").pages[0].extract_text().replace("\n", " ")
     assert "none (process group only)" in page1 and "not confined" in page1
     assert "\x1b" not in page1 and "N" * 200 not in page1
+
+
+def test_a_read_only_oracle_tree_lends_its_compiled_kernels_to_a_private_cache(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Confined, the reference vendor's tree is read-only: numba would compile every kernel again in
+    every start; jit_cache seeds a private cache in HOME with the tree's compiled kernels instead."""
+    import numba
+
+    from tablecert.oracle import jit_cache
+
+    tree = jit_cache.HERE / "__pycache__"
+    compiled = sorted(p.name for p in tree.glob("*.nb[ic]")) if tree.is_dir() else []
+    if not compiled:
+        pytest.skip("no kernel compiled in the tree yet")
+    real_access = os.access
+    monkeypatch.setattr(jit_cache.os, "access", lambda path, mode: False if mode == os.W_OK else real_access(path, mode))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", "")
+    root = jit_cache.use_private_cache()
+    assert root == tmp_path / "tablecert-numba" and numba.config.CACHE_DIR == str(root)
+    (seeded,) = root.iterdir()
+    assert seeded.name.startswith("oracle_") and sorted(p.name for p in seeded.iterdir()) == compiled
