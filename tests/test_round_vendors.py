@@ -1,0 +1,82 @@
+"""Rounds (``craps.round``) through the harness: the ``rounds`` suite matches its golden manifest,
+the reference vendor passes every round, each faulty round vendor (tests/round_faulty_vendors.py)
+is NOT CERTIFIED by it, and a vendor that does not declare the op gets its vectors as
+unsupported."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from round_faulty_vendors import ROUND_FAULTY_VENDORS
+from tablecert.harness.adapters.python_adapter import PythonAdapter
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.runner import Runner
+from tablecert.oracle.craps_round import parse_round_config, play
+from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
+from tablecert.oracle.vendor import ReferenceVendor
+from tablecert.vectors import round_cases
+from tablecert.vectors.checks import load_manifest
+from tablecert.vectors.suites import build_manifest, manifest_bytes
+from tablecert.vectors.writer import write_vector_set
+
+
+def run(spec: str, suite: Path, out: Path, **kw):
+    adapter = PythonAdapter()
+    return Runner(lambda: adapter.open(spec, SessionOptions(timeout=120)), suite, out, batch_size=1000, **kw).run()
+
+
+def test_each_named_script_catches_its_faulty_vendor() -> None:
+    groups = list(round_cases.round_groups(load_profile(DEFAULT_PROFILE).craps))
+    named = next(g for g in groups if g.comment.startswith("named"))
+    config = parse_round_config(named.config)
+    vectors = list(named.vectors)
+    assert len(vectors) == len({f for _, _, f in ROUND_FAULTY_VENDORS}) == 14
+    for cls, fault, flag in ROUND_FAULTY_VENDORS:
+        own = [v for v in vectors if flag in v.flags and play(config, v.case) != play(config, v.case, cls.table)]
+        assert own, f"{cls.__name__} ({fault}) escapes the named script of {flag}"
+
+
+def test_rounds_matches_its_golden_manifest(rounds_suite: Path) -> None:
+    golden = json.loads(resources.files("tablecert.vectors").joinpath("golden", "rounds.manifest.json").read_text())
+    assert load_manifest(rounds_suite) == golden
+
+
+@pytest.mark.slow
+def test_reference_passes_every_round_and_each_faulty_vendor_fails(rounds_suite: Path, tmp_path: Path) -> None:
+    result = run("reference", rounds_suite, tmp_path / "reference")
+    assert result.verdict == "pass" and result.totals["fail"] == 0 and result.totals["pass"] > 60_000
+    escaped = []
+    for cls, fault, _ in ROUND_FAULTY_VENDORS:
+        result = run(f"round_faulty_vendors:{cls.__name__}", rounds_suite, tmp_path / cls.__name__,
+                     stop_after_failures=1)
+        if result.verdict != "fail":
+            escaped.append(f"{cls.__name__} ({fault}): {result.verdict}")
+    assert escaped == []
+
+
+class OldVendor(ReferenceVendor):
+    """A vendor of this contract before ``craps.round``: it does not declare the op."""
+
+    def hello(self):
+        hello = super().hello()
+        return dict(hello, ops=[op for op in hello["ops"] if op != "craps.round"])
+
+
+def test_a_vendor_without_the_op_gets_rounds_unsupported(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    table = load_profile(DEFAULT_PROFILE).craps
+    groups = [g for g in round_cases.round_groups(table) if g.comment.startswith(("named", "malformed"))]
+    written = write_vector_set(suite, "rounds", "craps.round", DEFAULT_PROFILE, load_profile(DEFAULT_PROFILE).sha256,
+                               groups)
+    manifest = build_manifest("rounds", DEFAULT_PROFILE, load_profile(DEFAULT_PROFILE).sha256, ("prompt", "expected"),
+                              suite, written)
+    (suite / "manifest.json").write_bytes(manifest_bytes(manifest))
+    result = run("test_round_vendors:OldVendor", suite, tmp_path / "old")
+    assert result.totals["unsupported"] == manifest["numberOfTests"] and result.totals["fail"] == 0
+    assert result.verdict != "pass"
+    result = run("reference", suite, tmp_path / "new")
+    assert result.verdict == "pass" and result.totals["pass"] == manifest["numberOfTests"]
