@@ -192,3 +192,4 @@ ROUND_FAULTY_VENDORS: list[tuple[type[RoundVendor], str, str]] = [
     (_vendor(StakeTwice), "the stake paid back on top of a payout that already includes it", "PlayStakeTwice"),
     (_vendor(CommissionOnReturned), "commission kept on odds that were returned", "PlayCommissionReturned"),
 ]
+globals().update({cls.__name__: cls for cls, _, _ in ROUND_FAULTY_VENDORS})   # loadable as module:ClassName

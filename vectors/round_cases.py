@@ -257,6 +257,9 @@ def round_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
     commission = commission_variant(table)
     plain = dict(table, house_rules=default_house_rules())
     charged = dict(commission, house_rules=default_house_rules())
+    config = parse_round_config(charged)      # first: a faulty vendor fails in the first request
+    yield VectorGroup(OP, charged, "named scripts, one per bug class of a table engine",
+                      [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)])
     yield VectorGroup(OP, plain, f"every sequence of 1 to {ROLLS} rolls by totals, bet plans right and wrong, "
                       "the common casino house rules",
                       _plan_vectors(parse_round_config(plain), ("right", "wrong"), ROLLS))
@@ -269,9 +272,6 @@ def round_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
         yield VectorGroup(OP, cfg, f"house rule {name} {house[name]}: every sequence of 1 to {ROLLS} rolls of "
                           f"totals {', '.join(map(str, VARIANT_TOTALS))}, plans {', '.join(VARIANT_PLANS[name])}",
                           _plan_vectors(parse_round_config(cfg), VARIANT_PLANS[name], ROLLS, VARIANT_TOTALS))
-    config = parse_round_config(charged)
-    yield VectorGroup(OP, charged, "named scripts, one per bug class of a table engine",
-                      [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)])
     yield VectorGroup(OP, dict(charged, house_rules={"bar_push": "sometimes"}), "a malformed house rule",
                       [Vector({"rack": 100, "steps": [roll(7)]}, "house rule bar_push of an unknown value",
                               ("InvalidConfig",), ("INT-BAR-PUSH",))])
