@@ -111,12 +111,13 @@ class Fuzzer:
     def __init__(self, open_session: Callable[[], VendorSession], out: Path, *, ops: tuple[str, ...],
                  budget: float, seed_value: int, table: dict[str, Any] | None = None, cap: int | None = None,
                  max_examples: int | None = None, max_failures: int = MAX_FAILURES,
-                 progress: Callable[[Failure], None] | None = None) -> None:
+                 progress: Callable[[Failure], None] | None = None, shrink: bool = True) -> None:
         self.open_session = open_session
         self.ops, self.table, self.cap = ops, table, cap
         self.budget, self.seed = budget, seed_value
         self.max_examples, self.max_failures = max_examples, max_failures
         self.progress = progress
+        self.phases = (Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.shrink,) if shrink else ())
         self.database = DirectoryBasedExampleDatabase(str(out / DATABASE_DIR))
         self.session: VendorSession | None = None
         self.stats = FuzzStats()
@@ -185,7 +186,7 @@ class Fuzzer:
 
         @settings(database=self.database, max_examples=self.max_examples or 10**9, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), print_blob=False)
+                  phases=self.phases, print_blob=False)
         @seed(self.seed * 1_000_003 + number)
         @given(examples(tuple(op for op in self.ops if op != ROUND_OP), self.table, self.cap))
         def differential(example: Example) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis import HealthCheck, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, rule
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from tablecert.fuzz.engine import Failure, Fuzzer
 
 OP = "craps.round"
-STEPS = 40
+STEPS = 20
 """The longest script one run of the machine plays."""
 
 
@@ -77,7 +77,7 @@ def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None
     test = get_state_machine_test(RoundMachine, settings=settings(
         database=fuzzer.database, max_examples=fuzzer.max_examples or 10**9, deadline=None,
         stateful_step_count=STEPS, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-        phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), print_blob=False))
+        phases=fuzzer.phases, print_blob=False))
     test = seed(fuzzer.seed * 1_000_003 + number)(test)
     test.hypothesis.inner_test._hypothesis_internal_add_digest = f"round-machine-{number}".encode()  # type: ignore[attr-defined]
     try:

@@ -1,7 +1,8 @@
 """Where a vendor's ``craps.round`` answer departs from the oracle's: the first step whose record
 differs, the table as it stood before that step, both records and the fields that differ (dotted
 paths: ``table.rack``, ``events.pass.odds_win``, ``error``). Used by the fuzz's failure signatures
-and findings, and by the run's failure replay files (``failures/``)."""
+and findings, and by the runner, which keeps :func:`divergence_note` with a failing round's
+comment in the run database (the findings show it)."""
 
 from __future__ import annotations
 

@@ -34,19 +34,23 @@ def test_reference_vendor_has_no_round_finding(tmp_path: Path) -> None:
     assert not result.failed and result.stats.examples > 10
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("vendor", [cls for cls, _, _ in ROUND_FAULTY_VENDORS], ids=lambda c: c.__name__)
-def test_each_faulty_round_vendor_is_found_and_shrunk(vendor, tmp_path: Path) -> None:
+def test_each_faulty_round_vendor_is_found_within_the_default_budget(vendor, tmp_path: Path) -> None:
     started = time.monotonic()
-    result = _fuzz(f"round_faulty_vendors:{vendor.__name__}", tmp_path, DEFAULT_BUDGET, max_failures=1)
+    result = _fuzz(f"round_faulty_vendors:{vendor.__name__}", tmp_path, DEFAULT_BUDGET, max_failures=1, shrink=False)
     assert result.failed, f"{vendor.__name__} not found within {DEFAULT_BUDGET} s"
-    assert time.monotonic() - started < DEFAULT_BUDGET + 30
+    assert time.monotonic() - started < DEFAULT_BUDGET + 15
     failure = result.stats.failures[0]
-    assert failure.op == "craps.round" and len(failure.case["steps"]) <= 12
     divergence = first_divergence(failure.case, failure.expected["result"], failure.actual)
-    assert divergence is not None and divergence["step"] == len(failure.case["steps"]) - 1   # shrunk to the step
+    assert divergence is not None and divergence["step"] == len(failure.case["steps"]) - 1   # cut at the step
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["failures"][0]["divergence"].startswith("first divergent step")
+
+
+@pytest.mark.slow
+def test_a_failure_is_shrunk_to_a_short_script(tmp_path: Path) -> None:
+    result = _fuzz("round_faulty_vendors:BarPushLostVendor", tmp_path, 30.0, max_failures=1)
+    assert result.failed and len(result.stats.failures[0].case["steps"]) <= 4
 
 
 def test_a_failure_the_oracle_does_not_confirm_is_not_reported(tmp_path: Path) -> None:
