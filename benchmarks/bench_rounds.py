@@ -61,7 +61,8 @@ def judging(suite: Path, tmp: Path, size: int) -> None:
         passed = 0
         t0, c0 = time.perf_counter(), time.process_time()
         for b in batches:
-            outcome = judge_raw_batch(session, b) if raw else runner.judge_batch(b, session.batch(b.op, b.config, b.cases))
+            outcome = (judge_raw_batch(session, b) if raw
+                       else runner.judge_batch(b, session.batch(b.op, b.config, b.cases)))
             passed += sum(k for (dim, _, result), k in outcome.counts.items() if dim == "op" and result == "pass")
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         session.close()

@@ -40,14 +40,15 @@ with ``--ops craps.round``, so a default run spends its budget as before."""
 
 def fuzz(open_session: Callable[[], VendorSession], out: Path, *, budget: float, seed: int = 0,
          profile: str, table: dict[str, Any] | None = None, cap: int | None = None, ops: tuple[str, ...] | None = None,
-         max_examples: int | None = None, max_failures: int = MAX_FAILURES, on_failure: Callable[[Failure], None] | None = None,
-         shrink: bool = True) -> FuzzResult:
+         max_examples: int | None = None, max_failures: int = MAX_FAILURES,
+         on_failure: Callable[[Failure], None] | None = None, shrink: bool = True) -> FuzzResult:
     """Fuzz the vendor that ``open_session`` reaches for ``budget`` seconds and write ``out``.
 
     ``table`` and ``cap`` pin the craps table and the pai gow cap (a profile's; else both are
     drawn); ``profile`` names
     it (or the default profile) in the replay files. ``ops`` defaults to every op the vendor's
-    hello lists but ``craps.round`` (:data:`DEFAULT_OPS`). ``max_examples`` bounds each search round (for fully reproducible runs);
+    hello lists but ``craps.round`` (:data:`DEFAULT_OPS`). ``max_examples`` bounds each search
+    round (for fully reproducible runs);
     ``max_failures`` stops the run after that many distinct failures; ``shrink`` False reports
     each failure as found (for tests that only ask whether a fault is found)."""
     out.mkdir(parents=True, exist_ok=True)

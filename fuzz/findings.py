@@ -106,7 +106,8 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
         story.append(Paragraph(f"Finding {f['id']}: {f['signature']}", styles["Heading3"]))
         text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
                           f"expected: {json.dumps(f['expected'])}", f"actual:   {json.dumps(f['actual'])}",
-                          f"replay:   {f['vector_file']}"] + ([f"where:    {f['divergence']}"] if f.get("divergence") else []))
+                          f"replay:   {f['vector_file']}"]
+                         + ([f"where:    {f['divergence']}"] if f.get("divergence") else []))
         story.append(Preformatted(text, styles["Code"], maxLineLength=95, newLineChars=""))
     doc.build(story)
     return buf.getvalue()

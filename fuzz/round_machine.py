@@ -79,7 +79,8 @@ def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None
         stateful_step_count=STEPS, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
         phases=fuzzer.phases, print_blob=False))
     test = seed(fuzzer.seed * 1_000_003 + number)(test)
-    test.hypothesis.inner_test._hypothesis_internal_add_digest = f"round-machine-{number}".encode()  # type: ignore[attr-defined]
+    inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+    inner._hypothesis_internal_add_digest = f"round-machine-{number}".encode()
     try:
         test()
     except Mismatch as found:

@@ -7,6 +7,7 @@ comment in the run database (the findings show it)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tablecert.harness.judge import strict_equal
@@ -100,3 +101,17 @@ def divergence_note(case: Any, expected: Any, actual: Any) -> str:
     note = (f"first divergent step {div['step']} {dumps(div['act'])}; table before {dumps(div['table_before'])}; "
             f"expected -> answered: {fields}")
     return note if len(note) <= NOTE_CHARS else f"{note[:NOTE_CHARS]}..."
+
+
+_STEP = re.compile(r"\| first divergent step (\d+) ")
+
+
+def shortest_script(case: Any, comment: str) -> Any:
+    """A failing round's script cut after its first divergent step (read from the divergence note
+    the runner kept with its comment), or None when there is none to cut: the shortest prefix that
+    fails as the whole script does."""
+    found = _STEP.search(comment or "")
+    if not found or not isinstance(case, dict) or not isinstance(case.get("steps"), list):
+        return None
+    n = int(found.group(1)) + 1
+    return dict(case, steps=case["steps"][:n]) if n < len(case["steps"]) else None

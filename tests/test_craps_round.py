@@ -63,8 +63,9 @@ def test_every_roll_is_settled_as_craps_settle_says(game: Any) -> None:
             kind, point = _own_point(bet["bet"], record["table"]["point"])
             if bet["odds"]:
                 assert point is not None
-                assert bet["commission"] == craps.place_odds(config.table, {"bet": kind, "flat": bet["flat"],
-                                                                            "point": point, "odds": bet["odds"]})["commission"]
+                priced = craps.place_odds(config.table, {"bet": kind, "flat": bet["flat"], "point": point,
+                                                         "odds": bet["odds"]})
+                assert bet["commission"] == priced["commission"]
             else:
                 assert bet["commission"] == 0
         before = record["table"]
@@ -126,7 +127,8 @@ def test_refusals() -> None:
     records = _round([{"act": "odds", "bet": "pass", "amount": 100}, {"act": "bet", "bet": "come", "amount": 100},
                       {"act": "bet", "bet": "pass", "amount": 100}, {"act": "odds", "bet": "pass", "amount": 100},
                       roll(2, 2), {"act": "take_down", "bet": "pass"}, {"act": "bet", "bet": "pass", "amount": 100},
-                      {"act": "odds", "bet": "pass", "amount": 5000}, {"act": "working", "bet": "pass", "working": False},
+                      {"act": "odds", "bet": "pass", "amount": 5000},
+                      {"act": "working", "bet": "pass", "working": False},
                       {"act": "bet", "bet": "come", "amount": 200}, {"act": "odds", "bet": "come", "amount": 100},
                       {"act": "bet", "bet": "dont_come", "amount": 10**9}])
     assert [r["error"] for r in records] == ["no_such_bet", "no_point", None, "no_point", None, "not_removable",

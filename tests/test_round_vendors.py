@@ -14,6 +14,8 @@ import pytest
 from round_faulty_vendors import ROUND_FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
+from tablecert.harness.outputs import write_outputs
+from tablecert.harness.results import RunDatabase
 from tablecert.harness.runner import Runner
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
@@ -66,17 +68,39 @@ class OldVendor(ReferenceVendor):
         return dict(hello, ops=[op for op in hello["ops"] if op != "craps.round"])
 
 
-def test_a_vendor_without_the_op_gets_rounds_unsupported(tmp_path: Path) -> None:
+@pytest.fixture
+def named_suite(tmp_path: Path) -> Path:
+    """A suite folder of the rounds suite's named scripts and malformed cases only."""
     suite = tmp_path / "suite"
-    table = load_profile(DEFAULT_PROFILE).craps
-    groups = [g for g in round_cases.round_groups(table) if g.comment.startswith(("named", "malformed"))]
-    written = write_vector_set(suite, "rounds", "craps.round", DEFAULT_PROFILE, load_profile(DEFAULT_PROFILE).sha256,
-                               groups)
-    manifest = build_manifest("rounds", DEFAULT_PROFILE, load_profile(DEFAULT_PROFILE).sha256, ("prompt", "expected"),
-                              suite, written)
+    profile = load_profile(DEFAULT_PROFILE)
+    groups = [g for g in round_cases.round_groups(profile.craps) if g.comment.startswith(("named", "malformed"))]
+    written = write_vector_set(suite, "rounds", "craps.round", DEFAULT_PROFILE, profile.sha256, groups)
+    manifest = build_manifest("rounds", DEFAULT_PROFILE, profile.sha256, ("prompt", "expected"), suite, written)
     (suite / "manifest.json").write_bytes(manifest_bytes(manifest))
-    result = run("test_round_vendors:OldVendor", suite, tmp_path / "old")
-    assert result.totals["unsupported"] == manifest["numberOfTests"] and result.totals["fail"] == 0
+    return suite
+
+
+def test_a_vendor_without_the_op_gets_rounds_unsupported(named_suite: Path, tmp_path: Path) -> None:
+    tests = load_manifest(named_suite)["numberOfTests"]
+    result = run("test_round_vendors:OldVendor", named_suite, tmp_path / "old")
+    assert result.totals["unsupported"] == tests and result.totals["fail"] == 0
     assert result.verdict != "pass"
-    result = run("reference", suite, tmp_path / "new")
-    assert result.verdict == "pass" and result.totals["pass"] == manifest["numberOfTests"]
+    result = run("reference", named_suite, tmp_path / "new")
+    assert result.verdict == "pass" and result.totals["pass"] == tests
+
+
+def test_a_failing_round_says_where_it_departs(named_suite: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert run("round_faulty_vendors:BarPushLostVendor", named_suite, out).verdict == "fail"
+    write_outputs(out)
+    db = RunDatabase(out / "run.db")
+    try:
+        comments = [rec["comment"] for rec in db.failures()]
+    finally:
+        db.close()
+    assert comments and all("| first divergent step " in c for c in comments)
+    assert any('events.dont_pass.outcome: "push" -> "lose"' in c for c in comments)
+    shortest = sorted((out / "failures").glob("*.shortest.jsonl"))
+    assert shortest
+    case = json.loads(shortest[0].read_text().splitlines()[1])["cases"][0]
+    assert case["steps"][-1] == {"act": "roll", "dice": [6, 6]}      # cut after the first bar push

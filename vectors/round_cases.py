@@ -266,7 +266,8 @@ def round_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
     yield VectorGroup(OP, plain, f"every sequence of 1 to {REMOVAL_ROLLS} rolls by totals, bet plan removals",
                       _plan_vectors(parse_round_config(plain), ("removals",), REMOVAL_ROLLS))
     yield VectorGroup(OP, charged, f"every sequence of 1 to {ROLLS} rolls by totals, bet plan calls, odds "
-                      "above the free odds (a commission)", _plan_vectors(parse_round_config(charged), ("calls",), ROLLS))
+                      "above the free odds (a commission)",
+                      _plan_vectors(parse_round_config(charged), ("calls",), ROLLS))
     for name, house in other_house_rules():
         cfg = dict(commission, house_rules=house)
         yield VectorGroup(OP, cfg, f"house rule {name} {house[name]}: every sequence of 1 to {ROLLS} rolls of "
@@ -284,7 +285,8 @@ def _malformed() -> list[tuple[Any, str]]:
             ({"rack": -1, "steps": [roll(7)]}, "a negative rack"), ({"rack": 100, "steps": []}, "no steps"),
             ({"rack": 100, "steps": [{"act": "shoot"}]}, "an unknown act"),
             ({"rack": 100, "steps": [{"act": "bet", "bet": "pass", "amount": "5"}]}, "an amount that is a string"),
-            ({"rack": 100, "steps": [{"act": "working", "bet": "pass", "working": 1}]}, "a working call that is not a boolean"),
+            ({"rack": 100, "steps": [{"act": "working", "bet": "pass", "working": 1}]},
+             "a working call that is not a boolean"),
             ({"rack": 100, "steps": [roll(7)] * 201}, "more than 200 steps")]
 
 
