@@ -209,7 +209,7 @@ def flags_of(case: dict[str, Any], records: list[Any]) -> tuple[str, ...]:
                     found.add("PlayComeSevenOut")
                 if e["bet"] in with_odds and decided:
                     found.add("PlayOrphanOdds")
-                if point is None and e["bet"] in with_odds and decided:
+                if point is None and e["bet"] in with_odds:      # odds on a come-out roll, deciding or not
                     found.add("PlayDontComeOddsComeOut" if e["bet"].startswith("dont") else "PlayComeOddsComeOut")
                 if e["outcome"] == "push":
                     found.add("PlayBarPush")
