@@ -6,6 +6,7 @@ unsupported."""
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -104,3 +105,12 @@ def test_a_failing_round_says_where_it_departs(named_suite: Path, tmp_path: Path
     assert shortest
     case = json.loads(shortest[0].read_text().splitlines()[1])["cases"][0]
     assert case["steps"][-1] == {"act": "roll", "dice": [6, 6]}      # cut after the first bar push
+
+
+def test_the_contracts_worked_example_is_the_oracles_answer() -> None:
+    doc = (Path(__file__).parents[1] / "harness" / "vendor-protocol.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Craps rounds"):doc.index("## Imperial pai gow bonus")]
+    request, answer = (json.loads(block) for block in re.findall(r"```\n(.*?)\n```", section, re.S)[:2])
+    vendor = ReferenceVendor()
+    vendor.handle({"id": 0, "op": "hello", "protocol": "tablecert-vendor/2"})
+    assert vendor.handle(request) == answer
