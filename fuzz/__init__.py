@@ -33,26 +33,34 @@ class FuzzResult:
         return bool(self.stats.failures)
 
 
+DEFAULT_OPS = tuple(op for op in KNOWN_OPS if op != "craps.round")
+"""The ops fuzzed when none are named: whole rounds (the stateful machine) only when asked for
+with ``--ops craps.round``, so a default run spends its budget as before."""
+
+
 def fuzz(open_session: Callable[[], VendorSession], out: Path, *, budget: float, seed: int = 0,
          profile: str, table: dict[str, Any] | None = None, cap: int | None = None, ops: tuple[str, ...] | None = None,
-         max_examples: int | None = None, max_failures: int = MAX_FAILURES, on_failure: Callable[[Failure], None] | None = None) -> FuzzResult:
+         max_examples: int | None = None, max_failures: int = MAX_FAILURES,
+         on_failure: Callable[[Failure], None] | None = None, shrink: bool = True) -> FuzzResult:
     """Fuzz the vendor that ``open_session`` reaches for ``budget`` seconds and write ``out``.
 
     ``table`` and ``cap`` pin the craps table and the pai gow cap (a profile's; else both are
     drawn); ``profile`` names
     it (or the default profile) in the replay files. ``ops`` defaults to every op the vendor's
-    hello lists. ``max_examples`` bounds each search round (for fully reproducible runs);
-    ``max_failures`` stops the run after that many distinct failures."""
+    hello lists but ``craps.round`` (:data:`DEFAULT_OPS`). ``max_examples`` bounds each search
+    round (for fully reproducible runs);
+    ``max_failures`` stops the run after that many distinct failures; ``shrink`` False reports
+    each failure as found (for tests that only ask whether a fault is found)."""
     out.mkdir(parents=True, exist_ok=True)
     probe = open_session()
     try:
         hello = probe.hello()
     finally:
         probe.close()
-    chosen = tuple(op for op in (ops or KNOWN_OPS) if op in hello.ops)
+    chosen = tuple(op for op in (ops or DEFAULT_OPS) if op in hello.ops)
     if not chosen:
         raise ValueError(f"the vendor supports none of the ops asked for ({', '.join(ops or KNOWN_OPS)})")
     stats = Fuzzer(open_session, out, ops=chosen, budget=budget, seed_value=seed, table=table, cap=cap,
-                   max_examples=max_examples, max_failures=max_failures, progress=on_failure).run()
+                   max_examples=max_examples, max_failures=max_failures, progress=on_failure, shrink=shrink).run()
     settings = {"seed": seed, "budget": budget, "profile": profile, "pinned": table is not None, "ops": list(chosen)}
     return FuzzResult(stats, write_outputs(out, stats, hello, settings))

@@ -28,6 +28,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from tablecert.fuzz.strategies import Example, examples
 from tablecert.harness.causes import cause_of
+from tablecert.harness.round_findings import round_difference
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.judge import passes
 from tablecert.harness.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
@@ -35,6 +36,8 @@ from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
 
+ROUND_OP = "craps.round"
+"""The op fuzzed by the stateful machine (:mod:`tablecert.fuzz.round_machine`), not by :func:`examples`."""
 #: Distinct failures after which a run stops by default (a vendor this broken needs fixing first).
 MAX_FAILURES = 25
 DATABASE_DIR = "hypothesis"
@@ -65,7 +68,7 @@ class FuzzStats:
     failures: list[Failure] = field(default_factory=list)
 
 
-class _Mismatch(Exception):
+class Mismatch(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.signature)
         self.failure = failure
@@ -75,7 +78,7 @@ NOT_SENT = object()
 """The answer slot of a case not sent (one a vendor of tablecert-vendor/1 cannot be asked)."""
 
 
-class _BudgetSpent(unittest.SkipTest):
+class BudgetSpent(unittest.SkipTest):
     """Raised inside the test to end a round: hypothesis re-raises skip exceptions unshrunk."""
 
 
@@ -92,7 +95,11 @@ def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
 def signature(op: str, expected: dict[str, Any], actual: Any) -> str:
     """What kind of difference this is, for telling failures apart: the cause the run analysis
     would file it under (:func:`tablecert.harness.causes.cause_of`), so one bug seen in several
-    ops (a joker straight misjudged in the player bonus and in a settled seat) is one finding."""
+    ops (a joker straight misjudged in the player bonus and in a settled seat) is one finding; a
+    round by the step where it departs (:func:`tablecert.harness.round_findings.round_difference`)."""
+    if (op == ROUND_OP and "result" in expected and isinstance(actual, dict)
+            and isinstance(actual.get("steps"), list)):
+        return f"{op}: {round_difference(expected['result'], actual)}"
     return cause_of(op, expected, actual)[1]
 
 
@@ -102,12 +109,13 @@ class Fuzzer:
     def __init__(self, open_session: Callable[[], VendorSession], out: Path, *, ops: tuple[str, ...],
                  budget: float, seed_value: int, table: dict[str, Any] | None = None, cap: int | None = None,
                  max_examples: int | None = None, max_failures: int = MAX_FAILURES,
-                 progress: Callable[[Failure], None] | None = None) -> None:
+                 progress: Callable[[Failure], None] | None = None, shrink: bool = True) -> None:
         self.open_session = open_session
         self.ops, self.table, self.cap = ops, table, cap
         self.budget, self.seed = budget, seed_value
         self.max_examples, self.max_failures = max_examples, max_failures
         self.progress = progress
+        self.phases = (Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.shrink,) if shrink else ())
         self.database = DirectoryBasedExampleDatabase(str(out / DATABASE_DIR))
         self.session: VendorSession | None = None
         self.stats = FuzzStats()
@@ -134,7 +142,7 @@ class Fuzzer:
             out[i] = answer
         return out
 
-    def _check(self, example: Example) -> Failure | None:
+    def check(self, example: Example) -> Failure | None:
         op, config, cases = example
         self.stats.examples += 1
         self.stats.cases += len(cases)
@@ -157,30 +165,44 @@ class Fuzzer:
                     return Failure(sig, op, config, case, expected, actual)
         return None
 
+    def confirmed(self, failure: Failure) -> bool:
+        """Whether the oracle, asked again, disagrees with the vendor's answer (a fault always)."""
+        if isinstance(failure.actual, dict) and set(failure.actual) == {"fault"}:
+            return True
+        expected = expected_of(failure.op, failure.config, failure.case)
+        if self.protocol == V1:
+            expected = v1_expected(failure.op, expected)
+        return not passes(expected, failure.actual)
+
+    def _round_machine(self, number: int, deadline: float) -> Failure | None:
+        from tablecert.fuzz.round_machine import round_search
+
+        return round_search(self, number, deadline)
+
     def _round(self, number: int, deadline: float) -> Failure | None:
         state: dict[str, Failure | None] = {"last": None}
 
         @settings(database=self.database, max_examples=self.max_examples or 10**9, deadline=None,
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                  phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink), print_blob=False)
+                  phases=self.phases, print_blob=False)
         @seed(self.seed * 1_000_003 + number)
-        @given(examples(self.ops, self.table, self.cap))
+        @given(examples(tuple(op for op in self.ops if op != ROUND_OP), self.table, self.cap))
         def differential(example: Example) -> None:
             # new examples until the search deadline; shrinking a failure until the budget's end
             now = time.monotonic()
             if (state["last"] is None and now > deadline) or now > self.started + self.budget:
-                raise _BudgetSpent()
-            failure = self._check(example)
+                raise BudgetSpent()
+            failure = self.check(example)
             if failure is not None:
                 state["last"] = failure
-                raise _Mismatch(failure)
+                raise Mismatch(failure)
 
         differential.hypothesis.inner_test._hypothesis_internal_add_digest = f"round-{number}".encode()  # type: ignore[attr-defined]
         try:
             differential()
-        except _Mismatch as found:
+        except Mismatch as found:
             return found.failure
-        except _BudgetSpent:
+        except BudgetSpent:
             return state["last"]
         return None
 
@@ -190,12 +212,19 @@ class Fuzzer:
         try:
             self.session = self.open_session()
             self.protocol = self.session.hello().protocol
-            while time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
-                failure = self._round(self.stats.rounds, deadline)
+            active = [search for search, wanted in ((self._round, any(op != ROUND_OP for op in self.ops)),
+                                                    (self._round_machine, ROUND_OP in self.ops)) if wanted]
+            while active and time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
+                search = active[self.stats.rounds % len(active)]
+                now = time.monotonic()    # several searches share what is left of the budget
+                failure = search(self.stats.rounds, deadline if len(active) == 1 else now + (deadline - now) / 2)
                 self.stats.rounds += 1
                 if failure is None:
-                    break
+                    active.remove(search)
+                    continue
                 self.known.add(failure.signature)
+                if not self.confirmed(failure):
+                    continue
                 self.stats.failures.append(failure)
                 if self.progress:
                     self.progress(failure)

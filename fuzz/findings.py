@@ -16,6 +16,7 @@ from typing import Any
 from tablecert.fuzz.engine import Failure, FuzzStats
 from tablecert.harness.causes import unwrapped
 from tablecert.harness.contract import Hello
+from tablecert.harness.round_findings import divergence_note
 from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.suites import MANIFEST, build_manifest
@@ -26,7 +27,8 @@ VECTORS_DIR = "vectors"
 SUMMARY = "summary.json"
 FINDINGS_PDF = "findings.pdf"
 #: (flags, clauses) of a replay vector per op family.
-_TAGS = {"craps": (("TableConfig",), ("craps.sw.1",)), "paigow": (("HandCategory",), ("njac.11.19.c1",))}
+_TAGS = {"craps": (("TableConfig",), ("craps.sw.1",)), "paigow": (("HandCategory",), ("njac.11.19.c1",)),
+         "craps.round": (("PlayRound",), ("craps.sw.1",))}
 
 
 def write_vectors(out: Path, failures: list[Failure], profile_id: str) -> Path:
@@ -35,7 +37,7 @@ def write_vectors(out: Path, failures: list[Failure], profile_id: str) -> Path:
     profile = load_profile(profile_id)
     written = []
     for n, failure in enumerate(failures, 1):
-        flags, clauses = _TAGS[failure.op.split(".")[0]]
+        flags, clauses = _TAGS.get(failure.op) or _TAGS[failure.op.split(".")[0]]
         vector = Vector(failure.case, f"fuzz finding {n}: {failure.signature}", flags, clauses)
         written += write_vector_set(folder, SUITE, failure.op, profile_id, profile.sha256,
                                     [VectorGroup(failure.op, failure.config, f"fuzz finding {n}", [vector])],
@@ -58,7 +60,9 @@ def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[st
         "verdict": "failures found" if stats.failures else "no failure found",
         "failures": [{"id": n, "signature": f.signature, "op": f.op, "config": f.config, "case": f.case,
                       "expected": f.expected, "actual": f.actual,
-                      "vector_file": f"{VECTORS_DIR}/expected/{f.op}.{settings['profile']}.finding-{n:03d}.jsonl.gz"}
+                      "vector_file": f"{VECTORS_DIR}/expected/{f.op}.{settings['profile']}.finding-{n:03d}.jsonl.gz",
+                      **({"divergence": divergence_note(f.case, f.expected["result"], f.actual)}
+                         if f.op == "craps.round" and "result" in f.expected else {})}
                      for n, f in enumerate(stats.failures, 1)],
     }
 
@@ -74,6 +78,8 @@ def terminal_lines(data: dict[str, Any]) -> list[str]:
     for f in data["failures"]:
         lines.append(f"  [{f['id']}] {f['signature']}")
         lines.append(f"      case {json.dumps(f['case'])}")
+        if f.get("divergence"):
+            lines.append(f"      {f['divergence']}")
         lines.append(f"      expected {json.dumps(unwrapped(f['expected']))}  answered {json.dumps(f['actual'])[:200]}")
     lines.append(f"result:   {data['verdict'].upper()} ({len(data['failures'])} distinct) - not a certificate")
     if data["failures"]:
@@ -109,7 +115,8 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
         story.append(Paragraph(f"Finding {f['id']}: {f['signature']}", styles["Heading3"]))
         text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
                           f"expected: {json.dumps(unwrapped(f['expected']))}",
-                          f"answered: {json.dumps(f['actual'])}", f"vector:   {f['vector_file']}"])
+                          f"answered: {json.dumps(f['actual'])}", f"vector:   {f['vector_file']}"]
+                         + ([f"where:    {f['divergence']}"] if f.get("divergence") else []))
         story.append(Preformatted(text, styles["Code"], maxLineLength=95, newLineChars=""))
     doc.build(story)
     return buf.getvalue()

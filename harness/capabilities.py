@@ -156,6 +156,8 @@ def table_features(op: str, config: Any) -> tuple[str, ...]:
     """The table features a craps request's config uses; none for a malformed config or another op."""
     if not op.startswith("craps."):
         return ()
+    if op == "craps.round" and isinstance(config, dict):    # the craps table config plus its house rules
+        config = {k: v for k, v in config.items() if k != "house_rules"}
     try:
         table = parse_table_config(config)
     except ConfigError:

@@ -21,7 +21,7 @@ from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 PROTOCOL = "tablecert-vendor/2"
-KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle",
+KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle", "craps.round",
              "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
 RNG_OPS = ("rng.dice", "rng.shuffle")
 """Optional random-outcome ops (``tablecert rng``): never part of a vector suite or of the

@@ -13,7 +13,8 @@
   failing cases, at most the run's batch size per line (pipe it into the vendor:
   ``vendor < failures/FILE.jsonl``); for a hand suite one file per op with a bounded selection of
   its wrong hands (:func:`tablecert.harness.hand_failures.hand_replays`: every cause of every
-  confusion cell, its plainest hands first; all failing tcIds stay in ``run.db``); one
+  confusion cell, its plainest hands first; all failing tcIds stay in ``run.db``); for a failing
+  round group also ``*.shortest.jsonl``, each failing script cut after its first divergent step; one
   ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``)
   and one ``fault.KIND.*.jsonl`` per fault kind: the first request that met it, to send alone to a
   fresh vendor process.
@@ -30,6 +31,7 @@ from tablecert.harness.causes import analyse, keep_spectrum
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
+from tablecert.harness.round_findings import shortest_script
 from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.verdict import fault_counts
 
@@ -221,6 +223,11 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
         replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
         replay[2].append(rec["case"])
         replay[3].append(rec["tc_id"])
+        if rec["op"] == "craps.round" and (cut := shortest_script(rec["case"], rec["comment"])) is not None:
+            name = replay_name(rec["file"], rec["op"], rec["tg_id"]).replace(".jsonl", ".shortest.jsonl")
+            short = replays.setdefault(name, (rec["op"], rec["config"], [], []))
+            short[2].append(cut)     # each failing round cut after its first divergent step
+            short[3].append(rec["tc_id"])
     for rec in db.poisoned():
         replays[poisoned_replay_name(rec["file"], rec["op"], rec["tc_id"])] = (rec["op"], rec["config"], [rec["case"]],
                                                                                [rec["tc_id"]])

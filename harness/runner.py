@@ -43,6 +43,7 @@ from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, la
                                      refusal_bet, refusal_bets, refusal_table)
 from tablecert.harness.protocol_versions import V1, run_v1
 from tablecert.harness.recovery import FaultPolicy, Recovery
+from tablecert.harness.round_findings import divergence_note
 from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_answer, stored_expected
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
@@ -122,10 +123,19 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
                                  stored_expected(expected), stored_answer(actual), dumps(batch.flags[i]),
-                                 dumps(batch.clauses[i]),
-                                 batch.comments[i] if batch.comments else ""))
+                                 dumps(batch.clauses[i]), _comment(batch, i, actual)))
     count_features(out.counts, Counter(carried))
     return out
+
+
+def _comment(batch: Batch, i: int, actual: Any) -> str:
+    """A failing vector's comment as kept in the run database; a round's with where it departs
+    (:func:`~tablecert.harness.round_findings.divergence_note`)."""
+    comment = batch.comments[i] if batch.comments else ""
+    if batch.op == "craps.round" and "result" in batch.expected[i]:
+        note = divergence_note(batch.cases[i], batch.expected[i]["result"], actual)
+        return f"{comment} | {note}" if note else comment
+    return comment
 
 
 def passed_batch(batch: Batch) -> BatchOutcome:

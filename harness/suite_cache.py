@@ -10,7 +10,7 @@ A cache is checked, never believed. An entry is copied into the run folder's ``s
 against the manifest, the manifest against the release's), so what is run is what was checked. An
 entry that fails (a changed byte, a re-hashed manifest, a missing file) is said so on standard
 error, removed and the suite generated again; it is never used. Only suites the release can anchor
-without regenerating them are cached: ``edge``, ``configs`` and ``standard`` on the default profile
+without regenerating them are cached: ``edge``, ``configs``, ``standard`` and ``rounds`` on the default profile
 (their manifests are committed). Another profile's suite could only be checked by generating it,
 which is what the cache saves; the hand suites (``joker``, ``exhaustive``) hold a label stream the
 runner reads as it goes and are anchored from committed digests, but at 40 to 300 MB a copy per run
@@ -33,7 +33,7 @@ from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest
 
-CACHED_SUITES = ("edge", "configs", "standard")
+CACHED_SUITES = ("edge", "configs", "standard", "rounds")
 
 
 def default_cache_dir() -> Path:

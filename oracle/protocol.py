@@ -17,6 +17,8 @@ V2 = "tablecert-vendor/2"
 SPOKEN = (V2, V1)
 """Every version this release speaks, newest first (v1 is kept for one release)."""
 
+V2_OPS = ("craps.round",)
+"""Ops new in v2 (New in this release): a v1 session never declares them."""
 V2_CASE_KEYS = {"craps.settle": ("odds_working",)}
 """Case fields new in v2, per op."""
 V2_RESULT_KEYS = {"craps.settle": ("flat_stake", "odds_stake", "flat_returned", "odds_returned")}

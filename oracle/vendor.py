@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from tablecert import __version__
-from tablecert.oracle import craps, paigow
+from tablecert.oracle import craps, craps_round, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.outcomes import RNG_OPS
-from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_result, v2_case
+from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 
 PROTOCOL = V2
@@ -30,6 +30,7 @@ OPS: dict[str, tuple[Callable[[object], Any], Callable[[Any, object], dict[str, 
     "craps.odds_limits": (parse_table_config, craps.odds_limits),
     "craps.place_odds": (parse_table_config, craps.place_odds),
     "craps.settle": (parse_table_config, craps.settle),
+    "craps.round": (craps_round.parse_round_config, craps_round.play),
     "paigow.player_bonus": (paigow.parse_paigow_config, paigow.player_bonus),
     "paigow.banker_bonus": (paigow.parse_paigow_config, paigow.banker_bonus),
     "paigow.settle": (paigow.parse_paigow_config, paigow.settle),
@@ -73,9 +74,10 @@ class ReferenceVendor:
         self.protocol = protocols[0]
 
     def hello(self) -> dict[str, Any]:
+        ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
-            "ops": list(OPS) + list(RNG_OPS),
+            "ops": ops + list(RNG_OPS),
         }
 
     def handle(self, request: object) -> dict[str, Any]:

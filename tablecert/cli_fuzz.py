@@ -60,7 +60,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed draws the same examples (default 0)")
     p.add_argument("--profile", help="pin the craps table: " + PROFILE_HELP + " (default: tables drawn from the "
                    "whole config space)")
-    p.add_argument("--ops", help="comma-separated ops to fuzz (default: every op the vendor supports)")
+    p.add_argument("--ops", help="comma-separated ops to fuzz (default: every op the vendor supports but craps.round, "
+                   "whose whole rounds the stateful machine plays only when named)")
     p.add_argument("--max-examples", type=int, help="bound each search round to this many examples "
                    "(a run then depends on the seed alone, not on speed)")
     p.add_argument("--max-failures", type=int, default=25, help="stop after this many distinct failures (default 25)")

@@ -54,6 +54,12 @@ def joker_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_suite(tmp_path_factory, "joker")
 
 
+@pytest.fixture(scope="session")
+def rounds_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``rounds`` suite (whole craps rounds), generated once and shared read-only likewise."""
+    return shared_suite(tmp_path_factory, "rounds")
+
+
 def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     from tablecert.vectors.suites import generate
 
@@ -73,7 +79,8 @@ def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 # whichever worker is free in collection order (--no-loadscope-reorder in pyproject: by default it
 # orders files by their number of tests), so a long file met last would run alone at the end.
 LONGEST_FIRST = ("test_fuzz_command.py", "test_suite_strength.py", "test_verdicts.py", "test_resume_kill.py",
-                 "test_vectors.py", "test_recovery.py", "test_install.py", "test_stake_dispositions.py",
+                 "test_vectors.py", "test_round_vendors.py", "test_round_fuzz.py", "test_recovery.py",
+                 "test_install.py", "test_stake_dispositions.py",
                  "test_imperial_math.py", "test_reports.py", "test_parallel.py", "test_ray_cluster.py",
                  "test_capabilities.py", "test_config_space.py", "test_suite_cache.py", "test_signing_trust.py")
 

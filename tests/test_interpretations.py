@@ -8,6 +8,7 @@ from tables import raw_config
 
 from tablecert.oracle import craps, paigow
 from tablecert.oracle.cards import parse_hand
+from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.hands import banker_label, player_label
 from tablecert.oracle.register import interpretations
 from tablecert.oracle.table_config import paigow_findings, parse_table_config, regulatory_findings
@@ -136,6 +137,65 @@ def int_payout_whole():
     assert regulatory_findings(parse_table_config(raw_config(payout_rounding="exact"))) == []
 
 
+def _round(steps, **house):
+    config = parse_round_config(dict(raw_config(), house_rules=house))
+    return play(config, {"rack": 100_000, "steps": steps})["steps"]
+
+
+def _roll(a, b):
+    return {"act": "roll", "dice": [a, b]}
+
+
+DONT_COME_8 = [_roll(2, 3), {"act": "bet", "bet": "dont_come", "amount": 500}, _roll(4, 4),
+               {"act": "odds", "bet": "dont_come8", "amount": 600}, _roll(2, 3)]   # the point 5 made: come-out
+
+
+def int_dont_come_odds():
+    # lay odds of 600 behind a don't come bet on 8 work on the come-out: a seven pays them 5 to 6 (500)
+    seven = _round(DONT_COME_8 + [_roll(3, 4)])[-1]["events"][0]
+    assert (seven["outcome"], seven["odds_win"], seven["odds_stake"]) == ("win", 500, "won")
+    off = _round(DONT_COME_8 + [_roll(3, 4)], dont_come_odds_come_out="off")[-1]["events"][0]
+    assert (off["odds_win"], off["odds_stake"], off["odds_returned"]) == (0, "returned", 600)
+
+
+def int_working_call():
+    # a call of the don't come odds off lasts one roll (a natural 11): on the seven after it they work again
+    steps = DONT_COME_8 + [{"act": "working", "bet": "dont_come8", "working": False}, _roll(5, 6), _roll(3, 4)]
+    assert _round(steps)[-1]["events"][0]["odds_win"] == 500
+    assert _round(steps, working_call="bet")[-1]["events"][0]["odds_stake"] == "returned"
+
+
+def int_bar_push():
+    # a don't pass bet pushed on the bar 12 stays up and then wins on a 3; under 'returned' it is handed back
+    steps = [{"act": "bet", "bet": "dont_pass", "amount": 500}, _roll(6, 6), _roll(1, 2)]
+    stays = _round(steps)
+    assert stays[1]["table"]["bets"][0]["flat"] == 500 and stays[2]["events"][0]["flat_win"] == 500
+    returned = _round(steps, bar_push="returned")
+    assert returned[1]["table"]["bets"] == [] and returned[2]["events"] == []
+
+
+def int_take_down():
+    # pass before its come-out: removable; with its point: not_removable; a don't pass with its point: removable
+    steps = [{"act": "bet", "bet": "pass", "amount": 500}, {"act": "take_down", "bet": "pass"},
+             {"act": "bet", "bet": "pass", "amount": 500}, {"act": "bet", "bet": "dont_pass", "amount": 500},
+             _roll(2, 2), {"act": "take_down", "bet": "pass"}, {"act": "take_down", "bet": "dont_pass"}]
+    assert [r["error"] for r in _round(steps)] == [None, None, None, None, None, "not_removable", None]
+    assert _round(steps, take_down_dont=False)[-1]["error"] == "not_removable"
+    assert _round(steps, take_down_unset=False)[1]["error"] == "not_removable"
+
+
+def int_round_commission():
+    # 5x free on 6, 10x max at 5%: odds of 3,000 behind 500 pay 5% of the 500 above the free 2,500 (25),
+    # held with them; reduced to the free odds the 25 come back; won, the commission is kept
+    steps = [{"act": "bet", "bet": "pass", "amount": 500}, _roll(3, 3), {"act": "odds", "bet": "pass", "amount": 3000}]
+    placed = _round(steps)[-1]["table"]
+    assert placed["bets"][0]["commission"] == 25 and placed["rack"] == 100_000 - 500 - 3000 - 25
+    reduced = _round(steps + [{"act": "odds", "bet": "pass", "amount": 2500}])[-1]["table"]
+    assert reduced["bets"][0]["commission"] == 0 and reduced["rack"] == 100_000 - 500 - 2500
+    won = _round(steps + [_roll(2, 4)])[-1]["events"][0]
+    assert (won["commission_taken"], won["commission_returned"], won["odds_win"]) == (25, 0, 3600)
+
+
 CHECKS = {
     "INT-JOKER-ACE": int_joker_ace, "INT-ONE-WAGER": int_one_wager, "INT-CAP-AGGREGATE": int_cap_aggregate,
     "INT-ROYAL-JOKER": int_royal_joker, "INT-DONT-LIMIT-ON-WIN": int_dont_limit_on_win,
@@ -144,6 +204,8 @@ CHECKS = {
     "INT-CRAPS-LINE-BETS": int_craps_line_bets, "INT-COMMISSION-ROUNDING-BASES": int_commission_rounding_bases,
     "INT-ODDS-RIGHT": int_odds_right, "INT-PAYOUT-WHOLE": int_payout_whole,
     "INT-ODDS-WORKING": int_odds_working, "INT-BONUS-WAGER-RETURNED": int_bonus_wager_returned,
+    "INT-DONT-COME-ODDS": int_dont_come_odds, "INT-WORKING-CALL": int_working_call, "INT-BAR-PUSH": int_bar_push,
+    "INT-TAKE-DOWN": int_take_down, "INT-ROUND-COMMISSION": int_round_commission,
 }
 
 

@@ -7,6 +7,7 @@
 | ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile, a seeded pai gow sample and ``configs`` |
 | ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
 | ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
+| ``rounds`` | whole craps rounds (``craps.round``): every roll sequence up to 4 rolls by totals x bet plans, house rules, one named script per bug class |
 
 A suite folder holds ``prompt/`` and/or ``expected/`` vector files and ``manifest.json``, which
 lists every file with its sha256 and size; the manifest's own digest identifies the suite in run
@@ -24,7 +25,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from tablecert.vectors import config_cases, craps_cases, paigow_cases
+from tablecert.vectors import config_cases, craps_cases, paigow_cases, round_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
 
@@ -53,6 +54,8 @@ SUITES: dict[str, SuiteInfo] = {
                          "with their boundaries, and amounts up to 2^53 - 1", CRAPS_OPS + PAIGOW_OPS, "80,749 vectors"),
     "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
                           "+ a seeded pai gow sample + configs", CRAPS_OPS + PAIGOW_OPS, "475,206 vectors"),
+    "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
+                        "house rule, one named script per bug class", ("craps.round",), "62,230 rounds"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
@@ -94,6 +97,11 @@ def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     yield from _config_sets(profile_id)
 
 
+def _round_sets(profile_id: str) -> Iterator[VectorSetPlan]:
+    """Whole rounds on the suite profile's craps table (:mod:`tablecert.vectors.round_cases`)."""
+    yield round_cases.OP, profile_id, "", list(round_cases.round_groups(load_profile(profile_id).craps))
+
+
 def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     """The covering configs (each group carries its own table config), filed under the suite's
     profile as the part ``configs``."""
@@ -122,7 +130,8 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
 
         written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, profile.paigow_cap, views, progress)
     else:
-        sets = {"edge": _edge_sets, "configs": _config_sets, "standard": _standard_sets}[suite](profile_id)
+        sets = {"edge": _edge_sets, "configs": _config_sets, "standard": _standard_sets,
+                "rounds": _round_sets}[suite](profile_id)
         for op, pid, part, groups in sets:
             if progress:
                 progress(f"{op} ({pid}{' ' + part if part else ''})")

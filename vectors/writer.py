@@ -40,11 +40,25 @@ SCHEMA_VERSION = 1
 VIEWS = ("prompt", "expected")
 
 
+ROUND_OPS = ("craps.round",)
+"""Ops whose flags are in ``round_notes.toml`` (besides ``notes.toml``)."""
+
+
+def _notes_file(name: str) -> dict[str, dict[str, str]]:
+    return tomllib.loads(resources.files("tablecert.vectors").joinpath(name).read_text(encoding="utf-8"))
+
+
 @cache
 def notes() -> dict[str, dict[str, str]]:
-    """Every flag and its bug class, from ``notes.toml``."""
-    text = resources.files("tablecert.vectors").joinpath("notes.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    """Every flag and its bug class, from ``notes.toml`` and ``round_notes.toml``."""
+    return {**_notes_file("notes.toml"), **_notes_file("round_notes.toml")}
+
+
+@cache
+def header_notes(op: str) -> dict[str, dict[str, str]]:
+    """The notes an ``op`` file's expected header carries: ``notes.toml``'s, and for the round
+    ops ``round_notes.toml``'s too."""
+    return notes() if op in ROUND_OPS else _notes_file("notes.toml")
 
 
 def dumps(obj: Any) -> str:
@@ -129,7 +143,7 @@ def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profil
         streams[view] = open_gzip_text(out_dir / view / name)
         line = dict(header, view=view)
         if view == "expected":
-            line["notes"] = notes()
+            line["notes"] = header_notes(op)
         streams[view].write(dumps(line) + "\n")
     parse_config, handle = OPS[op]
     tc_id = 0
@@ -151,7 +165,7 @@ def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profil
             for vector in group.vectors:
                 tc_id += 1
                 for flag in vector.flags:
-                    if flag not in notes():
+                    if flag not in header_notes(op):
                         raise ValueError(f"vector {tc_id} of {op}: flag {flag!r} is not defined in notes.toml")
                 if "prompt" in streams:
                     streams["prompt"].write(dumps({"type": "test", "tcId": tc_id, "case": vector.case}) + "\n")

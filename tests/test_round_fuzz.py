@@ -1,0 +1,66 @@
+"""The stateful fuzz of ``craps.round`` (``tablecert fuzz --ops craps.round``): it finds every
+faulty round vendor within the default budget and shrinks to a short script, finds nothing in the
+reference vendor, and never reports what the oracle does not confirm."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from round_faulty_vendors import ROUND_FAULTY_VENDORS
+from tablecert.fuzz import fuzz
+from tablecert.fuzz.engine import Failure, Fuzzer, expected_of
+from tablecert.harness.adapters.python_adapter import PythonAdapter
+from tablecert.harness.contract import SessionOptions
+from tablecert.harness.round_findings import first_divergence
+
+DEFAULT_BUDGET = 60.0       # tablecert fuzz --budget's default
+TABLE = {"unit": 100, "free_odds": {p: "3" for p in ("4", "5", "6", "8", "9", "10")},
+         "max_odds": {p: "10" for p in ("4", "5", "6", "8", "9", "10")}, "commission_rate": "0.05",
+         "commission_rounding": "down", "commission_unit": 1, "payout_rounding": "exact", "bar": 12}
+
+
+def _fuzz(spec: str, out: Path, budget: float, **kw):
+    adapter = PythonAdapter()
+    return fuzz(lambda: adapter.open(spec, SessionOptions(timeout=60)), out, budget=budget, seed=0,
+                profile="odds-3-4-5x", ops=("craps.round",), **kw)
+
+
+def test_reference_vendor_has_no_round_finding(tmp_path: Path) -> None:
+    result = _fuzz("reference", tmp_path, 4.0)
+    assert not result.failed and result.stats.examples > 10
+
+
+@pytest.mark.parametrize("vendor", [cls for cls, _, _ in ROUND_FAULTY_VENDORS], ids=lambda c: c.__name__)
+def test_each_faulty_round_vendor_is_found_within_the_default_budget(vendor, tmp_path: Path) -> None:
+    started = time.monotonic()
+    result = _fuzz(f"round_faulty_vendors:{vendor.__name__}", tmp_path, DEFAULT_BUDGET, max_failures=1, shrink=False)
+    assert result.failed, f"{vendor.__name__} not found within {DEFAULT_BUDGET} s"
+    assert time.monotonic() - started < DEFAULT_BUDGET + 15
+    failure = result.stats.failures[0]
+    divergence = first_divergence(failure.case, failure.expected["result"], failure.actual)
+    assert divergence is not None and divergence["step"] == len(failure.case["steps"]) - 1   # cut at the step
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["failures"][0]["divergence"].startswith("first divergent step")
+
+
+@pytest.mark.slow
+def test_a_failure_is_shrunk_to_a_short_script(tmp_path: Path) -> None:
+    result = _fuzz("round_faulty_vendors:BarPushLostVendor", tmp_path, 30.0, max_failures=1)
+    assert result.failed and len(result.stats.failures[0].case["steps"]) <= 4
+
+
+def test_a_failure_the_oracle_does_not_confirm_is_not_reported(tmp_path: Path) -> None:
+    adapter = PythonAdapter()
+    fuzzer = Fuzzer(lambda: adapter.open("reference", SessionOptions()), tmp_path, ops=("craps.round",), budget=1,
+                    seed_value=0)
+    config = dict(TABLE, house_rules={})
+    case = {"rack": 1000, "steps": [{"act": "bet", "bet": "pass", "amount": 100}, {"act": "roll", "dice": [6, 6]}]}
+    expected = expected_of("craps.round", config, case)
+    assert not fuzzer.confirmed(Failure("x", "craps.round", config, case, expected, expected["result"]))
+    wrong = json.loads(json.dumps(expected["result"]))
+    wrong["steps"][1]["table"]["rack"] += 100
+    assert fuzzer.confirmed(Failure("x", "craps.round", config, case, expected, wrong))
