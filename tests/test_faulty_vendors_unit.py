@@ -209,7 +209,7 @@ def test_demo_hello_and_registration():
     assert answer["implementation"]["name"] == "Demo Craps & Pai Gow"
     assert answer["implementation"]["version"] and answer["implementation"]["build"]
     assert answer["ops"] == list(OPS)
-    assert len(answer["ops"]) == 6
+    assert len(answer["ops"]) == 7          # the six single-bet ops and craps.round (issue 24)
     assert all(word in DemoVendor.__doc__ for word in ("NEAREST", "wheel", "cap"))
     (entry,) = [ep for ep in metadata.entry_points(group="tablecert.vendors") if ep.name == "demo"]
     assert entry.load() is DemoVendor
