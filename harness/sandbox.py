@@ -242,18 +242,23 @@ def _inside(path: str, trees: list[str]) -> bool:
     return any(path == t or path.startswith(t.rstrip("/") + "/") for t in trees)
 
 
+def _search_path() -> str:
+    """Where a program named on the vendor's command line is looked for: the lab's PATH, then the safe one."""
+    return os.environ.get("PATH", "") + ":" + SAFE_PATH
+
+
 def _bound(argv: list[str], options: SessionOptions) -> list[str]:
     """The host paths bound in read-only beside the system folders."""
     home = _home()
     named = [os.path.realpath(p) for p in options.vendor_paths]
-    return [p for p in outermost([*program_trees(argv, SAFE_PATH + ":" + os.environ.get("PATH", ""), home), *named])
+    return [p for p in outermost([*program_trees(argv, _search_path(), home), *named])
             if not _inside(p, list(SYSTEM_TREES))]
 
 
 def resolve(argv: list[str]) -> list[str]:
     """``argv`` with its program as an absolute path, found on the lab's PATH (then the safe one):
     VendorFault START if there is no such program."""
-    program = resolve_program(argv[0], os.environ.get("PATH", "") + ":" + SAFE_PATH)
+    program = resolve_program(argv[0], _search_path())
     if program is None:
         raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
     return [program, *argv[1:]]
