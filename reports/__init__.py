@@ -35,8 +35,8 @@ from tablecert.reports.signing import SigningError
 KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
 
-__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "format_part", "render_pdf",
-           "render_report", "sign_run", "store_game_math", "verify_report", "write_reports"]
+__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "document_xml", "format_part",
+           "render_pdf", "render_report", "sign_run", "store_game_math", "verify_report", "write_reports"]
 
 
 def _submission(value: Submission | str | Path | None) -> Submission:
@@ -60,18 +60,23 @@ def _charts(data: ReportData):  # type: ignore[no-untyped-def]
     return make
 
 
-def render_pdf(data: ReportData, kind: str, declared: Declared | None = None) -> bytes:
-    """One document's bytes (deterministic for the same data)."""
+def document_xml(data: ReportData, kind: str, declared: Declared | None = None) -> str:
+    """The XML of one document (:mod:`tablecert.reports.layout`), before it is laid out."""
     from tablecert import __version__
-    from tablecert.reports.layout import build_pdf
     from tablecert.reports.markup import render_markup
 
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}; kinds: {', '.join(KINDS)}")
     comparison = compare(declared, data.math) if declared is not None else []
-    xml_text = render_markup(kind, d=data, declared=declared, comparison=comparison, version=__version__,
-                             shown=CERTIFICATE_EXEMPLARS, window=EXEMPLAR_WINDOW)
-    return build_pdf(xml_text, data.finished, _charts(data))
+    return render_markup(kind, d=data, declared=declared, comparison=comparison, version=__version__,
+                         shown=CERTIFICATE_EXEMPLARS, window=EXEMPLAR_WINDOW)
+
+
+def render_pdf(data: ReportData, kind: str, declared: Declared | None = None) -> bytes:
+    """One document's bytes (deterministic for the same data)."""
+    from tablecert.reports.layout import build_pdf
+
+    return build_pdf(document_xml(data, kind, declared), data.finished, _charts(data))
 
 
 def render_report(run_dir: str | Path, kind: str = "certificate", out: str | Path | None = None, *,

@@ -12,9 +12,28 @@ The XML vocabulary (root ``<document title author subject keywords header status
 ``verdict status="pass|scoped_pass|fail|incomplete"`` with ``<big>`` and ``<small>``
     the coloured verdict box;
 ``table widths="w1 w2 ..." size="normal|small|tiny" kind="grid|kv|plain" mono="2 3"``
-    rows ``<tr class="head|fail|warn">`` of ``<td|th span="n" align="right" class="code">``;
+    rows ``<tr class="head|fail|warn">`` of ``<td|th span="n" class="code">``;
     ``kind="plain"`` cells are plain strings (fast, for long digest lists);
 ``chart kind="confusion" op="..."``, ``spacer h="6"``, ``pagebreak``, ``condbreak h="90"``, ``keep``.
+
+Reading order. Labs search the PDFs with text tools, so a table must come out of ``pdftotext``'s
+default mode row by row. That mode cuts the page into blocks and orders them by Breuel's rules,
+which read a grid of separate cells column by column, unless it recognises the grid as a table:
+four neighbouring cells whose two columns are aligned alike (both left edges, both right edges or
+both centres) and whose two rows are aligned alike; a table's cells are then read row by row. So:
+
+* every cell is left-aligned (a right-aligned number column beside a left-aligned text column is
+  never recognised, and its rows came out merged or out of order);
+* the text of neighbouring cells is at least ``column_gap`` apart, more than the largest cell font
+  (words closer than one font size are joined into one line, which merged a cell into its
+  neighbour's line);
+* one font size within a cell (a line of another size is a block of its own, read after the
+  table), so a cell's secondary line is italic, not smaller;
+* space after every table, so that a paragraph of the cells' size below it is not taken for
+  another line of the last row's cells.
+
+``tests/test_reading_order.py`` reads every page of the documents back with default-mode
+``pdftotext`` and checks that each heading, paragraph and table row comes out whole and in order.
 """
 
 from __future__ import annotations
@@ -81,13 +100,12 @@ def paragraph_styles() -> dict[str, ParagraphStyle]:
 
 
 @cache
-def aligned(style: str, align: str) -> ParagraphStyle:
-    base = paragraph_styles()[style]
-    if align not in ("right", "center"):
-        return base
-    variant = copy.copy(base)
-    variant.name = f"{style}-{align}"
-    variant.alignment = 2 if align == "right" else 1
+def code_style(cell_style: str) -> ParagraphStyle:
+    """A table's code cells: its cell style in the monospaced font, the same size and leading, so
+    that every cell of a row stands on the same baselines (see "Reading order" above)."""
+    variant = copy.copy(paragraph_styles()[cell_style])
+    variant.name = f"{cell_style}-code"
+    variant.fontName = styles_config()["fonts"]["mono"]
     return variant
 
 
@@ -176,7 +194,8 @@ class Builder:
         rows: list[list[Any]] = []
         cmds: list[tuple[Any, ...]] = [
             ("VALIGN", (0, 0), (-1, -1), "TOP"),
-            ("LEFTPADDING", (0, 0), (-1, -1), cfg["padding"]), ("RIGHTPADDING", (0, 0), (-1, -1), cfg["padding"]),
+            ("LEFTPADDING", (0, 0), (-1, -1), cfg["padding"]),
+            ("RIGHTPADDING", (0, 0), (-1, -1), cfg["column_gap"] - cfg["padding"]),
             ("TOPPADDING", (0, 0), (-1, -1), cfg["padding"] * 0.6),
             ("BOTTOMPADDING", (0, 0), (-1, -1), cfg["padding"] * 0.8),
         ]
@@ -197,9 +216,8 @@ class Builder:
                     if td.tag == "th":
                         cmds.append(("FONTNAME", (c, r), (c, r), styles_config()["fonts"]["bold"]))
                 else:
-                    name = "cell_code" if td.get("class") == "code" else (
-                        "cell_head" if td.tag == "th" and cell_style == "cell" else cell_style)
-                    style = aligned(name, td.get("align", "left"))
+                    name = "cell_head" if td.tag == "th" and cell_style == "cell" else cell_style
+                    style = code_style(cell_style) if td.get("class") == "code" else self.styles[name]
                     text = inner_markup(td)
                     row.append(Paragraph(f"<b>{text}</b>" if td.tag == "th" and name != "cell_head" else text, style))
                 if span > 1:
@@ -219,7 +237,7 @@ class Builder:
         else:
             cmds += [("GRID", (0, 0), (-1, -1), 0.25, color("grid")),
                      ("BOX", (0, 0), (-1, -1), 0.5, color("rule"))]
-        table = Table(rows, colWidths=widths, repeatRows=head_rows, hAlign="LEFT")
+        table = Table(rows, colWidths=widths, repeatRows=head_rows, hAlign="LEFT", spaceAfter=cfg["space_after"])
         table.setStyle(TableStyle(cmds))
         return table
 

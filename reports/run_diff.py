@@ -144,13 +144,19 @@ def terminal_lines(diff: RunDiff) -> list[str]:
     return lines
 
 
+def diff_xml(diff: RunDiff) -> str:
+    """The comparison's XML (:mod:`tablecert.reports.layout`), before it is laid out."""
+    from tablecert import __version__
+    from tablecert.reports.markup import render_markup
+
+    return render_markup("diff", diff=diff, version=__version__)
+
+
 def diff_pdf(diff: RunDiff, when: Any) -> bytes:
     """The comparison as a findings page (the reports' layout, deterministic)."""
-    from tablecert import __version__
     from tablecert.reports.layout import build_pdf
-    from tablecert.reports.markup import render_markup
 
     def no_charts(el: Any, width: float) -> Any:
         raise ValueError("the run comparison has no charts")
 
-    return build_pdf(render_markup("diff", diff=diff, version=__version__), when, no_charts)
+    return build_pdf(diff_xml(diff), when, no_charts)

@@ -25,7 +25,11 @@ def rng_environment() -> Environment:
     return environment().overlay(loader=PackageLoader("tablecert.rng", "templates"))
 
 
+def report_xml(summary: dict[str, Any]) -> str:
+    """The report's XML (:mod:`tablecert.reports.layout`), before it is laid out."""
+    return rng_environment().get_template("rng.xml.j2").render(s=summary)
+
+
 def render_report(summary: dict[str, Any]) -> bytes:
-    xml_text = rng_environment().get_template("rng.xml.j2").render(s=summary)
     when = dt.datetime.fromisoformat(summary["collected"]["finished"])
-    return build_pdf(xml_text, when, rng_charts(summary))
+    return build_pdf(report_xml(summary), when, rng_charts(summary))
