@@ -175,7 +175,8 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list
     """The failing test case of one cause in one op: its count, what every failure shares, its
     smallest failures and their replay files (for a hand suite, example wrong hands ``hands``)."""
     shared = cause["shared_factors"] or cause["leading_factors"]
-    body = [f"{cause['failed']:,} failing vectors in all ({', '.join(f'{o} {k:,}' for o, k in cause['ops'].items())})"]
+    body = [f"{cause['failed']:,} failing vector{'s' if cause['failed'] != 1 else ''} in all "
+            f"({', '.join(f'{o} {k:,}' for o, k in cause['ops'].items())})"]
     if cause["detail"]:
         body.append(f"how it differs: {cause['detail']}")
     for t, k in cause["transitions"].items():
@@ -187,7 +188,7 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list
     for e in cause["smallest"]:
         body.append(f"smallest: {e['file']} tcId {e['tcId']} ({e['op']}), replay failures/{e['replay']}")
     body += hands
-    message = f"{n:,} failing vectors: {cause['cause']}"
+    message = f"{n:,} failing vector{'s' if n != 1 else ''}: {cause['cause']}"
     name = f"cause {number}: {cause['cause']}"
     return [f"    <testcase classname={quoteattr(op)} name={quoteattr(name)}>",
             f"      <failure message={quoteattr(message)}>{escape(chr(10).join(body))}</failure>",

@@ -200,6 +200,7 @@ class Builder:
             ("BOTTOMPADDING", (0, 0), (-1, -1), cfg["padding"] * 0.8),
         ]
         head_rows = 0
+        mono = el.get("mono", "").split()
         for r, tr in enumerate(el.findall("tr")):
             row: list[Any] = []
             cls = tr.get("class", "")
@@ -212,9 +213,13 @@ class Builder:
                 c = len(row)
                 span = int(td.get("span", "1"))
                 if plain:
-                    row.append(plain_text(td))
+                    fonts = styles_config()["fonts"]
+                    font = fonts["bold"] if td.tag == "th" else fonts["mono"] if str(c + 1) in mono and r >= head_rows \
+                        else fonts["body"]
+                    room = sum(widths[c:c + span]) - cfg["column_gap"]
+                    row.append(broken(plain_text(td), font, cfg["plain_font_size"], room))
                     if td.tag == "th":
-                        cmds.append(("FONTNAME", (c, r), (c, r), styles_config()["fonts"]["bold"]))
+                        cmds.append(("FONTNAME", (c, r), (c, r), fonts["bold"]))
                 else:
                     name = "cell_head" if td.tag == "th" and cell_style == "cell" else cell_style
                     style = code_style(cell_style) if td.get("class") == "code" else self.styles[name]
@@ -230,7 +235,7 @@ class Builder:
             size = cfg["plain_font_size"]
             cmds += [("FONTNAME", (0, 0), (-1, -1), fonts["body"]), ("FONTSIZE", (0, 0), (-1, -1), size),
                      ("LEADING", (0, 0), (-1, -1), size * 1.2)]
-            for col in el.get("mono", "").split():
+            for col in mono:
                 cmds.append(("FONTNAME", (int(col) - 1, head_rows), (int(col) - 1, -1), fonts["mono"]))
         if kind == "kv":
             cmds += [("LINEBELOW", (0, 0), (-1, -1), 0.25, color("grid"))]
@@ -240,6 +245,24 @@ class Builder:
         table = Table(rows, colWidths=widths, repeatRows=head_rows, hAlign="LEFT", spaceAfter=cfg["space_after"])
         table.setStyle(TableStyle(cmds))
         return table
+
+
+def broken(text: str, font: str, size: float, width: float) -> str:
+    """A plain cell's ``text`` with line breaks so that no line is wider than ``width`` (ReportLab
+    never wraps a plain cell: a long file name ran into the next column, and pdftotext read the two
+    as one word), broken after the last ``.``, ``/`` or ``_`` that fits, else anywhere (never after
+    a ``-``: pdftotext takes a line's last hyphen for a word broken in two and drops it)."""
+    if stringWidth(text, font, size) <= width:
+        return text
+    lines, line = [], ""
+    for ch in text:
+        if line and stringWidth(line + ch, font, size) > width:
+            cut = max(line.rfind(mark) for mark in "./_") + 1
+            cut = cut if cut > len(line) // 2 else len(line)
+            lines.append(line[:cut])
+            line = line[cut:]
+        line += ch
+    return "\n".join(lines + [line])
 
 
 def run_timestamp(when: dt.datetime) -> TimeStamp:
@@ -316,6 +339,23 @@ def canvas_maker(when: dt.datetime, head: dict[str, str]) -> Callable[..., Canva
     return ReportCanvas
 
 
+class KeptWithNext(KeepTogether):
+    """A heading kept with what follows it (``keepWithNext``): moved to the next page when it does
+    not fit here, unless it is taller than a page anyway (a heading and a long table), which then
+    starts here when at least ``START_ROOM`` is left: a long table after its heading left the page
+    before it nearly empty."""
+
+    START_ROOM = 96.0        # points: the heading and the table's first rows
+
+    def split(self, aW: float, aH: float) -> list[Flowable]:  # noqa: N803 (ReportLab's names)
+        if getattr(self, "_wrapInfo", None) != (aW, aH):
+            self.wrap(aW, aH)
+        frame = getattr(self, "_frame", None)
+        if frame is not None and self._H > frame._height and aH >= self.START_ROOM:
+            return list(self._content)
+        return super().split(aW, aH)
+
+
 class ReportDoc(BaseDocTemplate):
     """One frame per page; level-0 outline entries for ``h1`` headings."""
 
@@ -337,7 +377,8 @@ def build_pdf(xml_text: str, when: dt.datetime, charts: Callable[[ET.Element, fl
     doc = ReportDoc(buf, pagesize=size, leftMargin=margin, rightMargin=margin, topMargin=margin,
                     bottomMargin=margin, invariant=1, pageCompression=1, title=root.get("title", ""),
                     author=root.get("author", ""), subject=root.get("subject", ""),
-                    keywords=root.get("keywords", ""), creator=root.get("creator", "tablecert"))
+                    keywords=root.get("keywords", ""), creator=root.get("creator", "tablecert"),
+                    keepTogetherClass=KeptWithNext)
     frame = Frame(margin, margin, size[0] - 2 * margin, size[1] - 2 * margin, id="body",
                   leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])

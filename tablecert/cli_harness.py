@@ -74,7 +74,8 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
     causes = analysis.get("causes") or []
     if not causes:
         return []
-    lines = [f"  {analysis['failed']:,} failing vectors in {len(causes):,} cause{'s' if len(causes) != 1 else ''}:"]
+    lines = [f"  {analysis['failed']:,} failing vector{'s' if analysis['failed'] != 1 else ''} in {len(causes):,} "
+             f"cause{'s' if len(causes) != 1 else ''}:"]
     for c in causes[:CAUSES_SHOWN]:
         shared = c["shared_factors"][:1] or c["leading_factors"][:1]
         where = ""
@@ -86,9 +87,12 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  failed {c['failed']:,}: {c['cause']}{where}")
     if len(causes) > CAUSES_SHOWN:
         rest = causes[CAUSES_SHOWN:]
-        lines.append(f"  and {len(rest):,} more causes ({sum(c['failed'] for c in rest):,} failures; summary.json lists them)")
+        failures = sum(c["failed"] for c in rest)
+        lines.append(f"  and {len(rest):,} more cause{'s' if len(rest) != 1 else ''} ({failures:,} "
+                     f"failure{'s' if failures != 1 else ''}; summary.json lists them)")
     if analysis.get("not_analysed"):
-        lines.append(f"  and {analysis['not_analysed']:,} more failing vectors not analysed by cause (only the first "
+        n = analysis["not_analysed"]
+        lines.append(f"  and {n:,} more failing vector{'s' if n != 1 else ''} not analysed by cause (only the first "
                      f"{analysis['failed']:,} are)")
     return lines
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from tablecert.cli_harness import format_run_summary
+from tablecert.cli_harness import cause_lines, format_run_summary
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.causes import differences, run_causes, unwrapped
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
+from tablecert.harness.outputs import _cause_case, write_outputs
 from tablecert.harness.recovery import FaultPolicy
 from tablecert.harness.runner import Runner
 from tablecert.reports import render_report
@@ -121,7 +121,8 @@ def one_count(demo: Path, tmp_path: Path) -> None:
     causes = summary["causes"]["causes"]
     assert summary["causes"]["failed"] == sum(c["failed"] for c in causes) == failed
     terminal = format_run_summary(summary, demo)
-    assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in terminal
+    counted = f"{failed:,} failing vector{'s' if failed != 1 else ''} in {len(causes)} cause{'s' if len(causes) != 1 else ''}"
+    assert counted in terminal
     assert sum(int(n.replace(",", "")) for n in re.findall(r"failed ([\d,]+): ", terminal)) == failed
     junit = ET.parse(demo / "junit.xml").getroot()
     assert int(junit.get("failures")) == failed
@@ -130,9 +131,23 @@ def one_count(demo: Path, tmp_path: Path) -> None:
     assert sum(int(m.split(" ", 1)[0].replace(",", "")) for m in messages) == failed
     for kind in ("certificate", "findings"):
         text = pdf_text(render_report(demo, kind, tmp_path / f"{kind}.pdf"))
-        assert f"{failed:,} failing vectors in {len(causes)} cause{'s' if len(causes) != 1 else ''}" in text
+        assert counted in text
         for c in causes:
             assert c["cause"] in text
+
+
+def test_one_failure_is_counted_in_the_singular_on_the_terminal_and_in_junit():
+    """As a validate run with one wrong answer said it: "1 failing vectors in 1 cause"."""
+    cause = {"failed": 1, "cause": "craps.place_odds: commission one commission unit high", "detail": "",
+             "shared_factors": [], "leading_factors": [], "transitions": {}, "ops": {"craps.place_odds": 1},
+             "not_failed": 1680, "smallest": []}
+    assert cause_lines({"causes": {"failed": 1, "causes": [cause]}})[0] == "  1 failing vector in 1 cause:"
+    many = {"failed": 13, "causes": [dict(cause, cause=f"cause {i}") for i in range(13)], "not_analysed": 1}
+    assert cause_lines({"causes": many})[-2:] == [
+        "  and 1 more cause (1 failure; summary.json lists them)",
+        "  and 1 more failing vector not analysed by cause (only the first 13 are)"]
+    case = "\n".join(_cause_case("craps.place_odds", 1, cause, 1, []))
+    assert 'message="1 failing vector: craps.place_odds' in case and "1 failing vector in all" in case
 
 
 def test_diff_of_a_vendor_against_its_fixed_build_lists_every_cause_fixed(demo, edge, tmp_path, capsys):
