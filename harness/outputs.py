@@ -182,7 +182,8 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list
     for t, k in cause["transitions"].items():
         body.append(f"expected {t}: {k:,}")
     for f in shared[:JUNIT_EXAMPLES]:
-        passed = f", {f['passed']:,} of {cause['not_failed']:,} that did not fail" if f["passed"] is not None else ""
+        passed = "" if f["passed"] is None else f", {f['passed']:,} of {cause['not_failed']:,} that did not fail" \
+            if cause["not_failed"] else ", every vector of its ops failed"
         body.append(f"{'shared' if cause['shared_factors'] else 'most suspicious'}: {f['factor']} "
                     f"({f['failed']:,} of {cause['failed']:,} failures{passed})")
     for e in cause["smallest"]:

@@ -82,7 +82,8 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
         if shared:
             f = shared[0]
             every = "shared by every failure" if f["failed"] == c["failed"] else f"in {f['failed']:,} of {c['failed']:,}"
-            passed = f", {f['passed']:,} of the {c['not_failed']:,} that did not fail" if f["passed"] is not None else ""
+            passed = "" if f["passed"] is None else f", {f['passed']:,} of the {c['not_failed']:,} that did not fail" \
+                if c["not_failed"] else ", every vector of its ops failed"
             where = f" -- {f['factor']} ({every}{passed})"
         lines.append(f"  failed {c['failed']:,}: {c['cause']}{where}")
     if len(causes) > CAUSES_SHOWN:

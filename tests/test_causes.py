@@ -146,8 +146,13 @@ def test_one_failure_is_counted_in_the_singular_on_the_terminal_and_in_junit():
     assert cause_lines({"causes": many})[-2:] == [
         "  and 1 more cause (1 failure; summary.json lists them)",
         "  and 1 more failing vector not analysed by cause (only the first 13 are)"]
+    alone = dict(cause, not_failed=0, shared_factors=[{"factor": "bar = 12", "failed": 1, "passed": 0}])
+    assert cause_lines({"causes": {"failed": 1, "causes": [alone]}})[1].endswith(
+        "-- bar = 12 (shared by every failure, every vector of its ops failed)")      # not "0 of the 0"
     case = "\n".join(_cause_case("craps.place_odds", 1, cause, 1, []))
     assert 'message="1 failing vector: craps.place_odds' in case and "1 failing vector in all" in case
+    assert "shared: bar = 12 (1 of 1 failures, every vector of its ops failed)" in "\n".join(
+        _cause_case("craps.place_odds", 1, alone, 1, []))
 
 
 def test_diff_of_a_vendor_against_its_fixed_build_lists_every_cause_fixed(demo, edge, tmp_path, capsys):
