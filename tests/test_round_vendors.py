@@ -95,6 +95,14 @@ def test_each_faulty_vendor_is_not_certified_by_standards_round_part(standard_ro
     assert escaping(standard_rounds, tmp_path) == []
 
 
+def test_the_demo_vendor_plays_rounds_right(standard_rounds: Path, tmp_path: Path) -> None:
+    """The demo vendor's three bugs (harness/demo_vendor.py) are outside round play (its rounds are
+    the reference's, commission included), so on standard its findings stay three bugs, three
+    causes (tests/test_causes.py, README)."""
+    result = run("tablecert.harness.demo_vendor:DemoVendor", standard_rounds, tmp_path / "demo")
+    assert result.verdict == "pass" and result.totals["pass"] == load_manifest(standard_rounds)["numberOfTests"]
+
+
 def published_house_rules() -> dict[str, dict]:
     """The house-rule table of the contract (harness/vendor-protocol.md, *Craps rounds*): rule ->
     its values (default first), its default and its register entry."""
