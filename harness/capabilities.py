@@ -19,6 +19,13 @@ Every feature is a decidable test on one vector (op, table config, case), named 
 ``player_banked``               a ``paigow.settle`` case whose ``bank_seat`` is not null
 ==============================  ==============================================================
 
+A ``craps.round`` vector of a well-formed round table also carries its house rules
+(``house_rule:bar_push=stays``, ``house_rule:take_down_dont=true``, one per rule of
+``oracle/craps_round.py``'s HOUSE_RULES, **new with craps.round**): not capabilities (every vendor
+of the op offers every house rule, so they never put a vector outside), counted only so that a
+run's scope can say which settings its judged rounds covered (``round_play``, see
+:func:`tablecert.harness.round_findings.round_scope`); they stay out of the features certified.
+
 A vector is *outside* the declaration when it carries a feature the vendor does not offer; its
 reason is the first such feature (table features first, in the config's field order). Never
 outside: a vector of a malformed table (no table features: a vendor must refuse garbage), a case
@@ -46,12 +53,14 @@ from importlib import resources
 from itertools import repeat
 from typing import Any
 
+from tablecert.oracle.craps_round import parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
 
 SCHEMA_FILE = "capabilities.schema.json"
 FEATURE_DIMENSION = "feature"                 # counts: every vector's features, by outcome
 UNSUPPORTED_DIMENSION = "unsupported_feature"  # counts: the feature that put a vector outside
+HOUSE_RULE = "house_rule:"                     # a round table's house rule (not a capability)
 BEFORE_BET = frozenset({"invalid_request", "invalid_config"})
 BEFORE_BANK_SEAT = frozenset({"invalid_request", "invalid_config", "invalid_hand"})
 
@@ -156,7 +165,9 @@ def table_features(op: str, config: Any) -> tuple[str, ...]:
     """The table features a craps request's config uses; none for a malformed config or another op."""
     if not op.startswith("craps."):
         return ()
+    house: tuple[str, ...] = ()
     if op == "craps.round" and isinstance(config, dict):    # the craps table config plus its house rules
+        house = house_rule_features(config)
         config = {k: v for k, v in config.items() if k != "house_rules"}
     try:
         table = parse_table_config(config)
@@ -165,7 +176,22 @@ def table_features(op: str, config: Any) -> tuple[str, ...]:
     fractional = any(Fraction(m).denominator != 1 for m in (*table.free_odds.values(), *table.max_odds.values()))
     return (f"unit={table.unit}", *(("odds=fractional",) if fractional else ()),
             *(("commission",) if table.commission_rate else ()), f"commission_rounding={table.commission_rounding}",
-            f"payout_rounding={table.payout_rounding}", f"bar={table.bar}")
+            f"payout_rounding={table.payout_rounding}", f"bar={table.bar}", *house)
+
+
+def house_rule_features(config: dict[str, Any]) -> tuple[str, ...]:
+    """The house rules of a round table as features (``house_rule:NAME=VALUE``, booleans written
+    ``true`` and ``false``); none for a malformed round config."""
+    try:
+        house = parse_round_config(config).house
+    except ConfigError:
+        return ()
+    return tuple(house_rule_feature(name, value) for name, value in house.items())
+
+
+def house_rule_feature(name: str, value: Any) -> str:
+    """The feature id of one house rule's setting."""
+    return f"{HOUSE_RULE}{name}={json.dumps(value) if isinstance(value, bool) else value}"
 
 
 def _code(expected: Mapping[str, Any]) -> str | None:
@@ -278,7 +304,7 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
     declare."""
     declared = Capabilities.from_declaration(meta.get("vendor_capabilities"))
     certified, uncertified = {}, {}
-    for feature in sorted(totals, key=_feature_key):
+    for feature in sorted((f for f in totals if not f.startswith(HOUSE_RULE)), key=_feature_key):
         c = totals[feature]
         tested = c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)
         if tested:

@@ -2,7 +2,8 @@
 differs, the table as it stood before that step, both records and the fields that differ (dotted
 paths: ``table.rack``, ``events.pass.odds_win``, ``error``). Used by the fuzz's failure signatures
 and findings, and by the runner, which keeps :func:`divergence_note` with a failing round's
-comment in the run database (the findings show it)."""
+comment in the run database (the findings show it). :func:`round_scope` says what a run certifies
+of round play (its scope's ``round_play``, on page 1 of the certificate)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ import json
 import re
 from typing import Any
 
+from collections.abc import Mapping
+
+from tablecert.harness.capabilities import HOUSE_RULE, house_rule_feature
 from tablecert.harness.judge import strict_equal
+from tablecert.oracle.craps_round import HOUSE_RULES
+
+ROUND_OP = "craps.round"
 
 
 def _differing(want: Any, got: Any, path: str) -> list[str]:
@@ -115,3 +122,24 @@ def shortest_script(case: Any, comment: str) -> Any:
         return None
     n = int(found.group(1)) + 1
     return dict(case, steps=case["steps"][:n]) if n < len(case["steps"]) else None
+
+
+def round_scope(op_totals: Mapping[str, Mapping[str, int]],
+                feature_totals: Mapping[str, Mapping[str, int]]) -> dict[str, Any] | None:
+    """A run's round play (``scope.round_play`` of summary.json), from its counts: the whole rounds
+    judged (``craps.round`` vectors answered: passed, failed or faulted), how many passed, and for
+    each house rule the settings the judged rounds' tables used (their ``house_rule:`` features,
+    in the order of HOUSE_RULES' values, the default first) with its default and its
+    interpretation-register entry. None when no round was judged."""
+    counts = op_totals.get(ROUND_OP, {})
+    judged = counts.get("pass", 0) + counts.get("fail", 0) + counts.get("fault", 0)
+    if not judged:
+        return None
+    used = {f for f, c in feature_totals.items() if f.startswith(HOUSE_RULE)
+            and c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)}
+    rules = {}
+    for name, (allowed, default, entry) in HOUSE_RULES.items():
+        values = [v for v in allowed if house_rule_feature(name, v) in used]
+        if values:
+            rules[name] = {"values": values, "default": default, "register": entry}
+    return {"rounds": judged, "passed": counts.get("pass", 0), "house_rules": rules}

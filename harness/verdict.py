@@ -25,6 +25,12 @@ verdict         exit meaning
 
 Retries, restarts and bisection exist to diagnose a faulty vendor in one run; they never make a
 faulty run pass.
+
+A vendor of ``tablecert-vendor/1`` never receives the ops of version 2 (``craps.round``): under
+the default requirement (every op of the suite) they are not required of it when the suite holds
+others (``standard``), so it is certified for what v1 can carry (a ``scoped_pass`` naming them not
+tested), as before ``standard`` held rounds; a ``--require`` of some ops that names them still
+fails it.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from tablecert.harness.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMEN
 from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.results import RunDatabase
+from tablecert.harness.round_findings import round_scope
+from tablecert.oracle.protocol import V1, V2_OPS
 
 EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
 HAND_STREAM_OP = "paigow.hands"          # a hand suite's manifest entry, standing for its two label ops
@@ -108,6 +116,7 @@ class Scope:
     untested: tuple[str, ...]
     untested_clauses: tuple[str, ...]
     features: Mapping[str, Any] = field(default_factory=dict)   # harness/capabilities.py:feature_scope
+    round_play: Mapping[str, Any] | None = None                # harness/round_findings.py:round_scope
 
     @property
     def required_untested(self) -> tuple[str, ...]:
@@ -120,7 +129,7 @@ class Scope:
     def as_json(self) -> dict[str, Any]:
         return {"suite_ops": list(self.suite_ops), "required": list(self.required), "tested": list(self.tested),
                 "untested": list(self.untested), "untested_clauses": list(self.untested_clauses),
-                "complete": self.complete, **self.features}
+                "complete": self.complete, **self.features, "round_play": self.round_play}
 
 
 @dataclass(frozen=True)
@@ -150,14 +159,18 @@ def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     by_op = db.totals("op")
     ops = list(meta.get("suite_ops") or sorted(by_op))
     required = list(meta.get("required_ops") or ops)
+    if meta.get("protocol") == V1 and required == ops:      # the default: every op v1 can carry
+        required = [op for op in required if op not in V2_OPS] or required
     answered = {op for op, c in by_op.items() if c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)}
     untested = [op for op in ops if op not in answered and by_op.get(op, {}).get("unsupported")]
     tested = [op for op in ops if op in answered]
     clauses = db.totals("clause")
     untested_clauses = sorted(c for c, n in clauses.items()
                               if n.get("unsupported") and not (n.get("pass", 0) + n.get("fail", 0) + n.get("fault", 0)))
-    features = feature_scope(db.totals(FEATURE_DIMENSION), db.totals(UNSUPPORTED_DIMENSION), meta)
-    return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses), features)
+    feature_totals = db.totals(FEATURE_DIMENSION)
+    features = feature_scope(feature_totals, db.totals(UNSUPPORTED_DIMENSION), meta)
+    return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses), features,
+                 round_scope(by_op, feature_totals))
 
 
 def decide(db: RunDatabase) -> Decision:

@@ -63,7 +63,10 @@ def rounds_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     from tablecert.vectors.suites import generate
 
-    shared = tmp_path_factory.getbasetemp().parent
+    # pytest-xdist workers share the parent of their base temporary folders (one per test run); a
+    # single process (-n 0) has its own base folder, whose parent holds every earlier run's.
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     folder = shared / f"shared-{name}-suite"
     with open(shared / f"shared-{name}-suite.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

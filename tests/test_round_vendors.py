@@ -1,12 +1,16 @@
 """Rounds (``craps.round``) through the harness: the ``rounds`` suite matches its golden manifest,
 the reference vendor passes every round, each faulty round vendor (tests/round_faulty_vendors.py)
-is NOT CERTIFIED by it, and a vendor that does not declare the op gets its vectors as
-unsupported."""
+is NOT CERTIFIED by it and by ``standard``'s round part, and a vendor that does not declare the
+op gets its vectors as unsupported."""
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -14,6 +18,7 @@ import pytest
 
 from round_faulty_vendors import ROUND_FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
+from tablecert.harness.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.results import RunDatabase
@@ -21,9 +26,10 @@ from tablecert.harness.runner import Runner
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.oracle.vendor import ReferenceVendor
+from tablecert.reports import render_report
 from tablecert.vectors import round_cases
 from tablecert.vectors.checks import load_manifest
-from tablecert.vectors.suites import build_manifest, manifest_bytes
+from tablecert.vectors.suites import build_manifest, generate, manifest_bytes
 from tablecert.vectors.writer import write_vector_set
 
 
@@ -52,13 +58,127 @@ def test_rounds_matches_its_golden_manifest(rounds_suite: Path) -> None:
 def test_reference_passes_every_round_and_each_faulty_vendor_fails(rounds_suite: Path, tmp_path: Path) -> None:
     result = run("reference", rounds_suite, tmp_path / "reference")
     assert result.verdict == "pass" and result.totals["fail"] == 0 and result.totals["pass"] > 60_000
+    assert escaping(rounds_suite, tmp_path) == []
+
+
+def escaping(suite: Path, tmp_path: Path) -> list[str]:
+    """The round faulty vendors that ``suite`` does not fail (each stopped at its first failure)."""
     escaped = []
     for cls, fault, _ in ROUND_FAULTY_VENDORS:
-        result = run(f"round_faulty_vendors:{cls.__name__}", rounds_suite, tmp_path / cls.__name__,
-                     stop_after_failures=1)
+        result = run(f"round_faulty_vendors:{cls.__name__}", suite, tmp_path / cls.__name__, stop_after_failures=1)
         if result.verdict != "fail":
             escaped.append(f"{cls.__name__} ({fault}): {result.verdict}")
-    assert escaped == []
+    return escaped
+
+
+@pytest.fixture(scope="module")
+def standard_rounds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``standard``'s round part alone: the ``standard`` suite generated with its craps.round
+    vector sets only (the same files, byte for byte, as in the whole suite)."""
+    folder = tmp_path_factory.mktemp("standard-rounds")
+    generate("standard", folder, ops=("craps.round",))
+    return folder
+
+
+def test_standards_round_part_is_the_golden_standards(standard_rounds: Path) -> None:
+    golden = json.loads(resources.files("tablecert.vectors").joinpath("golden", "standard.manifest.json").read_text())
+    rounds = [f for f in golden["files"] if f["op"] == "craps.round"]
+    assert rounds and load_manifest(standard_rounds)["files"] == rounds
+
+
+def test_each_faulty_vendor_is_not_certified_by_standards_round_part(standard_rounds: Path, tmp_path: Path) -> None:
+    """Issue 24: every round faulty vendor fails ``standard`` (its round part; the rest of the
+    suite answers as the reference), and the reference vendor passes every round of it."""
+    tests = load_manifest(standard_rounds)["numberOfTests"]
+    result = run("reference", standard_rounds, tmp_path / "reference")
+    assert result.verdict == "pass" and result.totals["pass"] == tests > 3000
+    assert escaping(standard_rounds, tmp_path) == []
+
+
+def test_the_demo_vendor_plays_rounds_right(standard_rounds: Path, tmp_path: Path) -> None:
+    """The demo vendor's three bugs (harness/demo_vendor.py) are outside round play (its rounds are
+    the reference's, commission included), so on standard its findings stay three bugs, three
+    causes (tests/test_causes.py, README)."""
+    result = run("tablecert.harness.demo_vendor:DemoVendor", standard_rounds, tmp_path / "demo")
+    assert result.verdict == "pass" and result.totals["pass"] == load_manifest(standard_rounds)["numberOfTests"]
+
+
+def published_house_rules() -> dict[str, dict]:
+    """The house-rule table of the contract (harness/vendor-protocol.md, *Craps rounds*): rule ->
+    its values (default first), its default and its register entry."""
+    doc = (Path(__file__).parents[1] / "harness" / "vendor-protocol.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(\w+)` \| (`[^|]*`) \| [^|]* \| (INT-[A-Z-]+) \|$", doc, re.M)
+    table = {}
+    for name, values, entry in rows:
+        parsed = [json.loads(v) for v in re.findall(r"`([^`]*)`", values)]
+        table[name] = {"values": parsed, "default": parsed[0], "register": entry}
+    assert len(table) == 6, table
+    return table
+
+
+def certified_run(spec: str, suite: Path, out: Path) -> Path:
+    """``spec`` on ``suite`` copied into the run folder (as certify does), with its summary and certificate."""
+    shutil.copytree(suite, out / "suite")
+    run(spec, out / "suite", out)
+    write_outputs(out)
+    render_report(out, "certificate", out / "certificate.pdf")
+    return out
+
+
+def page_one(pdf: Path) -> str:
+    done = subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True)
+    return " ".join(done.stdout.split())
+
+
+def test_the_certificate_names_round_play_and_the_house_rules_certified(standard_rounds: Path, tmp_path: Path) -> None:
+    """Issue 24 item 6: when craps.round is in a run's scope, page 1 of the certificate and
+    summary.json say that round play was certified, how many rounds, and every house-rule setting
+    the judged rounds' tables used (standard's part plays each rule at both values)."""
+    tests = load_manifest(standard_rounds)["numberOfTests"]
+    out = certified_run("reference", standard_rounds, tmp_path / "reference")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["verdict"] == "pass"
+    play = summary["scope"]["round_play"]
+    assert play == {"rounds": tests, "passed": tests, "house_rules": published_house_rules()}
+    text = page_one(out / "certificate.pdf")
+    assert "Round play certified" in text and f"{tests:,} rounds" in text
+    for name, rule in published_house_rules().items():       # e.g. "bar_push stays (default), returned [INT-BAR-PUSH]"
+        first, other = (json.dumps(v) if isinstance(v, bool) else v for v in rule["values"])
+        assert f"{name} {first} (default), {other} [{rule['register']}]" in text
+
+    out = certified_run("round_faulty_vendors:BarPushLostVendor", standard_rounds, tmp_path / "faulty")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["verdict"] == "fail" and summary["scope"]["round_play"]["passed"] < tests
+    text = page_one(out / "certificate.pdf")
+    assert "NOT CERTIFIED" in text and "Round play tested (not certified" in text
+
+    out = certified_run("test_round_vendors:OldVendor", standard_rounds, tmp_path / "old")
+    assert json.loads((out / "summary.json").read_text())["scope"]["round_play"] is None
+    assert "Round play" not in page_one(out / "certificate.pdf")
+
+
+def test_a_v1_vendor_is_certified_on_standard_for_what_v1_carries(tmp_path: Path) -> None:
+    """A tablecert-vendor/1 session never receives craps.round: on a suite holding other ops too
+    (standard) the rounds are not required of it by default (scoped pass, exit 0, rounds named
+    not tested, as before standard held rounds); required by name, they fail it."""
+    suite = tmp_path / "suite"
+    generate("standard", suite, ops=("craps.round", "craps.odds_limits"))
+    v1 = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor", "--protocol", "1"])
+
+    def verdict(require: str | None) -> tuple[str, list[str]]:
+        out = tmp_path / f"run-{require}"
+        target = VendorTarget("subprocess", v1, SessionOptions(timeout=120))
+        result = Runner(target.opener(), suite, out, batch_size=1000, require=require).run()
+        db = RunDatabase(out / "run.db")
+        try:
+            return result.verdict, db.meta()["scope"]["untested"]
+        finally:
+            db.close()
+
+    assert verdict(None) == ("scoped_pass", ["craps.round"])
+    assert verdict("craps.round,craps.odds_limits")[0] == "scoped_pass"     # every op of the suite: the default
+    assert verdict("craps.round")[0] == "fail"
 
 
 class OldVendor(ReferenceVendor):

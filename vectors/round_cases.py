@@ -1,4 +1,5 @@
-"""The ``rounds`` suite: whole craps rounds (op ``craps.round``) on the suite's table.
+"""The ``rounds`` suite, and ``standard``'s round part: whole craps rounds (op ``craps.round``) on
+the suite's table.
 
 * **Every roll sequence** of 1 to :data:`ROLLS` rolls by totals (line bets turn on totals only, so
   one pair of dice stands for each), crossed with the bet plans of :data:`PLANS`: each plan is a
@@ -7,9 +8,14 @@
   just above the free odds on a table with a commission), call odds working and off, reduce and
   take down odds and bets, and try the refused moves (odds before a point or before a come bet
   travelled, odds above the maximum, a contract bet taken down).
-* **House rules**: the same plans on sequences of up to :data:`VARIANT_ROLLS` rolls under every
-  house rule set to its other value.
+* **House rules**: the same plans on sequences of up to :data:`ROLLS` rolls of six telling totals
+  under every house rule set to its other value.
 * **Named scripts**, one per bug class of a table engine, each with its comment.
+
+``standard`` holds the same groups with shorter sequences (:data:`STANDARD_BOUNDS`: 1 to 3 rolls
+for the plans right and wrong, 1 or 2 for the others): the named scripts catch each bug class,
+the short sequences play every bet, plan and house rule, at a few per cent of ``standard``'s run
+time (``benchmarks/bench_standard_rounds.py``).
 
 Flags are read off the oracle's own play of each script (:func:`flags_of`: a come bet that
 travelled, come odds on a deciding come-out roll, a bar push ...), so a failing round is counted
@@ -19,6 +25,7 @@ under the bug classes it exercises. The writer asks the oracle again for every e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
@@ -252,27 +259,49 @@ def default_house_rules() -> dict[str, Any]:
     return {name: default for name, (_, default, _) in HOUSE_RULES.items()}
 
 
-def round_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
-    """The rounds suite's groups on one craps table (a protocol table config)."""
+@dataclass(frozen=True)
+class Bounds:
+    """How long the roll sequences of a round suite are, by bet plans: right and wrong (``lines``),
+    calls, removals, and the house-rule groups (``house_rules``)."""
+
+    lines: int
+    calls: int
+    removals: int
+    house_rules: int
+
+
+ROUNDS_BOUNDS = Bounds(ROLLS, ROLLS, REMOVAL_ROLLS, ROLLS)
+"""The ``rounds`` suite."""
+STANDARD_BOUNDS = Bounds(3, 2, 2, 2)
+"""``standard``'s round part: the named scripts, malformed cases, every sequence of 1 to 3 rolls
+for the plans right and wrong (a come or don't come bet travels and is decided) and of 1 or 2
+rolls for the others."""
+
+
+def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Iterator[VectorGroup]:
+    """The round groups on one craps table (a protocol table config), the sequences of rolls as
+    long as ``bounds`` say (the ``rounds`` suite's by default)."""
     commission = commission_variant(table)
     plain = dict(table, house_rules=default_house_rules())
     charged = dict(commission, house_rules=default_house_rules())
     config = parse_round_config(charged)      # first: a faulty vendor fails in the first request
     yield VectorGroup(OP, charged, "named scripts, one per bug class of a table engine",
                       [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)])
-    yield VectorGroup(OP, plain, f"every sequence of 1 to {ROLLS} rolls by totals, bet plans right and wrong, "
-                      "the common casino house rules",
-                      _plan_vectors(parse_round_config(plain), ("right", "wrong"), ROLLS))
-    yield VectorGroup(OP, plain, f"every sequence of 1 to {REMOVAL_ROLLS} rolls by totals, bet plan removals",
-                      _plan_vectors(parse_round_config(plain), ("removals",), REMOVAL_ROLLS))
-    yield VectorGroup(OP, charged, f"every sequence of 1 to {ROLLS} rolls by totals, bet plan calls, odds "
+    yield VectorGroup(OP, plain, f"every sequence of 1 to {bounds.lines} rolls by totals, bet plans right and "
+                      "wrong, the common casino house rules",
+                      _plan_vectors(parse_round_config(plain), ("right", "wrong"), bounds.lines))
+    yield VectorGroup(OP, plain, f"every sequence of 1 to {bounds.removals} rolls by totals, bet plan removals",
+                      _plan_vectors(parse_round_config(plain), ("removals",), bounds.removals))
+    yield VectorGroup(OP, charged, f"every sequence of 1 to {bounds.calls} rolls by totals, bet plan calls, odds "
                       "above the free odds (a commission)",
-                      _plan_vectors(parse_round_config(charged), ("calls",), ROLLS))
+                      _plan_vectors(parse_round_config(charged), ("calls",), bounds.calls))
     for name, house in other_house_rules():
         cfg = dict(commission, house_rules=house)
-        yield VectorGroup(OP, cfg, f"house rule {name} {house[name]}: every sequence of 1 to {ROLLS} rolls of "
-                          f"totals {', '.join(map(str, VARIANT_TOTALS))}, plans {', '.join(VARIANT_PLANS[name])}",
-                          _plan_vectors(parse_round_config(cfg), VARIANT_PLANS[name], ROLLS, VARIANT_TOTALS))
+        totals, plans = ", ".join(map(str, VARIANT_TOTALS)), ", ".join(VARIANT_PLANS[name])
+        yield VectorGroup(OP, cfg, f"house rule {name} {house[name]}: every sequence of 1 to {bounds.house_rules} "
+                          f"rolls of totals {totals}, plans {plans}",
+                          _plan_vectors(parse_round_config(cfg), VARIANT_PLANS[name], bounds.house_rules,
+                                        VARIANT_TOTALS))
     yield VectorGroup(OP, dict(charged, house_rules={"bar_push": "sometimes"}), "a malformed house rule",
                       [Vector({"rack": 100, "steps": [roll(7)]}, "house rule bar_push of an unknown value",
                               ("InvalidConfig",), ("INT-BAR-PUSH",))])

@@ -4,7 +4,7 @@
 |---|---|
 | ``edge`` | curated boundaries, each with its reason (craps and pai gow) |
 | ``configs`` | legal table configs covering every pair of the config space's boundary values, each with its own boundaries, and amounts up to 2^53 - 1 |
-| ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile, a seeded pai gow sample and ``configs`` |
+| ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile, a seeded pai gow sample, ``configs`` and a bounded part of ``rounds`` (its named scripts and every sequence of 1 to 3 rolls for the line plans, 1 or 2 for the others) |
 | ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
 | ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
 | ``rounds`` | whole craps rounds (``craps.round``): every roll sequence up to 4 rolls by totals x bet plans, house rules, one named script per bug class |
@@ -53,7 +53,8 @@ SUITES: dict[str, SuiteInfo] = {
     "configs": SuiteInfo("configs", "legal table configs covering every pair of the config space's boundary values, "
                          "with their boundaries, and amounts up to 2^53 - 1", CRAPS_OPS + PAIGOW_OPS, "80,749 vectors"),
     "standard": SuiteInfo("standard", "edge + exhaustive craps over a bounded domain for every shipped profile "
-                          "+ a seeded pai gow sample + configs", CRAPS_OPS + PAIGOW_OPS, "475,206 vectors"),
+                          "+ a seeded pai gow sample + configs + rounds' named scripts and sequences of 1 to 3 rolls",
+                          CRAPS_OPS + ("craps.round",) + PAIGOW_OPS, "478,755 vectors"),
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
                         "house rule, one named script per bug class", ("craps.round",), "62,230 rounds"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
@@ -95,11 +96,14 @@ def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
         for op in CRAPS_OPS:
             yield op, pid, "domain", domain[op]
     yield from _config_sets(profile_id)
+    yield from _round_sets(profile_id, round_cases.STANDARD_BOUNDS, "rounds")
 
 
-def _round_sets(profile_id: str) -> Iterator[VectorSetPlan]:
-    """Whole rounds on the suite profile's craps table (:mod:`tablecert.vectors.round_cases`)."""
-    yield round_cases.OP, profile_id, "", list(round_cases.round_groups(load_profile(profile_id).craps))
+def _round_sets(profile_id: str, bounds: round_cases.Bounds = round_cases.ROUNDS_BOUNDS,
+                part: str = "") -> Iterator[VectorSetPlan]:
+    """Whole rounds on the suite profile's craps table (:mod:`tablecert.vectors.round_cases`), roll
+    sequences as long as ``bounds`` say."""
+    yield round_cases.OP, profile_id, part, list(round_cases.round_groups(load_profile(profile_id).craps, bounds))
 
 
 def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:
@@ -111,8 +115,10 @@ def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:
 
 
 def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str = "both",
-             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Generate a suite into ``out_dir`` and write its manifest; returns the manifest."""
+             progress: Callable[[str], None] | None = None, ops: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Generate a suite into ``out_dir`` and write its manifest; returns the manifest. ``ops``: only
+    the vector sets of these ops (a part of a vector suite, for tests and benchmarks: its manifest
+    is not the release's, so ``certify`` runs it only as a custom suite)."""
     if suite not in SUITES:
         raise SuiteError(f"unknown suite {suite!r} (suites: {', '.join(SUITES)})")
     views = VIEWS if view == "both" else (view,)
@@ -133,6 +139,8 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
         sets = {"edge": _edge_sets, "configs": _config_sets, "standard": _standard_sets,
                 "rounds": _round_sets}[suite](profile_id)
         for op, pid, part, groups in sets:
+            if ops is not None and op not in ops:
+                continue
             if progress:
                 progress(f"{op} ({pid}{' ' + part if part else ''})")
             written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part)
