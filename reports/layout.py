@@ -224,7 +224,7 @@ class Builder:
                     name = "cell_head" if td.tag == "th" and cell_style == "cell" else cell_style
                     style = code_style(cell_style) if td.get("class") == "code" else self.styles[name]
                     text = inner_markup(td)
-                    row.append(Paragraph(f"<b>{text}</b>" if td.tag == "th" and name != "cell_head" else text, style))
+                    row.append([Paragraph(f"<b>{text}</b>" if td.tag == "th" and name != "cell_head" else text, style)])
                 if span > 1:
                     cmds.append(("SPAN", (c, r), (c + span - 1, r)))
                     row.extend([""] * (span - 1))
@@ -242,9 +242,21 @@ class Builder:
         else:
             cmds += [("GRID", (0, 0), (-1, -1), 0.25, color("grid")),
                      ("BOX", (0, 0), (-1, -1), 0.5, color("rule"))]
-        table = Table(rows, colWidths=widths, repeatRows=head_rows, hAlign="LEFT", spaceAfter=cfg["space_after"])
+        table = ReportTable(rows, colWidths=widths, repeatRows=head_rows, hAlign="LEFT", spaceAfter=cfg["space_after"])
         table.setStyle(TableStyle(cmds))
         return table
+
+
+class ReportTable(Table):
+    """A table split between rows, as ReportLab does; a row taller than a whole page (a value
+    thousands of characters long: a round's differing ``steps``) is split inside itself once it
+    starts a page, where ReportLab raised LayoutError and no document was written."""
+
+    def split(self, availWidth: float, availHeight: float) -> list[Flowable]:  # noqa: N803 (ReportLab's names)
+        parts = super().split(availWidth, availHeight)
+        if parts or availHeight < 0.9 * (page_size()[1] - 2 * styles_config()["page"]["margin_mm"] * mm):
+            return parts
+        return self._splitRows(availHeight, doInRowSplit=True)
 
 
 def broken(text: str, font: str, size: float, width: float) -> str:

@@ -91,7 +91,20 @@ def environment() -> Environment:
 
     env.filters.update(num=num, share=share, lines=lines, pct=percent, printable=printable, example_json=example_json,
                        difference_value=difference_value)
+    env.tests["long_difference"] = long_difference
     return env
+
+
+LONG_DIFFERENCE = 400
+"""Characters of an expected or answered value past which its difference is shown on rows of its
+own, the full width of the page, rather than side by side in a third of it (a round's whole
+``steps`` was a row taller than a page)."""
+
+
+def long_difference(difference: Any) -> bool:
+    from tablecert.reports.data import difference_value
+
+    return max(len(difference_value(difference.expected)), len(difference_value(difference.actual))) > LONG_DIFFERENCE
 
 
 def render_markup(kind: str, **context: Any) -> str:

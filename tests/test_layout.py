@@ -67,3 +67,15 @@ def test_a_long_plain_cell_is_broken_onto_lines_of_its_column(tmp_path):
              re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', boxes)]
     column_two = min(x0 for x0, _, word in found if word == "8")
     assert all(x1 < column_two for _, x1, word in found if len(word) > 4 and word in name)   # not into column 2
+
+
+def test_a_row_taller_than_a_page_is_split_inside_it(tmp_path):
+    """A craps.round cause's differing ``steps`` (4,594 characters) was a row taller than the page:
+    ReportLab raised LayoutError and certify wrote no findings.pdf."""
+    value = " ".join(f'{{"step": {i}, "events": [{{"bet": "pass", "flat_win": {i * 100}}}]}}' for i in range(400))
+    pdf = build_pdf(document(f'<p>Before.</p><table widths="20 80" size="small"><tr><th>Expected</th>'
+                             f'<td class="code">{value}</td></tr><tr><th>Next</th><td>after</td></tr></table>'
+                             '<p>After.</p>'), WHEN, no_charts)
+    read = pages(pdf, tmp_path)
+    assert len(read) >= 2 and "Before." in read[0] and '"step": 0,' in read[0] and "After." in read[-1]
+    assert "".join("".join(page.split()) for page in read).count('"flat_win"') == 400     # all of it, once
