@@ -1,0 +1,109 @@
+"""What a failing live vector tells the vendor's developers, and how to reproduce it.
+
+* :func:`transcript_answer`: the "answer" kept in the run database for a failing live vector:
+  every interruption made (step and kind), the state the vendor restored after the last one
+  against the state the oracle had, the first divergent answer (what was asked, expected,
+  answered and the fields that differ) and the last exchanges before it;
+* :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
+  shows it): the interruption point, restored vs expected, the first divergent answer;
+* :func:`live_replays`: per failing vector a replay file for ``failures/``: the config, the
+  script cut after the divergent step, where to kill (each interruption: step and kind) and how
+  to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
+  (:func:`replay_live`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tablecert.harness.contract import VendorFault
+from tablecert.harness.round_findings import differing_fields
+
+NOTE_CHARS = 1500
+TRANSCRIPT_TAIL = 6
+HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open the table (table.open), then send "
+       "the steps in order, each as table.step with its seq. At each interruption kill the vendor's process group "
+       "with SIGKILL: 'between' before the step is sent, 'written' once the step's request line is written, "
+       "'answered' once its answer has begun to arrive on the pipe, unread. Start it again with the same "
+       "state_dir and hello, ask table.resume and table.recall, send the step again if resume says it was not "
+       "applied, and go on. Every answer must be the oracle's (expected).")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def transcript_answer(play: Any, err: Exception) -> dict[str, Any]:
+    """The failing vector's record (see the module docstring)."""
+    last = play.made[-1] if play.made else None
+    found: dict[str, Any]
+    if isinstance(err, VendorFault):
+        found = {"asked": play.transcript[-1]["asked"] if play.transcript else "table.open",
+                 "fault": {"kind": err.kind.value, "detail": err.detail}}
+    else:
+        found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
+                 "fields": differing_fields(err.expected, err.answered)}
+    return {"interruptions": [{"step": p.step, "mode": p.mode} for p in play.made],
+            "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
+                                                            "point": last.describe()},
+            "restored": play.restored, "divergence": found, "transcript": play.transcript[-TRANSCRIPT_TAIL:]}
+
+
+def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
+    """One line: the interruption point, the state restored vs expected, the first divergent answer."""
+    last = play.made[-1] if play.made else None
+    where = (f"after interruption {len(play.made)} of {len(points)} planned, {last.describe()}" if last is not None
+             else f"before any interruption ({len(points)} planned)")
+    if isinstance(err, VendorFault):
+        note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
+    else:
+        fields = differing_fields(err.expected, err.answered)
+        restored = (f"; restored {_compact(play.restored)}" if play.restored is not None and "resume" in err.asked
+                    else "")
+        note = (f"live table: {where}; first divergent answer: {err.asked}{restored}; differs in "
+                f"{', '.join(fields[:8]) or '(answer)'}; expected {_compact(err.expected)} -> answered "
+                f"{_compact(err.answered)}")
+    return note if len(note) <= NOTE_CHARS else f"{note[:NOTE_CHARS]}..."
+
+
+def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
+    """The step after which a failing vector's script can be cut (the divergent one, or the last)."""
+    asked = str(record.get("divergence", {}).get("asked", ""))
+    numbers = [int(w) for w in asked.replace("(", " ").replace(")", " ").split() if w.isdigit()]
+    return min(max(numbers, default=n_steps - 1) + 1, n_steps)
+
+
+def live_replays(failures: Any, op: str) -> dict[str, str]:
+    """Replay files (name -> JSON text) for the failing live vectors among ``failures`` (run
+    database failure records)."""
+    out = {}
+    for rec in failures:
+        if rec["op"] != op or not isinstance(rec["actual"], dict) or not isinstance(rec["case"], dict):
+            continue
+        steps = rec["case"]["steps"]
+        cut = _divergent_step(rec["actual"], len(steps))
+        kills = [p for p in rec["actual"].get("interruptions", []) if p["step"] < cut]
+        replay = {"replay": "tablecert live table", "tcId": rec["tc_id"], "how": HOW, "config": rec["config"],
+                  "case": dict(rec["case"], steps=steps[:cut]), "interruptions": kills,
+                  "last_interruption": rec["actual"].get("last_interruption"),
+                  "divergence": rec["actual"].get("divergence"),
+                  "expected": {"steps": rec["expected"].get("result", {}).get("steps", [])[:cut]}}
+        out[f"{rec['file'].removesuffix('.jsonl.gz')}.{op}.tc{rec['tc_id']}.live-replay.json"] = \
+            json.dumps(replay, indent=1, sort_keys=True) + "\n"
+    return out
+
+
+def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
+    """Play a replay file's script with its interruptions on ``control`` (an
+    :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
+    (None if the vendor now answers every request as the oracle does)."""
+    from tablecert.harness.live.driver import Divergence, Play, play_vector
+
+    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    try:
+        play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+                    Play(replay["tcId"]))
+    except (Divergence, VendorFault) as err:
+        return err
+    return None
