@@ -6,7 +6,7 @@
   answered and the fields that differ) and the last exchanges before it;
 * :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
   shows it): the interruption point, restored vs expected, the first divergent answer;
-* :func:`live_replays`: per failing vector a replay file for ``failures/``: the config, the
+* :func:`live_replays`: per failing vector a replay file for ``failures/`` (one JSON line): the config, the
   script cut after the divergent step, where to kill (each interruption: step and kind) and how
   to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
   (:func:`replay_live`).
@@ -89,8 +89,8 @@ def live_replays(failures: Any, op: str) -> dict[str, str]:
                   "last_interruption": rec["actual"].get("last_interruption"),
                   "divergence": rec["actual"].get("divergence"),
                   "expected": {"steps": rec["expected"].get("result", {}).get("steps", [])[:cut]}}
-        out[f"{rec['file'].removesuffix('.jsonl.gz')}.{op}.tc{rec['tc_id']}.live-replay.json"] = \
-            json.dumps(replay, indent=1, sort_keys=True) + "\n"
+        out[f"{rec['file'].removesuffix('.jsonl.gz')}.{op}.tc{rec['tc_id']}.live.jsonl"] = \
+            json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
     return out
 
 

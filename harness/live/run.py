@@ -29,6 +29,15 @@ from tablecert.oracle.live_tables import LIVE_OPS, SUITE_OP
 from tablecert.oracle.protocol import V2
 
 
+@dataclass(frozen=True)
+class LiveSettings:
+    """The lab's choices for a live run: ``--interruptions N``, ``--no-interruptions``, ``--interruption-seed S``."""
+
+    interruptions: int = DEFAULT_INTERRUPTIONS
+    enabled: bool = True
+    seed: int = 0
+
+
 @dataclass
 class LiveRun:
     """One run's live tables (see the module docstring). Use it as a context manager around the run."""
@@ -100,13 +109,14 @@ def run_live_batch(runner: Any, batch: Batch) -> BatchOutcome:
     return judge_live(live.instance(runner), batch, plan)
 
 
-def interruption_totals(totals: dict[str, dict[str, int]]) -> dict[str, Any]:
-    """``summary.json``'s ``interruptions`` from the run database's ``interruption`` counts."""
-    made = sum(totals.get(m, {}).get("made", 0) for m in MODES)
-    survived = sum(totals.get(m, {}).get("survived", 0) for m in MODES)
-    return {"made": made, "survived": survived,
-            "by_kind": {m: {"made": totals.get(m, {}).get("made", 0), "survived": totals.get(m, {}).get("survived", 0)}
-                        for m in MODES}}
+def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """``summary.json``'s ``live``: the run's ``live`` meta (the plan) and the interruptions made
+    and survived, in all and by kind, from the run database's ``interruption`` counts."""
+    by_kind = {m: {"made": totals.get(m, {}).get("made", 0), "survived": totals.get(m, {}).get("survived", 0)}
+               for m in MODES}
+    return {**meta, "interruptions": {"made": sum(k["made"] for k in by_kind.values()),
+                                      "survived": sum(k["survived"] for k in by_kind.values()), "by_kind": by_kind}}
 
 
-__all__ = ["DIMENSION", "LiveRun", "interruption_totals", "run_live_batch", "supports_live"]
+LIVE_OP = SUITE_OP
+__all__ = ["DIMENSION", "LIVE_OP", "LiveRun", "LiveSettings", "live_summary", "run_live_batch", "supports_live"]
