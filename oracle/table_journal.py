@@ -43,8 +43,10 @@ class TableJournal:
     def __init__(self, state_dir: str) -> None:
         self.path = os.path.join(state_dir, JOURNAL)
         self.tables: dict[str, LiveTable] = {}
-        for entry in self._read():
+        entries = self._read()
+        for entry in entries:
             self.apply(entry)
+        self.replayed(entries)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
     def _read(self) -> list[dict[str, Any]]:
@@ -60,6 +62,10 @@ class TableJournal:
                 f.truncate(len(whole))
                 os.fsync(f.fileno())
         return [json.loads(line) for line in whole.splitlines()]
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        """Called once the journal's ``entries`` are replayed, before any request (nothing to do
+        here; a vendor built on this one may check or change what it restored)."""
 
     def append(self, entry: dict[str, Any]) -> None:
         """One journal line, in one write, on disk before this returns."""
