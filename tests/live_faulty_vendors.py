@@ -148,7 +148,17 @@ class FaultyLiveVendor(ReferenceVendor):
     name = "faulty live vendor"
 
 
+class OldVendor(ReferenceVendor):
+    """A vendor of this contract before live tables: its hello declares none of the live ops."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        return dict(hello, ops=[op for op in hello["ops"] if not op.startswith("table.")])
+
+
 def main(name: str) -> int:
+    if name == "old":
+        return serve(sys.stdin, sys.stdout, OldVendor())
     vendor = FaultyLiveVendor()
     vendor.journal_class = JOURNALS[name][0]
     return serve(sys.stdin, sys.stdout, vendor)

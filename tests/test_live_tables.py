@@ -143,3 +143,15 @@ def test_reference_vendor_declares_live_ops_in_v2_and_needs_a_state_dir(tmp_path
     assert vendor.handle({"id": 5, "op": "table.recall", "table": "t1"}) == {"id": 5, "result": {"games": []}}
     assert vendor.handle({"id": 6, "op": "table.close", "table": "t1"}) == {"id": 6, "result": {}}
     assert oct(os.stat(tmp_path / JOURNAL).st_mode & 0o777) == "0o600"
+
+
+def test_live_suite_matches_its_golden_manifest(tmp_path: Path) -> None:
+    from importlib import resources
+
+    from tablecert.vectors.checks import load_manifest
+    from tablecert.vectors.suites import generate
+
+    generate("live", tmp_path / "live")
+    golden = json.loads(resources.files("tablecert.vectors").joinpath("golden", "live.manifest.json").read_text())
+    assert load_manifest(tmp_path / "live") == golden
+    assert golden["numberOfTests"] == 14 + 24
