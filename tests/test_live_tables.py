@@ -155,3 +155,15 @@ def test_live_suite_matches_its_golden_manifest(tmp_path: Path) -> None:
     golden = json.loads(resources.files("tablecert.vectors").joinpath("golden", "live.manifest.json").read_text())
     assert load_manifest(tmp_path / "live") == golden
     assert golden["numberOfTests"] == 14 + 24
+
+
+def test_the_contracts_worked_example_is_the_reference_vendors_answer(tmp_path: Path) -> None:
+    import re
+
+    doc = (Path(__file__).parents[1] / "harness" / "vendor-protocol.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Live tables"):doc.index("## Imperial pai gow bonus")]
+    requests, answers = ([json.loads(line) for line in block.splitlines()]
+                         for block in re.findall(r"```\n(.*?)\n```", section, re.S)[:2])
+    vendor = ReferenceVendor()
+    vendor.handle({"id": 0, "op": "hello", "protocol": "tablecert-vendor/2", "state_dir": str(tmp_path)})
+    assert [vendor.handle(r) for r in requests] == answers

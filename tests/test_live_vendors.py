@@ -14,6 +14,7 @@ import pwd
 import shlex
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -66,12 +67,8 @@ def live_run(cmd: str, suite: Path, out: Path, **settings):
     with runner.live:
         result = runner.run()
     write_outputs(out)
-    db = RunDatabase(out / "run.db")
-    try:
-        comments = [rec["comment"] for rec in db.failures()]
-    finally:
-        db.close()
-    return result, comments
+    with closing(RunDatabase(out / "run.db")) as db:
+        return result, [rec["comment"] for rec in db.failures()]
 
 
 def test_each_faulty_live_vendor_is_not_certified_with_its_interruption_point(small_suite: Path,

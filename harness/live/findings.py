@@ -34,6 +34,33 @@ def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _games(value: Any) -> list[Any] | None:
+    games = value.get("games") if isinstance(value, dict) else None
+    return games if isinstance(games, list) else None
+
+
+def answer_fields(expected: Any, answered: Any) -> list[str]:
+    """Where an answer differs: dotted paths (bets and events by bet id); for a recall the first
+    game that differs, by its place in the list (``games[2].wagers.pass_odds``, ``games[1].steps``)."""
+    want, got = _games(expected), _games(answered)
+    if want is None or got is None:
+        return differing_fields(expected, answered)
+    for i, (a, b) in enumerate(zip(want, got)):
+        fields = differing_fields(a, b)
+        if fields:
+            return [f"games[{i}].{f}" for f in fields]
+    return [f"games (expected {len(want)}, answered {len(got)})"]
+
+
+def _shown(value: Any) -> str:
+    """An answer in a note: a recall as its games' numbers and step counts."""
+    games = _games(value)
+    if games is None:
+        return _compact(value)
+    return "games " + _compact([[g.get("game"), len(g.get("steps", []))] if isinstance(g, dict) else g
+                                for g in games]) + " ([number, steps])"
+
+
 def transcript_answer(play: Any, err: Exception) -> dict[str, Any]:
     """The failing vector's record (see the module docstring)."""
     last = play.made[-1] if play.made else None
@@ -43,7 +70,7 @@ def transcript_answer(play: Any, err: Exception) -> dict[str, Any]:
                  "fault": {"kind": err.kind.value, "detail": err.detail}}
     else:
         found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
-                 "fields": differing_fields(err.expected, err.answered)}
+                 "fields": answer_fields(err.expected, err.answered)}
     return {"interruptions": [{"step": p.step, "mode": p.mode} for p in play.made],
             "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
                                                             "point": last.describe()},
@@ -58,12 +85,12 @@ def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
     if isinstance(err, VendorFault):
         note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
     else:
-        fields = differing_fields(err.expected, err.answered)
+        fields = answer_fields(err.expected, err.answered)
         restored = (f"; restored {_compact(play.restored)}" if play.restored is not None and "resume" in err.asked
                     else "")
         note = (f"live table: {where}; first divergent answer: {err.asked}{restored}; differs in "
-                f"{', '.join(fields[:8]) or '(answer)'}; expected {_compact(err.expected)} -> answered "
-                f"{_compact(err.answered)}")
+                f"{', '.join(fields[:8]) or '(answer)'}; expected {_shown(err.expected)} -> answered "
+                f"{_shown(err.answered)}")
     return note if len(note) <= NOTE_CHARS else f"{note[:NOTE_CHARS]}..."
 
 

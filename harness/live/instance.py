@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import pwd
-import shlex
 import shutil
 import tempfile
 import time
@@ -28,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.adapters.subprocess_adapter import SubprocessSession
+from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
 from tablecert.harness.protocol_versions import greet
 from tablecert.harness.sandbox import SANDBOX_USER, plan, resolve
@@ -162,10 +161,5 @@ def vendor_state_dir(base: Path, user: pwd.struct_passwd | None) -> Iterator[str
 
 def live_opener(target: str, options: SessionOptions, state_dir: str) -> Callable[[], LiveSession]:
     """Sessions of the vendor command line ``target`` on ``state_dir``."""
-    try:
-        argv = shlex.split(target)
-    except ValueError as err:
-        raise VendorFault(FaultKind.START, f"bad command line {target!r}: {err}") from None
-    if not argv:
-        raise VendorFault(FaultKind.START, "empty command line")
+    argv = command_argv(target)
     return lambda: LiveSession(argv, options, state_dir)
