@@ -7,8 +7,9 @@ int, "act": STEP}`` or ``{"close": ID}``. A step is journaled (its input: the or
 pure function of the steps) before it is applied in memory and answered, so a vendor killed at
 any instant has applied it wholly (the entry is in the journal: the replay applies it) or not at
 all (it is not); a last line cut short by the kill was never acknowledged and is dropped (the
-file is truncated to its last whole line). A step whose ``seq`` is not the number of steps the
-table has played is refused (``out_of_sequence``): a step sent again is never applied twice.
+file is truncated to its last whole line); the entries of a table since closed are skipped. A
+step whose ``seq`` is not the number of steps the table has played is refused
+(``out_of_sequence``): a step sent again is never applied twice.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ class TableJournal:
         self.path = os.path.join(state_dir, JOURNAL)
         self.tables: dict[str, LiveTable] = {}
         entries = self._read()
-        for entry in entries:
-            self.apply(entry)
+        closed = {entry["close"] for entry in entries if "close" in entry}
+        for entry in entries:       # a closed table's entries change nothing: not played again
+            if entry.get("open", entry.get("step", entry.get("close"))) not in closed:
+                self.apply(entry)
         self.replayed(entries)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
 

@@ -114,6 +114,9 @@ def cmd_certify(args: argparse.Namespace) -> int:
 
     live = LiveSettings(enabled=not args.no_interruptions, seed=args.interruption_seed,
                         **({"interruptions": args.interruptions} if args.interruptions is not None else {}))
+    if args.suite == "live" and _parallel(args) is not None:
+        raise UsageError("--suite live plays one vendor instance, killed and restarted on its state_dir: "
+                         "it takes no --workers, --ray or --shard")
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
                              cpu_limit_s=args.cpu_limit, **sandbox_options(args))

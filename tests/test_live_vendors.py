@@ -161,3 +161,10 @@ def test_certify_live_reference_survives_every_named_step_and_seeded_points(tmp_
                           capture_output=True, text=True, check=True).stdout
     assert "CERTIFIED" in page and f"{named_steps + 60} made, {named_steps + 60} survived" in " ".join(page.split())
     assert not [p for p in out.iterdir() if p.name.startswith(STATE_PREFIX)]
+
+
+def test_bad_live_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    for extra, said in ((["--workers", "2"], "takes no --workers"), (["--interruptions", "-1"], "at least 0")):
+        proc = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", REFERENCE, "--suite",
+                               "live", "--out", str(tmp_path / "run"), *extra], capture_output=True, text=True)
+        assert proc.returncode == 2 and said in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -161,9 +161,8 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             control.restart()
             play.interrupted(point)
             resumed = control.send("table.resume", table=tid)
-            play.restored = resumed.get("result", resumed.get("error"))
             play.transcript.append({"asked": f"table.resume after {point.describe()}", "answer": resumed})
-            got = resumed.get("result")
+            got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
             applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
             want = {"steps": i + 1, "table": expected[i]["table"]} if applied else {"steps": i, "table": before(i)}
             if not strict_equal({"result": want}, {"result": got}):
