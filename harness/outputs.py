@@ -222,7 +222,7 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
     folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
-    live = live_replays(db.failures(), LIVE_OP)
+    live = live_replays(db.failures(), LIVE_OP, db.meta().get("live_failures") or {}, replay_name)
     for rec in db.failures():
         if rec["op"] == LIVE_OP:
             continue                      # a live vector's replay is its script with its kills (below)

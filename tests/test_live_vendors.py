@@ -105,9 +105,10 @@ def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Pat
                            "--suite", "live", "--suite-dir", str(small_suite), "--custom-suite", "--out", str(out),
                            "--interruptions", "2", "--quiet"], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 1, proc.stderr
-    replays = sorted((out / "failures").glob("*.craps.table.*.live.jsonl"))
-    assert replays and not list((out / "failures").glob("*.tg*.jsonl"))
-    replay = json.loads(replays[0].read_text())
+    replays = sorted((out / "failures").glob("*.craps.table.tg*.jsonl"))
+    assert replays and all(json.loads(line)["replay"] == "tablecert live table"
+                           for path in replays for line in path.read_text().splitlines())
+    replay = json.loads(replays[0].read_text().splitlines()[0])
     assert replay["interruptions"] and replay["last_interruption"]["point"]
     assert not [p for p in out.iterdir() if p.name.startswith(STATE_PREFIX)]
     with vendor_state_dir(tmp_path, vendor_user(shlex.split(faulty("loses-point")), OPTIONS)) as state:

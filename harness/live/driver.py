@@ -178,15 +178,21 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
     play.finished()
 
 
-def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan) -> BatchOutcome:
+def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
+               details: dict[str, Any] | None = None) -> BatchOutcome:
     """Play every vector of a live batch on ``control`` with the interruptions of ``plan``; the
     outcome judged as the runner judges any batch (a passing vector answered with its expected
-    result, a failing one with its transcript and finding), plus the interruption counts."""
-    from tablecert.harness.live.findings import finding_note, transcript_answer
+    result), each failing vector's row holding its first divergent answer, the oracle's and the
+    vendor's (:func:`~tablecert.harness.live.findings.compared_pair`), and its finding with its
+    comment; plus the interruption counts. ``details`` gets each failing vector's whole record,
+    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`)."""
+    from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
+    from tablecert.harness.results import stored_answer, stored_expected
     from tablecert.harness.runner import judge_batch
 
     results: list[Any] = []
     notes: dict[int, str] = {}
+    pairs: dict[int, tuple[str, str]] = {}
     made: dict[str, int] = dict.fromkeys(MODES, 0)
     survived: dict[str, int] = dict.fromkeys(MODES, 0)
     for i, tc_id in enumerate(unit.tc_ids):
@@ -198,8 +204,12 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan) -> BatchOu
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
-            results.append(transcript_answer(play, err))
+            results.append({"failed": play.transcript[-1:] or None})
             notes[tc_id] = finding_note(play, err, points)
+            expected_answer, answered = compared_pair(err)
+            pairs[tc_id] = stored_expected(expected_answer), stored_answer(answered)
+            if details is not None:
+                details[f"{unit.file} {tc_id}"] = live_detail(play, err)
         kinds = [p.mode for p in play.made]
         for mode in kinds:
             made[mode] += 1
@@ -207,7 +217,8 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan) -> BatchOu
         for mode in ok_kinds:
             survived[mode] += 1
     out = judge_batch(unit, results)
-    out.failures = [(*row[:10], f"{row[10]} | {notes[row[3]]}" if row[3] in notes else row[10]) for row in out.failures]
+    out.failures = [(*row[:6], *pairs[row[3]], *row[8:10], f"{row[10]} | {notes[row[3]]}") if row[3] in pairs else row
+                    for row in out.failures]
     for mode in MODES:
         for what, n in (("made", made[mode]), ("survived", survived[mode])):
             if n:

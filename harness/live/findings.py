@@ -1,12 +1,15 @@
 """What a failing live vector tells the vendor's developers, and how to reproduce it.
 
-* :func:`transcript_answer`: the "answer" kept in the run database for a failing live vector:
-  every interruption made (step and kind), the state the vendor restored after the last one
-  against the state the oracle had, the first divergent answer (what was asked, expected,
-  answered and the fields that differ) and the last exchanges before it;
+* :func:`compared_pair`: what the run database's failure row keeps as expected and answered:
+  the first divergent answer, the oracle's and the vendor's, in one shape (a recall in brief), so
+  the findings and the failures by cause compare them like any answer;
+* :func:`live_detail`: the whole record of a failing live vector, kept in the run's meta
+  (``live_failures``): every interruption made (step and kind), the state the vendor restored
+  after the last one against the state the oracle had, the first divergent answer (what was
+  asked, expected, answered and the fields that differ) and the last exchanges before it;
 * :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
   shows it): the interruption point, restored vs expected, the first divergent answer;
-* :func:`live_replays`: per failing vector a replay file for ``failures/`` (one JSON line): the config, the
+* :func:`live_replays`: per failing vector a replay (one JSON line of its group's file in ``failures/``): the config, the
   script cut after the divergent step, where to kill (each interruption: step and kind) and how
   to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
   (:func:`replay_live`).
@@ -21,7 +24,7 @@ from tablecert.harness.contract import VendorFault
 from tablecert.harness.round_findings import differing_fields
 
 NOTE_CHARS = 1500
-TRANSCRIPT_TAIL = 6
+TRANSCRIPT_TAIL = 4
 HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open the table (table.open), then send "
        "the steps in order, each as table.step with its seq. At each interruption kill the vendor's process group "
        "with SIGKILL: 'between' before the step is sent, 'written' once the step's request line is written, "
@@ -61,8 +64,9 @@ def _shown(value: Any) -> str:
                                 for g in games]) + " ([number, steps])"
 
 
-def transcript_answer(play: Any, err: Exception) -> dict[str, Any]:
-    """The failing vector's record (see the module docstring)."""
+def live_detail(play: Any, err: Exception) -> dict[str, Any]:
+    """The failing vector's whole record (see the module docstring), kept in the run's meta
+    (``live_failures``) for its replay."""
     last = play.made[-1] if play.made else None
     found: dict[str, Any]
     if isinstance(err, VendorFault):
@@ -75,6 +79,25 @@ def transcript_answer(play: Any, err: Exception) -> dict[str, Any]:
             "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
                                                             "point": last.describe()},
             "restored": play.restored, "divergence": found, "transcript": play.transcript[-TRANSCRIPT_TAIL:]}
+
+
+def _summary(games: list[Any]) -> list[Any]:
+    """A recall's games in brief: number, how many steps, the categories wagered."""
+    return [{"game": g.get("game"), "steps": len(g.get("steps") or []),
+             "wagers": {k: v for k, v in (g.get("wagers") or {}).items() if v}} if isinstance(g, dict) else g
+            for g in games]
+
+
+def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
+    """What the failure row keeps as expected and answered: the first divergent answer, the
+    oracle's and the vendor's, in one shape (a recall in brief), so the findings and the causes
+    compare them field by field; a fault of the vendor as ``{"fault": KIND}``."""
+    if isinstance(err, VendorFault):
+        return {"result": {"answered": True}}, {"fault": err.kind.value}
+    want, got = _games(err.expected), _games(err.answered)
+    if want is not None and got is not None:
+        return {"result": {"recall": _summary(want)}}, {"recall": _summary(got)}
+    return {"result": err.expected}, err.answered
 
 
 def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
@@ -101,23 +124,30 @@ def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
     return min(max(numbers, default=n_steps - 1) + 1, n_steps)
 
 
-def live_replays(failures: Any, op: str) -> dict[str, str]:
-    """Replay files (name -> JSON text) for the failing live vectors among ``failures`` (run
-    database failure records)."""
-    out = {}
+def live_replays(failures: Any, op: str, details: dict[str, Any], name: Any) -> dict[str, str]:
+    """Replay files (name -> text) for the failing live vectors among ``failures`` (run database
+    failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
+    group is (the reports point there), one JSON line per failing vector, from its ``details``
+    (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
+    kept (for :func:`replay_live`)."""
+    from tablecert.oracle.live_tables import SUITE_ORACLE
+
+    out: dict[str, str] = {}
     for rec in failures:
-        if rec["op"] != op or not isinstance(rec["actual"], dict) or not isinstance(rec["case"], dict):
+        detail = details.get(f"{rec['file']} {rec['tc_id']}")
+        if rec["op"] != op or not isinstance(detail, dict) or not isinstance(rec["case"], dict):
             continue
         steps = rec["case"]["steps"]
-        cut = _divergent_step(rec["actual"], len(steps))
-        kills = [p for p in rec["actual"].get("interruptions", []) if p["step"] < cut]
+        cut = _divergent_step(detail, len(steps))
+        parse, play = SUITE_ORACLE[op]
+        expected = play(parse(rec["config"]), rec["case"])["steps"][:cut]
+        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
         replay = {"replay": "tablecert live table", "tcId": rec["tc_id"], "how": HOW, "config": rec["config"],
                   "case": dict(rec["case"], steps=steps[:cut]), "interruptions": kills,
-                  "last_interruption": rec["actual"].get("last_interruption"),
-                  "divergence": rec["actual"].get("divergence"),
-                  "expected": {"steps": rec["expected"].get("result", {}).get("steps", [])[:cut]}}
-        out[f"{rec['file'].removesuffix('.jsonl.gz')}.{op}.tc{rec['tc_id']}.live.jsonl"] = \
-            json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
+                  "last_interruption": detail.get("last_interruption"), "restored": detail.get("restored"),
+                  "divergence": detail.get("divergence"), "expected": {"steps": expected}}
+        file = name(rec["file"], op, rec["tg_id"])
+        out[file] = out.get(file, "") + json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
     return out
 
 

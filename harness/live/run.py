@@ -106,7 +106,11 @@ def run_live_batch(runner: Any, batch: Batch) -> BatchOutcome:
     live: LiveRun = runner.live
     plan = live.plan_of(runner)
     runner._drop()          # one instance of the vendor at a time: the live one, on the state_dir
-    return judge_live(live.instance(runner), batch, plan)
+    details: dict[str, Any] = {}
+    outcome = judge_live(live.instance(runner), batch, plan, details)
+    if details:
+        runner.db.set_meta(live_failures={**(runner.db.meta().get("live_failures") or {}), **details})
+    return outcome
 
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:
