@@ -169,3 +169,18 @@ def test_bad_live_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", REFERENCE, "--suite",
                                "live", "--out", str(tmp_path / "run"), *extra], capture_output=True, text=True)
         assert proc.returncode == 2 and said in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_no_interruptions_is_said_on_page_1(small_suite: Path, tmp_path: Path) -> None:
+    from tablecert.reports import write_reports
+
+    out = tmp_path / "calm"
+    result, comments = live_run(REFERENCE, small_suite, out, enabled=False)
+    assert result.verdict == "pass" and comments == []
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["live"]["interruptions_enabled"] is False and summary["live"]["interruptions"]["made"] == 0
+    write_reports(out)
+    page = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(out / "certificate.pdf"), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "0 made, 0 survived" in " ".join(page.split()) and "recovery after a power loss was not tested" in \
+        " ".join(page.split())
