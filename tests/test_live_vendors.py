@@ -24,7 +24,8 @@ from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence, plan_interruptions
 from tablecert.harness.live.findings import replay_live
-from tablecert.harness.live.instance import STATE_PREFIX, InstanceControl, live_opener, vendor_state_dir, vendor_user
+from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live_opener, remove_stale_state,
+                                             vendor_state_dir, vendor_user)
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.outputs import write_outputs
 from tablecert.harness.results import RunDatabase
@@ -132,6 +133,9 @@ def test_state_dir_is_fresh_private_the_vendors_and_removed(tmp_path: Path) -> N
             assert os.listdir(state) == []
             raise RuntimeError("the run ends badly")
     assert not parent.exists()
+    (tmp_path / f"{STATE_PREFIX}left").mkdir()              # by an invocation killed with the run
+    (tmp_path / f"{STATE_PREFIX}left" / "state").mkdir()
+    assert remove_stale_state(tmp_path) == 1 and list(tmp_path.iterdir()) == []
 
 
 def test_the_plan_interrupts_every_flagged_step_and_n_seeded_points() -> None:

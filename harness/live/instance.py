@@ -159,6 +159,15 @@ def vendor_state_dir(base: Path, user: pwd.struct_passwd | None) -> Iterator[str
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def remove_stale_state(base: Path) -> int:
+    """Remove the state folders an earlier invocation of this run left in ``base`` (killed before
+    it could remove its own; the run folder's lock says no other run uses them): how many."""
+    stale = [p for p in base.glob(STATE_PREFIX + "*") if p.is_dir() and not p.is_symlink()]
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(stale)
+
+
 def live_opener(target: str, options: SessionOptions, state_dir: str) -> Callable[[], LiveSession]:
     """Sessions of the vendor command line ``target`` on ``state_dir``."""
     argv = command_argv(target)

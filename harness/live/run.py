@@ -2,7 +2,8 @@
 
 :class:`LiveRun` holds what a run's live batches share: the lab's choices (``--interruptions N``,
 ``--no-interruptions``, the seed), the run's ``state_dir`` (made when the first live batch
-starts, removed when the run ends: :func:`~tablecert.harness.live.instance.vendor_state_dir`),
+starts, removed when the run ends: :func:`~tablecert.harness.live.instance.vendor_state_dir`;
+one an earlier, killed invocation of the run left behind is removed first),
 the interruption plan over the whole suite (:func:`~tablecert.harness.live.driver.plan_interruptions`,
 kept in the run's meta as ``live``) and the vendor instance it kills and restarts
 (:class:`~tablecert.harness.live.instance.InstanceControl`, each restart checked to be the
@@ -22,7 +23,8 @@ from typing import Any
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
                                            judge_live, plan_interruptions)
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir, vendor_user
+from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, vendor_state_dir,
+                                             vendor_user)
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import Batch, iter_batches
 from tablecert.oracle.live_tables import LIVE_OPS, SUITE_OP
@@ -67,6 +69,7 @@ class LiveRun:
             from tablecert.harness.runner import _identity, restarted_as_before
 
             argv = shlex.split(self.target)
+            remove_stale_state(self.base)
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_user(argv, self.options)))
             began = _identity(runner.hello)
             opener = live_opener(self.target, self.options, self.state_dir)
