@@ -28,7 +28,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import EVERY_STEP_FLAG, MODES, judge_live, plan_interruptions
 from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir, vendor_user
 from tablecert.harness.suite_reader import iter_batches
-from tablecert.oracle.live_tables import SUITE_OP
+from tablecert.oracle.live_tables import GAME_OF_OP
 from tablecert.vectors.suites import generate
 
 
@@ -45,7 +45,7 @@ def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float,
         outcomes = [judge_live(control, batch, plan) for batch in batches]
         wall = time.perf_counter() - wall
         control.close()
-    passed = sum(o.counts[("op", SUITE_OP, "pass")] for o in outcomes)
+    passed = sum(sum(o.counts[("op", op, "pass")] for op in GAME_OF_OP) for o in outcomes)
     made = sum(o.counts[("interruption", m, "made")] for o in outcomes for m in MODES)
     survived = sum(o.counts[("interruption", m, "survived")] for o in outcomes for m in MODES)
     return wall, passed, sum(len(b.cases) for b in batches), made, survived
@@ -61,8 +61,8 @@ def main() -> int:
     options = SessionOptions(isolation=args.isolation, timeout=60)
     with tempfile.TemporaryDirectory(prefix="bench-live-suite-") as tmp:
         generate("live", Path(tmp))
-        batches = [b for b in iter_batches(Path(tmp), 1000) if b.op == SUITE_OP]
-    vectors = [(tc, len(case["steps"]), EVERY_STEP_FLAG in flags)
+        batches = [b for b in iter_batches(Path(tmp), 1000) if b.op in GAME_OF_OP]
+    vectors = [((b.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
                for b in batches for tc, case, flags in zip(b.tc_ids, b.cases, b.flags)]
     steps = sum(n for _, n, _ in vectors)
     wall, passed, total, _, _ = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, 0, 0, False))

@@ -30,7 +30,7 @@ from xml.sax.saxutils import escape, quoteattr
 from tablecert.harness.causes import analyse, keep_spectrum
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
-from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_OP, live_summary
+from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.round_findings import shortest_script
@@ -222,9 +222,9 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
     folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
-    live = live_replays(db.failures(), LIVE_OP, db.meta().get("live_failures") or {}, replay_name)
+    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.meta().get("live_failures") or {}, replay_name)
     for rec in db.failures():
-        if rec["op"] == LIVE_OP:
+        if rec["op"] in LIVE_SUITE_OPS:
             continue                      # a live vector's replay is its script with its kills (below)
         replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
         replay[2].append(rec["case"])

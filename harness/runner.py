@@ -48,7 +48,7 @@ from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_a
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
 from tablecert.harness.verdict import Decision, ScopeError, conclude, required_ops, suite_ops
-from tablecert.oracle.live_tables import SUITE_OP as LIVE_OP
+from tablecert.oracle.live_tables import GAME_OF_OP as LIVE_SUITE_OPS
 from tablecert.vectors.checks import load_manifest
 
 DEFAULT_BATCH_SIZE = 1000
@@ -490,7 +490,7 @@ class Runner:
             if batch.key in done:
                 continue
             mark_batch(batch, self.capabilities)
-            if batch.op == LIVE_OP:             # live tables: one step per request, interrupted
+            if batch.op in LIVE_SUITE_OPS:      # live tables: one step per request, interrupted
                 from tablecert.harness.live.run import run_live_batch
 
                 outcome = run_live_batch(self, batch)

@@ -2,7 +2,8 @@
 append-only journal in the ``state_dir`` the harness gave in ``hello``, each entry written with
 one ``write`` and ``fsync``'d before the answer is sent, and replayed when the vendor starts.
 
-Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}``, ``{"step": ID, "seq":
+Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and ``"game":
+"paigow"`` for a pai gow table), ``{"step": ID, "seq":
 int, "act": STEP}`` or ``{"close": ID}``. A step is journaled (its input: the oracle's play is a
 pure function of the steps) before it is applied in memory and answered, so a vendor killed at
 any instant has applied it wholly (the entry is in the journal: the replay applies it) or not at
@@ -19,13 +20,29 @@ import os
 import re
 from typing import Any
 
-from tablecert.oracle.craps_round import MAX_AMOUNT, check_step
+from tablecert.oracle.craps_round import MAX_AMOUNT
 from tablecert.oracle.errors import CaseError, ConfigError
-from tablecert.oracle.live_tables import LiveTable
+from tablecert.oracle.live_tables import GAMES, LiveTable
 from tablecert.oracle.table_config import is_int
 
 JOURNAL = "tables.journal"
 TABLE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
+
+
+def live_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries of the tables still open: those of a table closed later (an id may be opened
+    again after its close) change nothing and are not played again."""
+    closing: set[str] = set()
+    kept = []
+    for entry in reversed(entries):
+        table_id = entry.get("open", entry.get("step", entry.get("close")))
+        if "close" in entry:
+            closing.add(table_id)
+        elif table_id not in closing:
+            kept.append(entry)
+        if "open" in entry:
+            closing.discard(table_id)
+    return kept[::-1]
 
 
 class LiveError(Exception):
@@ -45,10 +62,8 @@ class TableJournal:
         self.path = os.path.join(state_dir, JOURNAL)
         self.tables: dict[str, LiveTable] = {}
         entries = self._read()
-        closed = {entry["close"] for entry in entries if "close" in entry}
-        for entry in entries:       # a closed table's entries change nothing: not played again
-            if entry.get("open", entry.get("step", entry.get("close"))) not in closed:
-                self.apply(entry)
+        for entry in live_entries(entries):
+            self.apply(entry)
         self.replayed(entries)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
@@ -81,7 +96,8 @@ class TableJournal:
     def apply(self, entry: dict[str, Any]) -> Any:
         """An entry's effect on the tables in memory (at replay, and after journaling it)."""
         if "open" in entry:
-            self.tables[entry["open"]] = self.table_class.open(entry["config"], entry["rack"])
+            game = entry.get("game", "craps")
+            self.tables[entry["open"]] = self.table_class.open(entry["config"], entry["rack"], game)
             return self.tables[entry["open"]].resume()
         if "close" in entry:
             del self.tables[entry["close"]]
@@ -110,18 +126,22 @@ class TableJournal:
                 raise LiveError("table_exists", f"table {table_id!r} is open")
             if not is_int(rack) or not 0 <= rack <= MAX_AMOUNT:
                 raise LiveError("invalid_request", "'rack' must be an integer from 0 to 2^53 - 1")
+            game = request.get("game", "craps")
+            if game not in GAMES:
+                raise LiveError("invalid_request", f"'game' must be one of {', '.join(GAMES)}")
             try:
-                self.table_class.open(request.get("config"), rack)
+                self.table_class.open(request.get("config"), rack, game)
             except ConfigError as err:
                 raise LiveError("invalid_config", f"{err.field}: {err.message}") from None
-            return self.journaled({"open": table_id, "config": request.get("config"), "rack": rack})
+            games = {"game": game} if game != "craps" else {}
+            return self.journaled({"open": table_id, "config": request.get("config"), "rack": rack, **games})
         table = self._known(request)
         if op == "table.step":
             seq = request.get("seq")
             if not is_int(seq) or seq != len(table.steps):
                 raise LiveError("out_of_sequence", f"'seq' {seq!r}: the table has played {len(table.steps)} steps")
             try:
-                step = check_step(request.get("step"))
+                step = table.rules.check_step(request.get("step"))
             except CaseError as err:
                 raise LiveError(err.code, err.message) from None
             return self.journaled({"step": request["table"], "seq": seq, "act": step})

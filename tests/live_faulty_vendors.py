@@ -55,6 +55,17 @@ class RackNotLayout(Restored):
         table.table.bets.clear()
 
 
+class Redeals(Restored):
+    """Voids a pai gow round that was dealt and not settled when the power went (its wagers back to
+    the rack), so that it is dealt again."""
+
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        t = table.table
+        if table.game == "paigow" and t.dealt is not None:
+            t.rack += t.in_action()
+            t.dealt = None
+
+
 class InFlightTwice(TableJournal):
     """Replays the journal's last entry again when it is a roll: the roll in flight settled twice."""
 
@@ -73,7 +84,7 @@ class InFlightNever(TableJournal):
         last = entries[-1] if entries else {}
         if last.get("act", {}).get("act") == "roll" and last["step"] in self.tables:
             table = self.tables[last["step"]]
-            fresh = LiveTable(table.config, table.rack)
+            fresh = LiveTable(table.config, table.rack, table.game)
             for step in table.steps[:-1]:
                 fresh.step(step)
             table.table = fresh.table     # the steps (and records) say it was played; the table says not
@@ -140,6 +151,7 @@ JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
     "recall-out-of-order": (_recalling(NewestFirst), "recalls the games newest first"),
     "recall-missing-steps": (_recalling(RollsOnly), "recalls only the rolls of each game"),
     "recall-missing-interrupted-game": (ForgetsInterruptedGame, "leaves the interrupted game out of the recall"),
+    "paigow-redeal": (Redeals, "pai gow: a round interrupted after the deal is voided and dealt again"),
 }
 LIVE_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
 

@@ -154,7 +154,7 @@ def test_live_suite_matches_its_golden_manifest(tmp_path: Path) -> None:
     generate("live", tmp_path / "live")
     golden = json.loads(resources.files("tablecert.vectors").joinpath("golden", "live.manifest.json").read_text())
     assert load_manifest(tmp_path / "live") == golden
-    assert golden["numberOfTests"] == 14 + 24
+    assert golden["numberOfTests"] == 14 + 24 + 1 + 4          # craps named + seeded, pai gow named + seeded
 
 
 def test_the_contracts_worked_example_is_the_reference_vendors_answer(tmp_path: Path) -> None:
@@ -167,3 +167,38 @@ def test_the_contracts_worked_example_is_the_reference_vendors_answer(tmp_path: 
     vendor = ReferenceVendor()
     vendor.handle({"id": 0, "op": "hello", "protocol": "tablecert-vendor/2", "state_dir": str(tmp_path)})
     assert [vendor.handle(r) for r in requests] == answers
+
+
+def test_a_table_id_opened_again_after_its_close_replays_only_its_new_table(tmp_path: Path) -> None:
+    journal = journal_with(tmp_path, SCRIPT[:2])
+    journal.handle("table.close", {"table": "t1"})
+    journal.handle("table.open", {"table": "t1", "config": TABLE, "rack": 7})
+    journal.handle("table.step", {"table": "t1", "seq": 0, "step": bet("pass", 500)})     # 7 chips: refused
+    again = TableJournal(str(tmp_path)).handle("table.resume", {"table": "t1"})
+    assert again["steps"] == 1 and again["table"]["rack"] == 7 and again == journal.handle("table.resume", {"table": "t1"})
+
+
+def test_a_paigow_table_deals_settles_and_passes_the_bank(tmp_path: Path) -> None:
+    from tablecert.oracle.paigow import settle
+
+    royal = ["As", "Ks", "Qs", "Js", "Ts", "2d", "3h"]                   # a royal flush: the player bonus pays
+    dealer = ["2c", "3d", "4h", "5s", "7c", "8d", "9h"]
+    other = ["4c", "4d", "6h", "6s", "8c", "Jd", "Kh"]
+    deal = {"act": "deal", "dealer": dealer, "bank_seat": 2,
+            "seats": [{"seat": 1, "wager": 500, "cards": royal}, {"seat": 2, "wager": 300, "cards": other}]}
+    journal = TableJournal(str(tmp_path))
+    journal.handle("table.open", {"table": "p1", "config": {"cap": 4_000_000}, "rack": 10_000, "game": "paigow"})
+    refused = journal.handle("table.step", {"table": "p1", "seq": 0, "step": {"act": "settle"}})
+    assert refused["error"] == "no_round"
+    dealt = journal.handle("table.step", {"table": "p1", "seq": 1, "step": deal})
+    assert dealt["table"] == {"round": 0, "rack": 9_200, "dealt": {k: deal[k] for k in ("dealer", "bank_seat", "seats")}}
+    assert journal.handle("table.step", {"table": "p1", "seq": 2, "step": deal})["error"] == "round_dealt"
+    again = TableJournal(str(tmp_path))                          # the power went after the deal
+    assert again.handle("table.resume", {"table": "p1"}) == {"steps": 3, "table": dealt["table"]}
+    settled = again.handle("table.step", {"table": "p1", "seq": 3, "step": {"act": "settle"}})
+    seats = settle(4_000_000, {k: deal[k] for k in ("dealer", "bank_seat", "seats")})["seats"]
+    assert settled["events"] == seats and settled["events"][0]["player_bonus"] == "royal_flush"
+    assert settled["table"]["rack"] == 9_200 + sum(s["total_win"] + s["wager_returned"] for s in seats)
+    game, = again.handle("table.recall", {"table": "p1"})["games"]
+    assert game["wagers"] == {"imperial_bonus": 800} and [s["step"]["act"] for s in game["steps"]] == \
+        ["settle", "deal", "deal", "settle"]

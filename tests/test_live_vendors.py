@@ -47,8 +47,9 @@ def faulty(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def small_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two named scripts (a come bet travelling; working calls over three games) and one seeded
-    session of twelve games: enough to catch every faulty live vendor."""
+    """Two named scripts (a come bet travelling; working calls over three games), one seeded
+    session of twelve games and the pai gow script of four rounds: enough to catch every faulty
+    live vendor."""
     suite = tmp_path_factory.mktemp("live") / "suite"
     profile = load_profile(DEFAULT_PROFILE)
     named, seeded = live_cases.live_groups(profile.craps)
@@ -56,6 +57,8 @@ def small_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     groups = [VectorGroup(named.op, named.config, named.comment, keep),
               VectorGroup(seeded.op, seeded.config, seeded.comment, [list(seeded.vectors)[2]])]
     written = write_vector_set(suite, "live", live_cases.OP, DEFAULT_PROFILE, profile.sha256, groups)
+    paigow = next(live_cases.paigow_groups(profile.paigow_cap))        # the bank passing, every step
+    written += write_vector_set(suite, "live", live_cases.PAIGOW_OP, DEFAULT_PROFILE, profile.sha256, [paigow])
     (suite / "manifest.json").write_bytes(manifest_bytes(build_manifest("live", DEFAULT_PROFILE, profile.sha256,
                                                                         ("prompt", "expected"), suite, written)))
     return suite
@@ -97,7 +100,7 @@ def test_memory_only_passes_until_the_first_kill(small_suite: Path, tmp_path: Pa
 
 def test_a_vendor_without_live_ops_gets_them_unsupported(small_suite: Path, tmp_path: Path) -> None:
     result, _ = live_run(faulty("old"), small_suite, tmp_path / "old")
-    assert result.totals["unsupported"] == 3 and result.totals["pass"] == 0 and result.verdict != "pass"
+    assert result.totals["unsupported"] == 4 and result.totals["pass"] == 0 and result.verdict != "pass"
 
 
 def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Path) -> None:
@@ -139,10 +142,10 @@ def test_state_dir_is_fresh_private_the_vendors_and_removed(tmp_path: Path) -> N
 
 
 def test_the_plan_interrupts_every_flagged_step_and_n_seeded_points() -> None:
-    vectors = [(1, 5, True), (2, 40, False), (3, 40, False)]
+    vectors = [(("a", 1), 5, True), (("a", 2), 40, False), (("b", 1), 40, False)]
     plan = plan_interruptions(vectors, 10, 7)
-    assert plan.of(1) == {0: "between", 1: "written", 2: "answered", 3: "between", 4: "written"}
-    assert len(plan.of(2)) + len(plan.of(3)) == 10
+    assert plan.of(("a", 1)) == {0: "between", 1: "written", 2: "answered", 3: "between", 4: "written"}
+    assert len(plan.of(("a", 2))) + len(plan.of(("b", 1))) == 10 and plan.of(("b", 2)) == {}
     assert plan == plan_interruptions(vectors, 10, 7) and plan != plan_interruptions(vectors, 10, 8)
     assert sum(map(len, plan_interruptions(vectors, 1000, 7).points.values())) == 5 + 80
     assert plan_interruptions(vectors, 10, 7, enabled=False).points == {}
@@ -156,9 +159,11 @@ def test_certify_live_reference_survives_every_named_step_and_seeded_points(tmp_
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
-    named_steps = sum(len(v.case["steps"]) for v in next(live_cases.live_groups(load_profile(DEFAULT_PROFILE).craps))
-                      .vectors)
+    profile = load_profile(DEFAULT_PROFILE)
+    named_steps = sum(len(v.case["steps"]) for v in next(live_cases.live_groups(profile.craps)).vectors)
     assert named_steps == 133                       # the rounds suite's fourteen named scripts
+    named_steps += sum(len(v.case["steps"]) for v in next(live_cases.paigow_groups(profile.paigow_cap)).vectors)
+    assert named_steps == 133 + 10                  # and pai gow's four rounds, two refused steps
     made = summary["live"]["interruptions"]
     assert summary["verdict"] == "pass" and made["made"] == made["survived"] == named_steps + 60
     assert all(k["made"] > 30 for k in made["by_kind"].values())

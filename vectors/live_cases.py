@@ -22,13 +22,17 @@ from typing import Any
 
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import DICE_OF_TOTAL, RoundConfig, Table, apply_step, parse_round_config
-from tablecert.oracle.live_tables import SUITE_OP, ends_game
+from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code
+from tablecert.oracle.live_tables import PAIGOW_OP, SUITE_OP, ends_game
 from tablecert.vectors.craps_cases import commission_variant
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.round_cases import CLAUSES, RACK_UNITS, default_house_rules, named_scripts
 
 OP = SUITE_OP
 SESSIONS = 24
+PAIGOW_SESSIONS = 4
+PAIGOW_ROUNDS = 12
+PAIGOW_SEATS = (1, 2, 3, 4)
 GAMES = (3, 6, 12)
 MAX_SESSION_STEPS = 200
 SEED = b"tablecert live suite 1"
@@ -101,3 +105,38 @@ def live_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
                       [Vector(session(config, GAMES[i % len(GAMES)], draw),
                               f"seeded session {i + 1}: {GAMES[i % len(GAMES)]} games", ("LiveSeeded",), CLAUSES)
                        for i in range(SESSIONS)])
+
+
+def _deal(draw: Draw, bank_seat: int | None) -> dict[str, Any]:
+    """A seeded deal: a shuffled deck (the joker in it), the dealer's hand and each seat's."""
+    deck = list(range(DECK_SIZE))
+    for i in range(len(deck) - 1, 0, -1):
+        j = draw.below(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    hands = [[card_code(c) for c in deck[k * HAND_SIZE:(k + 1) * HAND_SIZE]] for k in range(1 + len(PAIGOW_SEATS))]
+    return {"act": "deal", "dealer": hands[0], "bank_seat": bank_seat,
+            "seats": [{"seat": seat, "wager": (1 + draw.below(5)) * 100, "cards": hand}
+                      for seat, hand in zip(PAIGOW_SEATS, hands[1:])]}
+
+
+def paigow_session(draw: Draw, banks: list[int | None]) -> dict[str, Any]:
+    """Rounds dealt and settled one after another, banked in turn by ``banks`` (None: the dealer)."""
+    steps = [step for bank in banks for step in (_deal(draw, bank), {"act": "settle"})]
+    return {"rack": 1_000_000, "steps": steps}
+
+
+def paigow_groups(cap: int) -> Iterator[VectorGroup]:
+    """The live suite's pai gow groups: the bank passing to a player and back, interrupted at every
+    step (with a settle before any deal and a second deal refused), and seeded sessions."""
+    config = {"cap": cap}
+    draw = Draw(SEED + b" paigow")
+    named = paigow_session(draw, [None, 2, None, 3])
+    named["steps"] = [{"act": "settle"}, *named["steps"][:1], named["steps"][2], *named["steps"][1:]]
+    yield VectorGroup(PAIGOW_OP, config, "pai gow rounds at a live table, the bank passing, interrupted at every step",
+                      [Vector(named, "four rounds: the dealer banks, then seat 2, the dealer, seat 3; a settle before "
+                              "any deal and a second deal before the settle are refused", ("LivePaigow", "LiveEveryStep"),
+                              ("INT-BONUS-WAGER-RETURNED",))])
+    yield VectorGroup(PAIGOW_OP, config, f"{PAIGOW_SESSIONS} seeded pai gow sessions of {PAIGOW_ROUNDS} rounds",
+                      [Vector(paigow_session(draw, [draw.pick([None, None, *PAIGOW_SEATS]) for _ in range(PAIGOW_ROUNDS)]),
+                              f"seeded pai gow session {i + 1}", ("LivePaigow", "LiveSeeded"), ("INT-BONUS-WAGER-RETURNED",))
+                       for i in range(PAIGOW_SESSIONS)])

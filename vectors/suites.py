@@ -58,8 +58,9 @@ SUITES: dict[str, SuiteInfo] = {
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
                         "house rule, one named script per bug class", ("craps.round",), "62,230 rounds"),
     "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
-                      "rounds suite's named scripts at every step, seeded sessions of many games at seeded points",
-                      (live_cases.OP,), "38 rounds"),
+                      "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
+                      "pai gow rounds with the bank passing",
+                      (live_cases.OP, live_cases.PAIGOW_OP), "38 craps rounds, 5 pai gow sessions"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
@@ -108,7 +109,9 @@ def _round_sets(profile_id: str) -> Iterator[VectorSetPlan]:
 
 def _live_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     """Live-table rounds on the suite profile's craps table (:mod:`tablecert.vectors.live_cases`)."""
-    yield live_cases.OP, profile_id, "", list(live_cases.live_groups(load_profile(profile_id).craps))
+    profile = load_profile(profile_id)
+    yield live_cases.OP, profile_id, "", list(live_cases.live_groups(profile.craps))
+    yield live_cases.PAIGOW_OP, profile_id, "", list(live_cases.paigow_groups(profile.paigow_cap))
 
 
 def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:

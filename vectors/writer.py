@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from tablecert import __version__
 from tablecert.oracle.errors import CaseError, ConfigError
-from tablecert.oracle.live_tables import SUITE_OP as LIVE_OP, SUITE_ORACLE
+from tablecert.oracle.live_tables import SUITE_ORACLE
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.model import VectorGroup
 
@@ -63,8 +63,8 @@ def _round_notes() -> dict[str, dict[str, str]]:
 @cache
 def header_notes(op: str) -> dict[str, dict[str, str]]:
     """The notes an ``op`` file's expected header carries: ``notes.toml``'s, for the round ops
-    ``round_notes.toml``'s too, and for the live tables' op also ``live_notes.toml``'s."""
-    if op == LIVE_OP:
+    ``round_notes.toml``'s too, and for the live tables' ops also ``live_notes.toml``'s."""
+    if op in SUITE_ORACLE:
         return notes()
     return _round_notes() if op in ROUND_OPS else _notes_file("notes.toml")
 

@@ -38,7 +38,7 @@ from tablecert.harness.judge import strict_equal
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import Batch
-from tablecert.oracle.live_tables import ends_game, initial_table, recall_of
+from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
 
 MODES = ("between", "written", "answered")
 DIMENSION = "interruption"
@@ -60,28 +60,29 @@ class Interruption:
 
 @dataclass(frozen=True)
 class LivePlan:
-    """Where to interrupt each live vector: tcId -> its interruptions (by step)."""
+    """Where to interrupt each live vector: (file, tcId) -> its interruptions (by step)."""
 
-    points: dict[int, dict[int, str]] = field(default_factory=dict)
+    points: dict[Any, dict[int, str]] = field(default_factory=dict)
     seed: int = 0
     asked: int = 0
 
-    def of(self, tc_id: int) -> dict[int, str]:
-        return self.points.get(tc_id, {})
+    def of(self, key: Any) -> dict[int, str]:
+        return self.points.get(key, {})
 
     def meta(self) -> dict[str, Any]:
         every = sum(len(p) for p in self.points.values())
         return {"interruptions_planned": every, "interruption_seed": self.seed, "interruptions_asked": self.asked}
 
 
-def plan_interruptions(vectors: Iterable[tuple[int, int, bool]], n: int, seed: int, enabled: bool = True) -> LivePlan:
-    """The plan over ``vectors`` (tcId, steps, interrupted at every step): every step of those
+def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True) -> LivePlan:
+    """The plan over ``vectors`` (key, steps, interrupted at every step; the key a vector's (file,
+    tcId), as tcIds restart in each file): every step of those
     flagged, each by the next kind in turn, and ``n`` seeded points among the steps of the
     others, each of a seeded kind (fewer when there are fewer steps)."""
     if not enabled:
         return LivePlan({}, seed, 0)
-    points: dict[int, dict[int, str]] = {}
-    rest: list[tuple[int, int]] = []
+    points: dict[Any, dict[int, str]] = {}
+    rest: list[tuple[Any, int]] = []
     for tc_id, steps, every in vectors:
         if every:
             points[tc_id] = {i: MODES[i % len(MODES)] for i in range(steps)}
@@ -124,8 +125,9 @@ class Play:
         self.pending = None
 
 
-def table_id(tc_id: int) -> str:
-    return f"t{tc_id}"
+def table_id(tc_id: int, game: str = "craps") -> str:
+    """The table a vector is played on: ``t`` and its tcId (``p`` for pai gow: tcIds restart per op)."""
+    return f"{'t' if game == 'craps' else 'p'}{tc_id}"
 
 
 def _expect(play: Play, asked: str, answer: dict[str, Any], expected: Any) -> None:
@@ -136,20 +138,22 @@ def _expect(play: Play, asked: str, answer: dict[str, Any], expected: Any) -> No
 
 
 def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any], expected: list[dict[str, Any]],
-                points: dict[int, str], play: Play) -> None:
-    """Play one live vector (see the module docstring); Divergence at the first wrong answer."""
-    tid = table_id(tc_id)
+                points: dict[int, str], play: Play, game: str = "craps") -> None:
+    """Play one live vector of ``game`` (see the module docstring); Divergence at the first wrong answer."""
+    tid = table_id(tc_id, game)
     rack, steps = case["rack"], case["steps"]
+    rules = GAMES[game]
 
     def before(i: int) -> dict[str, Any]:
-        return expected[i - 1]["table"] if i else initial_table(rack)
+        return expected[i - 1]["table"] if i else rules.initial_table(rack)
 
     def recall(i: int, asked: str) -> None:
         _expect(play, f"table.recall {asked}", control.send("table.recall", table=tid),
-                recall_of(rack, steps[:i], expected[:i]))
+                recall_of(rack, steps[:i], expected[:i], game))
 
-    _expect(play, "table.open", control.send("table.open", table=tid, config=config, rack=rack),
-            {"steps": 0, "table": initial_table(rack)})
+    named = {"game": game} if game != "craps" else {}
+    _expect(play, "table.open", control.send("table.open", table=tid, config=config, rack=rack, **named),
+            {"steps": 0, "table": rules.initial_table(rack)})
     recall(0, "after the table was opened")
     for i, step in enumerate(steps):
         mode = points.get(i)
@@ -171,7 +175,7 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             sent = applied
         if not sent:
             _expect(play, f"table.step {i}", control.send("table.step", table=tid, seq=i, step=step), expected[i])
-        if ends_game(step, expected[i]):
+        if rules.ends_game(step, expected[i]):
             recall(i + 1, f"after game ended by step {i}")
     recall(len(steps), "at the end of the round")
     _expect(play, "table.close", control.send("table.close", table=tid), {})
@@ -198,9 +202,9 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     for i, tc_id in enumerate(unit.tc_ids):
         expected = unit.expected[i].get("result", {}).get("steps")
         play = Play(tc_id)
-        points = plan.of(tc_id)
+        points = plan.of((unit.file, tc_id))
         try:
-            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play)
+            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP[unit.op])
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process

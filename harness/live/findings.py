@@ -124,18 +124,19 @@ def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
     return min(max(numbers, default=n_steps - 1) + 1, n_steps)
 
 
-def live_replays(failures: Any, op: str, details: dict[str, Any], name: Any) -> dict[str, str]:
-    """Replay files (name -> text) for the failing live vectors among ``failures`` (run database
-    failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
+def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) -> dict[str, str]:
+    """Replay files (name -> text) for the failing live vectors (of the ``ops``) among ``failures``
+    (run database failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
     kept (for :func:`replay_live`)."""
-    from tablecert.oracle.live_tables import SUITE_ORACLE
+    from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
 
     out: dict[str, str] = {}
     for rec in failures:
         detail = details.get(f"{rec['file']} {rec['tc_id']}")
-        if rec["op"] != op or not isinstance(detail, dict) or not isinstance(rec["case"], dict):
+        op = rec["op"]
+        if op not in ops or not isinstance(detail, dict) or not isinstance(rec["case"], dict):
             continue
         steps = rec["case"]["steps"]
         cut = _divergent_step(detail, len(steps))
@@ -143,6 +144,7 @@ def live_replays(failures: Any, op: str, details: dict[str, Any], name: Any) -> 
         expected = play(parse(rec["config"]), rec["case"])["steps"][:cut]
         kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
         replay = {"replay": "tablecert live table", "tcId": rec["tc_id"], "how": HOW, "config": rec["config"],
+                  "game": GAME_OF_OP[op],
                   "case": dict(rec["case"], steps=steps[:cut]), "interruptions": kills,
                   "last_interruption": detail.get("last_interruption"), "restored": detail.get("restored"),
                   "divergence": detail.get("divergence"), "expected": {"steps": expected}}
@@ -160,7 +162,7 @@ def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
     points = {p["step"]: p["mode"] for p in replay["interruptions"]}
     try:
         play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-                    Play(replay["tcId"]))
+                    Play(replay["tcId"]), replay.get("game", "craps"))
     except (Divergence, VendorFault) as err:
         return err
     return None

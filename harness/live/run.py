@@ -27,7 +27,7 @@ from tablecert.harness.live.instance import (InstanceControl, live_opener, remov
                                              vendor_user)
 from tablecert.harness.results import BatchOutcome
 from tablecert.harness.suite_reader import Batch, iter_batches
-from tablecert.oracle.live_tables import LIVE_OPS, SUITE_OP
+from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.protocol import V2
 
 
@@ -84,8 +84,8 @@ class LiveRun:
     def plan_of(self, runner: Any) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
-            vectors = [(tc, len(case["steps"]), EVERY_STEP_FLAG in flags)
-                       for batch in iter_batches(runner.suite_dir, runner.batch_size) if batch.op == SUITE_OP
+            vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
+                       for batch in iter_batches(runner.suite_dir, runner.batch_size) if batch.op in GAME_OF_OP
                        for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled)
             runner.db.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
@@ -125,5 +125,6 @@ def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dic
                                       "survived": sum(k["survived"] for k in by_kind.values()), "by_kind": by_kind}}
 
 
-LIVE_OP = SUITE_OP
-__all__ = ["DIMENSION", "LIVE_OP", "LiveRun", "LiveSettings", "live_summary", "run_live_batch", "supports_live"]
+LIVE_SUITE_OPS = tuple(GAME_OF_OP)
+"""The live suite's ops (``craps.table``, ``paigow.table``): each batch of them is played here."""
+__all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveRun", "LiveSettings", "live_summary", "run_live_batch", "supports_live"]
