@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
             max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
             hand_slice: Any = None, parallel: Any = None, max_run_seconds: float | None = None,
-            seal_key: Path | None = None, run_id: str | None = None) -> tuple[RunResult, dict[str, Any]]:
+            seal_key: Path | None = None, run_id: str | None = None,
+            live: Any = None) -> tuple[RunResult, dict[str, Any]]:
     """Run the suite and write every output; with ``reports`` also the certificate and the
     findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
     whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
@@ -127,7 +129,9 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
     ``parallel``: a :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each
     vendor instance gets the same confined vendor target. The run's record is sealed with the run
     key ``seal_key`` (default: the lab's, :func:`tablecert.harness.seal.run_key`) before any output
-    is written; ``run_id`` names the run (its shards must share it to be merged)."""
+    is written; ``run_id`` names the run (its shards must share it to be merged); ``live``: a
+    :class:`tablecert.harness.live.run.LiveSettings` for the live suite's interruptions (a
+    subprocess vendor's live tables are played on a fresh ``state_dir`` made in ``out``)."""
     key = seal.run_key(seal_key)
     key_folder = (seal_key.resolve() if seal_key is not None else seal.default_key_path()).parent
     with locked_run_folder(out):
@@ -150,8 +154,15 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
                                   **({"run_id": run_id} if run_id is not None else {})},
                         require=require, hand_slice=hand_slice, max_run_seconds=max_run_seconds,
                         parallel=parallel and replace(parallel, vendor=vendor))
+        live_run = None
+        if vendor.adapter == "subprocess":
+            from tablecert.harness.live.run import LiveRun, LiveSettings
+
+            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(live or LiveSettings()))
+        runner.live = live_run
         try:
-            result = runner.run()
+            with live_run or nullcontext():
+                result = runner.run()
         except VendorNotGreeted:
             seal.seal_folder(out, key)
             write_outputs(out)

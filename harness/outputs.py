@@ -29,6 +29,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.causes import analyse, keep_spectrum
 from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
+from tablecert.harness.live.findings import live_replays
+from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.round_findings import shortest_script
@@ -100,6 +102,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
                    for f in faults],
         "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
         **({"hand_causes": causes} if (causes := hand_cause_totals(db.db)) else {}),
+        **({"live": live_summary(meta["live"], db.totals(LIVE_DIMENSION))} if meta.get("live") else {}),
         "causes": analyse(db.db, Path(db.path).parent, meta).as_json(),
     }
 
@@ -221,7 +224,10 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
     folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
+    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.meta().get("live_failures") or {}, replay_name)
     for rec in db.failures():
+        if rec["op"] in LIVE_SUITE_OPS:
+            continue                      # a live vector's replay is its script with its kills (below)
         replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
         replay[2].append(rec["case"])
         replay[3].append(rec["tc_id"])
@@ -238,18 +244,21 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
             rec["op"], rec["config"], rec["cases"], list(range(rec["first_tc"], rec["first_tc"] + rec["n"])))
     meta = db.meta()
     replays.update(hand_replays(db.db, meta))
-    if not replays:
+    if not replays and not live:
         remove_our_folder(folder)
         return 0
     building = new_folder(run_dir, "failures")
     try:
         _write_replays(replays, building, int(meta.get("hand_batch_size") or REPLAY_LINE_CASES),
                        db.meta().get("protocol") or V2)
+        for name, text in sorted(live.items()):
+            with open(building / name, "x", encoding="utf-8") as f:
+                f.write(text)
         replace_folder(building, folder)
     except BaseException:
         remove_our_folder(building)
         raise
-    return len(replays)
+    return len(replays) + len(live)
 
 
 def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], folder: Path, per_line: int,

@@ -42,6 +42,12 @@ def _differing(want: Any, got: Any, path: str) -> list[str]:
     return [] if strict_equal(want, got) else [path.rstrip(".") or "(answer)"]
 
 
+def differing_fields(want: Any, got: Any) -> list[str]:
+    """Dotted paths where two answers differ (events and bets keyed by bet id), as
+    :func:`first_divergence` names them; the live tables' findings use it for every answer."""
+    return _differing(want, got, "")
+
+
 def first_divergence(case: Any, expected: Any, actual: Any) -> dict[str, Any] | None:
     """The first step of a round where ``actual`` (the vendor's result) departs from ``expected``
     (the oracle's result): ``{"step": i, "act": STEP, "table_before": TABLE, "expected": RECORD,

@@ -48,6 +48,7 @@ from tablecert.harness.results import BatchOutcome, RunDatabase, dumps, stored_a
 from tablecert.harness.suite_reader import Batch, count_cases, iter_batches
 from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
 from tablecert.harness.verdict import Decision, ScopeError, conclude, required_ops, suite_ops
+from tablecert.oracle.live_tables import GAME_OF_OP as LIVE_SUITE_OPS
 from tablecert.vectors.checks import load_manifest
 
 DEFAULT_BATCH_SIZE = 1000
@@ -307,6 +308,7 @@ class Runner:
             raise RunError(str(err)) from None
         self.session: VendorSession | None = None
         self.hello: Hello | None = None
+        self.live: Any = None          # a tablecert.harness.live.run.LiveRun: plays the live suite's batches
         self.capabilities = Capabilities()
         self.failures = self.db.outcome_totals()["fail"]
         self.judged = JudgedRecord(self.db)
@@ -488,7 +490,13 @@ class Runner:
             if batch.key in done:
                 continue
             mark_batch(batch, self.capabilities)
-            if batch.op not in self.hello.ops or len(batch.outside or ()) == len(batch.cases):
+            if batch.op in LIVE_SUITE_OPS:      # live tables: one step per request, interrupted
+                from tablecert.harness.live.run import run_live_batch
+
+                outcome = run_live_batch(self, batch)
+                self.record(outcome)
+                self.failures += outcome.failed
+            elif batch.op not in self.hello.ops or len(batch.outside or ()) == len(batch.cases):
                 self.record(whole_batch(batch, "unsupported", "unsupported"))
             else:
                 outcome = run_vector_batch(self, batch, self.hello.protocol)

@@ -238,6 +238,16 @@ def _parents(paths: list[str]) -> list[str]:
     return [arg for folder in sorted(made) for arg in ("--perms", "0755", "--dir", folder)]
 
 
+def _private_parents(paths: list[str]) -> list[str]:
+    """The folders above ``paths`` that lie in a private tmpfs (``/tmp``, ``/var/tmp``, ``/dev/shm``,
+    HOME), made again once those are mounted: made by bubblewrap itself they would be 0700 as
+    root, and a folder bound writable there (a ``state_dir`` under /tmp) unreachable to the vendor."""
+    private = ["/tmp", "/var/tmp", "/dev/shm", VENDOR_HOME]
+    made = _parents(paths)
+    return [arg for i in range(0, len(made), 4) for arg in made[i:i + 4]
+            if _inside(made[i + 3], private) and made[i + 3] not in private]
+
+
 def _inside(path: str, trees: list[str]) -> bool:
     return any(path == t or path.startswith(t.rstrip("/") + "/") for t in trees)
 
@@ -296,7 +306,7 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     workdir = [] if _inside(cwd, [*bound, *writable]) or _inside(cwd, list(SYSTEM_TREES)) else \
         ["--perms", "0755", "--dir", cwd]
     prefix = [*_namespaces(bwrap, root, network), *_parents([*bound, *writable, VENDOR_HOME, cwd + "/."]),
-              *_system(), *_private(limits, root), *workdir, *binds, *covers,
+              *_system(), *_private(limits, root), *_private_parents(writable), *workdir, *binds, *covers,
               "--setenv", "HOME", VENDOR_HOME, "--chdir", cwd, "--remount-ro", "/"]
     mechanisms = ["bubblewrap: empty root with system folders, the vendor's program" +
                   (f" and {len(options.vendor_paths)} named path(s)" if options.vendor_paths else "") +

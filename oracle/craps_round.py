@@ -365,6 +365,12 @@ def _read_case(case: object) -> tuple[int, list[dict[str, Any]]]:
     return rack, steps
 
 
+def check_step(step: object) -> dict[str, Any]:
+    """One step as a ``craps.round`` case checks it (CaseError ``invalid_request`` otherwise):
+    what a live table (:mod:`tablecert.oracle.live_tables`) accepts as one step."""
+    return _read_case({"rack": 0, "steps": [step]})[1][0]
+
+
 def apply_step(table: Table, step: dict[str, Any]) -> dict[str, Any]:
     """One step on ``table``: its record (the table after it; unchanged when refused)."""
     act = step["act"]

@@ -7,7 +7,12 @@ correct vendor must; :func:`serve` runs it over newline-delimited JSON streams, 
 open are answered as the project's copy of the contract (``harness/vendor-protocol.md``) says:
 ``{"id": ID, "error": {"code": "invalid_request" | "unknown_op" | "unsupported_protocol", ...}}``.
 Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice`` and
-``rng.shuffle`` (:mod:`tablecert.oracle.outcomes`), which no vector suite uses.
+``rng.shuffle`` (:mod:`tablecert.oracle.outcomes`), which no vector suite uses, and the live-table
+ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``) on tables
+kept persistently in the ``state_dir`` its ``hello`` names (:mod:`tablecert.oracle.table_journal`:
+an append-only journal, fsync'd, replayed when it starts). ``python -m tablecert.oracle.vendor``
+serves it as ``tablecert reference-vendor`` does, without the command line's imports (a vendor
+restarted after each interruption of a live run starts in a third of the time).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from typing import IO, Any
 from tablecert import __version__
 from tablecert.oracle import craps, craps_round, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.live_tables import LIVE_OPS
 from tablecert.oracle.outcomes import RNG_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
+from tablecert.oracle.table_journal import LiveError, TableJournal
 
 PROTOCOL = V2
 
@@ -68,6 +75,8 @@ class ReferenceVendor:
     name = "tablecert reference oracle"
     protocols: tuple[str, ...] = SPOKEN     # class defaults, for subclasses that do not call __init__
     protocol: str = SPOKEN[0]
+    journal_class = TableJournal
+    journal: TableJournal | None = None     # the live tables, once a hello named a state_dir
 
     def __init__(self, protocols: tuple[str, ...] = SPOKEN) -> None:
         self.protocols = protocols
@@ -75,9 +84,10 @@ class ReferenceVendor:
 
     def hello(self) -> dict[str, Any]:
         ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
+        live = list(LIVE_OPS) if self.protocol == V2 else []
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
-            "ops": ops + list(RNG_OPS),
+            "ops": ops + list(RNG_OPS) + live,
         }
 
     def handle(self, request: object) -> dict[str, Any]:
@@ -94,9 +104,17 @@ class ReferenceVendor:
                 return {"id": rid, **error("unsupported_protocol", f"this vendor speaks {', '.join(self.protocols)}, "
                                                                    f"not {asked!r}")}
             self.protocol = asked
+            state_dir = request.get("state_dir")
+            if isinstance(state_dir, str) and asked == V2:
+                try:
+                    self.journal = self.journal_class(state_dir)
+                except (OSError, ValueError) as err:
+                    return {"id": rid, **error("invalid_request", f"state_dir {state_dir!r}: {err}")}
             return {"id": rid, **self.hello(), **({"protocol": V2} if asked == V2 else {})}
         if op == "bye":
             return {"id": rid}
+        if op in LIVE_OPS and self.protocol == V2:
+            return {"id": rid, **self.live(op, request)}
         if op not in OPS and op not in RNG_OPS:
             return {"id": rid, **error("unknown_op", f"unknown op {op!r}")}
         cases = request.get("cases")
@@ -108,6 +126,15 @@ class ReferenceVendor:
         if self.protocol == V1:
             results = [v1_result(op, result) for result in results]
         return {"id": rid, "results": results}
+
+    def live(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        """``{"result": ...}`` or ``{"error": ...}`` of one live-table request."""
+        if self.journal is None:
+            return error("no_state_dir", "the hello named no state_dir: this vendor keeps no live tables")
+        try:
+            return {"result": self.journal.handle(op, request)}
+        except LiveError as err:
+            return error(err.code, err.message)
 
     def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
         """The v2 results of one batch of v2 cases (the oracle's; vendors built on this one
@@ -166,3 +193,9 @@ def serve(stdin: IO[str], stdout: IO[str], vendor: ReferenceVendor | None = None
         if not answer(raw.decode(encoding, errors)):
             break
     return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(serve(sys.stdin, sys.stdout))

@@ -25,6 +25,7 @@ from tablecert.harness.causes import CauseAnalysis, Difference, all_differences,
 from tablecert.harness.contract import shown
 from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
+from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
 from tablecert.harness.hand_failures import cause_counts
 from tablecert.harness.results import has_table
 from tablecert.harness.hand_runner import HAND_FLAGS
@@ -250,6 +251,7 @@ class ReportData:
     hands: HandFindings | None = None  # a hand suite's wrong hands by cause
     protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
     causes: CauseAnalysis | None = None  # the failures by cause (tablecert.harness.causes)
+    live: dict[str, Any] | None = None   # a live run's interruptions made and survived (summary.json's live)
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -589,6 +591,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         causes = analyse(db, run_dir, meta)
         batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
         protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
+        live = live_summary(meta["live"], _totals(db, LIVE_DIMENSION)) if meta.get("live") else None
     finally:
         db.close()
     problems = []
@@ -630,7 +633,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
-        problems=problems + math.problems, hands=hands, causes=causes)
+        problems=problems + math.problems, hands=hands, causes=causes, live=live)
 
 
 def _paths_first(value: Any, paths: list[str], prefix: str = "") -> Any:

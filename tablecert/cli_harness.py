@@ -113,6 +113,15 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from tablecert.harness.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
+    if args.interruptions is not None and args.interruptions < 0:
+        raise UsageError(f"--interruptions {args.interruptions}: must be at least 0")
+    from tablecert.harness.live.run import LiveSettings
+
+    live = LiveSettings(enabled=not args.no_interruptions, seed=args.interruption_seed,
+                        **({"interruptions": args.interruptions} if args.interruptions is not None else {}))
+    if args.suite == "live" and _parallel(args) is not None:
+        raise UsageError("--suite live plays one vendor instance, killed and restarted on its state_dir: "
+                         "it takes no --workers, --ray or --shard")
     options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
                              max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
                              cpu_limit_s=args.cpu_limit, **sandbox_options(args))
@@ -137,7 +146,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                                   max_run_answer_bytes=args.max_run_answer_mb << 20,
                                   suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
                                   parallel=_parallel(args), max_run_seconds=args.max_run_seconds,
-                                  seal_key=_path(args.seal_key), run_id=args.run_id)
+                                  seal_key=_path(args.seal_key), run_id=args.run_id, live=live)
     except KeyboardInterrupt:
         return _interrupted(out)
     print(format_run_summary(summary, out))
@@ -330,6 +339,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "untested, or a required feature it does not declare, fails the run; a run that passes every "
                    "required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    p.add_argument("--interruptions", type=int, metavar="N", help="live suite: the seeded interruptions (SIGKILL "
+                   "of the vendor between two steps or with a step in flight) besides one at every step of the "
+                   "named scripts (default 100)")
+    p.add_argument("--no-interruptions", action="store_true", help="live suite: never kill the vendor (the live "
+                   "tables and their recall are still judged)")
+    p.add_argument("--interruption-seed", type=int, default=0, metavar="S", help="live suite: the seed of the "
+                   "interruption points (default 0)")
     p.add_argument("--range", metavar="A:B", help="hand suites only: run the hands A to B-1 of the canonical order "
                    "(0-based; a first look at a slow vendor: never certified)")
     p.add_argument("--sample", type=int, metavar="N", help="hand suites only: run a deterministic random sample of N "

@@ -8,6 +8,7 @@
 | ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
 | ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
 | ``rounds`` | whole craps rounds (``craps.round``): every roll sequence up to 4 rolls by totals x bet plans, house rules, one named script per bug class |
+| ``live`` | rounds on a live table, one step per request (``craps.table``), interrupted by the harness: the named scripts and seeded sessions of many games |
 
 A suite folder holds ``prompt/`` and/or ``expected/`` vector files and ``manifest.json``, which
 lists every file with its sha256 and size; the manifest's own digest identifies the suite in run
@@ -25,7 +26,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from tablecert.vectors import config_cases, craps_cases, paigow_cases, round_cases
+from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
 
@@ -57,6 +58,10 @@ SUITES: dict[str, SuiteInfo] = {
                           CRAPS_OPS + ("craps.round",) + PAIGOW_OPS, "478,755 vectors"),
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
                         "house rule, one named script per bug class", ("craps.round",), "62,230 rounds"),
+    "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
+                      "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
+                      "pai gow rounds with the bank passing",
+                      (live_cases.OP, live_cases.PAIGOW_OP), "38 craps rounds, 5 pai gow sessions"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
@@ -106,6 +111,13 @@ def _round_sets(profile_id: str, bounds: round_cases.Bounds = round_cases.ROUNDS
     yield round_cases.OP, profile_id, part, list(round_cases.round_groups(load_profile(profile_id).craps, bounds))
 
 
+def _live_sets(profile_id: str) -> Iterator[VectorSetPlan]:
+    """Live-table rounds on the suite profile's craps table (:mod:`tablecert.vectors.live_cases`)."""
+    profile = load_profile(profile_id)
+    yield live_cases.OP, profile_id, "", list(live_cases.live_groups(profile.craps))
+    yield live_cases.PAIGOW_OP, profile_id, "", list(live_cases.paigow_groups(profile.paigow_cap))
+
+
 def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     """The covering configs (each group carries its own table config), filed under the suite's
     profile as the part ``configs``."""
@@ -137,7 +149,7 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
         written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, profile.paigow_cap, views, progress)
     else:
         sets = {"edge": _edge_sets, "configs": _config_sets, "standard": _standard_sets,
-                "rounds": _round_sets}[suite](profile_id)
+                "rounds": _round_sets, "live": _live_sets}[suite](profile_id)
         for op, pid, part, groups in sets:
             if ops is not None and op not in ops:
                 continue

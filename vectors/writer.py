@@ -32,6 +32,7 @@ from typing import IO, Any
 
 from tablecert import __version__
 from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.live_tables import SUITE_ORACLE
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.model import VectorGroup
 
@@ -50,15 +51,22 @@ def _notes_file(name: str) -> dict[str, dict[str, str]]:
 
 @cache
 def notes() -> dict[str, dict[str, str]]:
-    """Every flag and its bug class, from ``notes.toml`` and ``round_notes.toml``."""
+    """Every flag and its bug class, from ``notes.toml``, ``round_notes.toml`` and ``live_notes.toml``."""
+    return {**_round_notes(), **_notes_file("live_notes.toml")}
+
+
+@cache
+def _round_notes() -> dict[str, dict[str, str]]:
     return {**_notes_file("notes.toml"), **_notes_file("round_notes.toml")}
 
 
 @cache
 def header_notes(op: str) -> dict[str, dict[str, str]]:
-    """The notes an ``op`` file's expected header carries: ``notes.toml``'s, and for the round
-    ops ``round_notes.toml``'s too."""
-    return notes() if op in ROUND_OPS else _notes_file("notes.toml")
+    """The notes an ``op`` file's expected header carries: ``notes.toml``'s, for the round ops
+    ``round_notes.toml``'s too, and for the live tables' ops also ``live_notes.toml``'s."""
+    if op in SUITE_ORACLE:
+        return notes()
+    return _round_notes() if op in ROUND_OPS else _notes_file("notes.toml")
 
 
 def dumps(obj: Any) -> str:
@@ -145,7 +153,7 @@ def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profil
         if view == "expected":
             line["notes"] = header_notes(op)
         streams[view].write(dumps(line) + "\n")
-    parse_config, handle = OPS[op]
+    parse_config, handle = OPS[op] if op in OPS else SUITE_ORACLE[op]
     tc_id = 0
     tg_id = 0
     try:

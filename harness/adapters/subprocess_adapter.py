@@ -510,16 +510,22 @@ class SubprocessSession:
         return VendorFault(FaultKind.CRASH, detail, self.stderr_tail())
 
 
+def command_argv(target: str) -> list[str]:
+    """A vendor command line as its words (``shlex.split``, no shell); VendorFault START if it is
+    unbalanced or empty."""
+    try:
+        argv = shlex.split(target)
+    except ValueError as err:
+        raise VendorFault(FaultKind.START, f"bad command line {target!r}: {err}") from None
+    if not argv:
+        raise VendorFault(FaultKind.START, "empty command line")
+    return argv
+
+
 class SubprocessAdapter:
     """Starts a vendor executable from a command line (``shlex.split``, no shell)."""
 
     name = "subprocess"
 
     def open(self, target: str, options: SessionOptions) -> SubprocessSession:
-        try:
-            argv = shlex.split(target)
-        except ValueError as err:
-            raise VendorFault(FaultKind.START, f"bad command line {target!r}: {err}") from None
-        if not argv:
-            raise VendorFault(FaultKind.START, "empty command line")
-        return SubprocessSession(argv, options)
+        return SubprocessSession(command_argv(target), options)

@@ -1,0 +1,6 @@
+"""Live tables through the harness: a vendor instance that can be killed and restarted on the
+same ``state_dir`` (:mod:`.instance`), the driver that plays a live-suite vector one step per
+request, interrupts it and judges every answer (:mod:`.driver`), the findings and replays of a
+vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
+runner reaches it only through :func:`.run.run_live_batch`; ``certify`` makes the run's
+:class:`.run.LiveRun`."""

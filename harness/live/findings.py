@@ -1,0 +1,168 @@
+"""What a failing live vector tells the vendor's developers, and how to reproduce it.
+
+* :func:`compared_pair`: what the run database's failure row keeps as expected and answered:
+  the first divergent answer, the oracle's and the vendor's, in one shape (a recall in brief), so
+  the findings and the failures by cause compare them like any answer;
+* :func:`live_detail`: the whole record of a failing live vector, kept in the run's meta
+  (``live_failures``): every interruption made (step and kind), the state the vendor restored
+  after the last one against the state the oracle had, the first divergent answer (what was
+  asked, expected, answered and the fields that differ) and the last exchanges before it;
+* :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
+  shows it): the interruption point, restored vs expected, the first divergent answer;
+* :func:`live_replays`: per failing vector a replay (one JSON line of its group's file in ``failures/``): the config, the
+  script cut after the divergent step, where to kill (each interruption: step and kind) and how
+  to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
+  (:func:`replay_live`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tablecert.harness.contract import VendorFault
+from tablecert.harness.round_findings import differing_fields
+
+NOTE_CHARS = 1500
+TRANSCRIPT_TAIL = 4
+HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open the table (table.open), then send "
+       "the steps in order, each as table.step with its seq. At each interruption kill the vendor's process group "
+       "with SIGKILL: 'between' before the step is sent, 'written' once the step's request line is written, "
+       "'answered' once its answer has begun to arrive on the pipe, unread. Start it again with the same "
+       "state_dir and hello, ask table.resume and table.recall, send the step again if resume says it was not "
+       "applied, and go on. Every answer must be the oracle's (expected).")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _games(value: Any) -> list[Any] | None:
+    games = value.get("games") if isinstance(value, dict) else None
+    return games if isinstance(games, list) else None
+
+
+def answer_fields(expected: Any, answered: Any) -> list[str]:
+    """Where an answer differs: dotted paths (bets and events by bet id); for a recall the first
+    game that differs, by its place in the list (``games[2].wagers.pass_odds``, ``games[1].steps``)."""
+    want, got = _games(expected), _games(answered)
+    if want is None or got is None:
+        return differing_fields(expected, answered)
+    for i, (a, b) in enumerate(zip(want, got)):
+        fields = differing_fields(a, b)
+        if fields:
+            return [f"games[{i}].{f}" for f in fields]
+    return [f"games (expected {len(want)}, answered {len(got)})"]
+
+
+def _shown(value: Any) -> str:
+    """An answer in a note: a recall as its games' numbers and step counts."""
+    games = _games(value)
+    if games is None:
+        return _compact(value)
+    return "games " + _compact([[g.get("game"), len(g.get("steps", []))] if isinstance(g, dict) else g
+                                for g in games]) + " ([number, steps])"
+
+
+def live_detail(play: Any, err: Exception) -> dict[str, Any]:
+    """The failing vector's whole record (see the module docstring), kept in the run's meta
+    (``live_failures``) for its replay."""
+    last = play.made[-1] if play.made else None
+    found: dict[str, Any]
+    if isinstance(err, VendorFault):
+        found = {"asked": play.transcript[-1]["asked"] if play.transcript else "table.open",
+                 "fault": {"kind": err.kind.value, "detail": err.detail}}
+    else:
+        found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
+                 "fields": answer_fields(err.expected, err.answered)}
+    return {"interruptions": [{"step": p.step, "mode": p.mode} for p in play.made],
+            "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
+                                                            "point": last.describe()},
+            "restored": play.restored, "divergence": found, "transcript": play.transcript[-TRANSCRIPT_TAIL:]}
+
+
+def _summary(games: list[Any]) -> list[Any]:
+    """A recall's games in brief: number, how many steps, the categories wagered."""
+    return [{"game": g.get("game"), "steps": len(g.get("steps") or []),
+             "wagers": {k: v for k, v in (g.get("wagers") or {}).items() if v}} if isinstance(g, dict) else g
+            for g in games]
+
+
+def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
+    """What the failure row keeps as expected and answered: the first divergent answer, the
+    oracle's and the vendor's, in one shape (a recall in brief), so the findings and the causes
+    compare them field by field; a fault of the vendor as ``{"fault": KIND}``."""
+    if isinstance(err, VendorFault):
+        return {"result": {"answered": True}}, {"fault": err.kind.value}
+    want, got = _games(err.expected), _games(err.answered)
+    if want is not None and got is not None:
+        return {"result": {"recall": _summary(want)}}, {"recall": _summary(got)}
+    return {"result": err.expected}, err.answered
+
+
+def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
+    """One line: the interruption point, the state restored vs expected, the first divergent answer."""
+    last = play.made[-1] if play.made else None
+    where = (f"after interruption {len(play.made)} of {len(points)} planned, {last.describe()}" if last is not None
+             else f"before any interruption ({len(points)} planned)")
+    if isinstance(err, VendorFault):
+        note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
+    else:
+        fields = answer_fields(err.expected, err.answered)
+        restored = (f"; restored {_compact(play.restored)}" if play.restored is not None and "resume" in err.asked
+                    else "")
+        note = (f"live table: {where}; first divergent answer: {err.asked}{restored}; differs in "
+                f"{', '.join(fields[:8]) or '(answer)'}; expected {_shown(err.expected)} -> answered "
+                f"{_shown(err.answered)}")
+    return note if len(note) <= NOTE_CHARS else f"{note[:NOTE_CHARS]}..."
+
+
+def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
+    """The step after which a failing vector's script can be cut (the divergent one, or the last)."""
+    asked = str(record.get("divergence", {}).get("asked", ""))
+    numbers = [int(w) for w in asked.replace("(", " ").replace(")", " ").split() if w.isdigit()]
+    return min(max(numbers, default=n_steps - 1) + 1, n_steps)
+
+
+def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) -> dict[str, str]:
+    """Replay files (name -> text) for the failing live vectors (of the ``ops``) among ``failures``
+    (run database failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
+    group is (the reports point there), one JSON line per failing vector, from its ``details``
+    (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
+    kept (for :func:`replay_live`)."""
+    from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
+
+    out: dict[str, str] = {}
+    for rec in failures:
+        detail = details.get(f"{rec['file']} {rec['tc_id']}")
+        op = rec["op"]
+        if op not in ops or not isinstance(detail, dict) or not isinstance(rec["case"], dict):
+            continue
+        steps = rec["case"]["steps"]
+        cut = _divergent_step(detail, len(steps))
+        parse, play = SUITE_ORACLE[op]
+        expected = play(parse(rec["config"]), rec["case"])["steps"][:cut]
+        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
+        replay = {"replay": "tablecert live table", "tcId": rec["tc_id"], "how": HOW, "config": rec["config"],
+                  "game": GAME_OF_OP[op],
+                  "case": dict(rec["case"], steps=steps[:cut]), "interruptions": kills,
+                  "last_interruption": detail.get("last_interruption"), "restored": detail.get("restored"),
+                  "divergence": detail.get("divergence"), "expected": {"steps": expected}}
+        file = name(rec["file"], op, rec["tg_id"])
+        out[file] = out.get(file, "") + json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
+    return out
+
+
+def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
+    """Play a replay file's script with its interruptions on ``control`` (an
+    :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
+    (None if the vendor now answers every request as the oracle does)."""
+    from tablecert.harness.live.driver import Divergence, Play, play_vector
+
+    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    try:
+        play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+                    Play(replay["tcId"]), replay.get("game", "craps"))
+    except (Divergence, VendorFault) as err:
+        return err
+    return None

@@ -1,0 +1,174 @@
+"""A vendor instance that lives across requests and can be killed: what the live driver needs.
+
+:class:`LiveSession` is the subprocess adapter's session (the same sandbox, limits and transport
+faults) with what a power cut needs: its ``hello`` names the ``state_dir``; a request can be
+left in flight (its line written, :meth:`~LiveSession.write`, and optionally its answer seen
+arriving on the pipe, :meth:`~LiveSession.wait_answer`: observable progress, never a timer);
+and :meth:`~LiveSession.kill` sends SIGKILL to the whole process group (and the sandbox's
+namespace) with no warning. :class:`InstanceControl` is start / send / kill / restart over such
+sessions, each restarted instance checked to be the vendor the run began with.
+
+:func:`vendor_state_dir` makes the ``state_dir`` of a run: a fresh folder, 0700, owned by the
+user the vendor runs as (``nobody`` under the sandbox as root), inside a 0700 folder of the lab's
+(so no other user of the host reaches it), bound writable into the vendor's sandbox
+(``SessionOptions.writable_paths``), kept across restarts and removed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
+from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
+from tablecert.harness.protocol_versions import greet
+from tablecert.harness.sandbox import SANDBOX_USER, plan, resolve
+
+STATE_PREFIX = ".live-state-"
+
+
+class LiveSession(SubprocessSession):
+    """One vendor process whose hello names ``state_dir`` (see the module docstring)."""
+
+    def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
+        self.state_dir = state_dir
+        super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
+
+    def hello(self) -> Hello:
+        timeout = self._options.timeout
+        return greet(lambda request: self._call({**request, "state_dir": self.state_dir}, timeout), self._checked)
+
+    def request(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """One live-table request and its answer: an object with the request's id and a
+        ``result`` or an ``error`` (VendorFault otherwise, the vendor killed)."""
+        rid = self.reserve_id()
+        answer = self._call({"id": rid, "op": op, **fields}, self._options.timeout)
+        if not isinstance(answer, dict):
+            raise self._fault(FaultKind.MALFORMED, f"answer to {op} is a JSON {type(answer).__name__}, not an object")
+        if not same_id(answer.get("id"), rid):
+            raise self._fault(FaultKind.WRONG_ID, f"answer id {str(answer.get('id'))[:60]}, request id {rid}")
+        if ("result" in answer) == ("error" in answer):
+            raise self._fault(FaultKind.MALFORMED, f"answer to {op} has not exactly one of 'result' and 'error'")
+        return answer
+
+    def write(self, op: str, fields: dict[str, Any]) -> None:
+        """Write one request line and read nothing: the request is in flight."""
+        rid = self.reserve_id()
+        self._send_all(self._encode({"id": rid, "op": op, **fields}), time.monotonic() + self._options.timeout)
+
+    def wait_answer(self) -> None:
+        """Wait until the answer to the request in flight has begun to arrive on the pipe (or the
+        vendor ended), without reading it; TIMEOUT after the session's timeout."""
+        deadline = time.monotonic() + self._options.timeout
+        while not self._buf and not self._eof:
+            self._wait_readable(deadline)
+            self._read_some()
+
+    def kill(self) -> None:
+        """SIGKILL the vendor's process group (under the sandbox its namespace first) and reap it."""
+        self._die()
+
+
+class InstanceControl:
+    """Start, send to, kill and restart one vendor instance on one ``state_dir``.
+
+    ``open_session`` starts a :class:`LiveSession`; ``check_restart(hello)`` raises VendorFault
+    when a restarted instance is not the vendor the run began with. ``kills`` counts the kills."""
+
+    def __init__(self, open_session: Callable[[], LiveSession],
+                 check_restart: Callable[[Hello], None] | None = None) -> None:
+        self.open_session, self.check_restart = open_session, check_restart
+        self.session: LiveSession | None = None
+        self.hello: Hello | None = None
+        self.kills = 0
+
+    def start(self) -> LiveSession:
+        """The running instance (started and greeted if there is none)."""
+        if self.session is None or not self.session.alive:
+            session = self.open_session()
+            try:
+                hello = session.hello()
+                if self.hello is not None and self.check_restart is not None:
+                    self.check_restart(hello)
+            except VendorFault:
+                session.close()
+                raise
+            self.session, self.hello = session, self.hello or hello
+        return self.session
+
+    def send(self, op: str, **fields: Any) -> dict[str, Any]:
+        return self.start().request(op, fields)
+
+    def send_in_flight(self, op: str, answered: bool, **fields: Any) -> None:
+        """Leave a request in flight: written, and with ``answered`` its answer on the pipe, unread."""
+        session = self.start()
+        session.write(op, fields)
+        if answered:
+            session.wait_answer()
+
+    def kill(self) -> None:
+        """Kill the instance (SIGKILL, no warning)."""
+        if self.session is not None:
+            self.session.kill()
+            self.session = None
+            self.kills += 1
+
+    def restart(self) -> LiveSession:
+        """A fresh process on the same ``state_dir``, greeted."""
+        self.kill()
+        return self.start()
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+
+def vendor_user(argv: list[str], options: SessionOptions) -> pwd.struct_passwd | None:
+    """The user a confined vendor runs as when it is not the lab's (root's sandbox runs it as
+    ``nobody``), else None."""
+    if options.isolation == "none" or os.geteuid() != 0:
+        return None
+    try:
+        if "user " + SANDBOX_USER not in plan(resolve(argv), options).mechanisms:
+            return None
+    except VendorFault:
+        return None
+    return pwd.getpwnam(SANDBOX_USER)
+
+
+@contextmanager
+def vendor_state_dir(base: Path, user: pwd.struct_passwd | None) -> Iterator[str]:
+    """A fresh ``state_dir`` in a new 0700 folder under ``base`` (removed at the end, whatever happens)."""
+    parent = tempfile.mkdtemp(prefix=STATE_PREFIX, dir=base)
+    try:
+        state = os.path.join(parent, "state")
+        os.mkdir(state, 0o700)
+        if user is not None:
+            os.chown(state, user.pw_uid, user.pw_gid)
+        yield state
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def remove_stale_state(base: Path) -> int:
+    """Remove the state folders an earlier invocation of this run left in ``base`` (killed before
+    it could remove its own; the run folder's lock says no other run uses them): how many."""
+    stale = [p for p in base.glob(STATE_PREFIX + "*") if p.is_dir() and not p.is_symlink()]
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(stale)
+
+
+def live_opener(target: str, options: SessionOptions, state_dir: str) -> Callable[[], LiveSession]:
+    """Sessions of the vendor command line ``target`` on ``state_dir``."""
+    argv = command_argv(target)
+    return lambda: LiveSession(argv, options, state_dir)

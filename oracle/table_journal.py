@@ -1,0 +1,157 @@
+"""The reference vendor's live tables, kept the way a production engine keeps them: an
+append-only journal in the ``state_dir`` the harness gave in ``hello``, each entry written with
+one ``write`` and ``fsync``'d before the answer is sent, and replayed when the vendor starts.
+
+Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and ``"game":
+"paigow"`` for a pai gow table), ``{"step": ID, "seq":
+int, "act": STEP}`` or ``{"close": ID}``. A step is journaled (its input: the oracle's play is a
+pure function of the steps) before it is applied in memory and answered, so a vendor killed at
+any instant has applied it wholly (the entry is in the journal: the replay applies it) or not at
+all (it is not); a last line cut short by the kill was never acknowledged and is dropped (the
+file is truncated to its last whole line); the entries of a table since closed are skipped. A
+step whose ``seq`` is not the number of steps the table has played is refused
+(``out_of_sequence``): a step sent again is never applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from tablecert.oracle.craps_round import MAX_AMOUNT
+from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.live_tables import GAMES, LiveTable
+from tablecert.oracle.table_config import is_int
+
+JOURNAL = "tables.journal"
+TABLE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
+
+
+def live_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries of the tables still open: those of a table closed later (an id may be opened
+    again after its close) change nothing and are not played again."""
+    closing: set[str] = set()
+    kept = []
+    for entry in reversed(entries):
+        table_id = entry.get("open", entry.get("step", entry.get("close")))
+        if "close" in entry:
+            closing.add(table_id)
+        elif table_id not in closing:
+            kept.append(entry)
+        if "open" in entry:
+            closing.discard(table_id)
+    return kept[::-1]
+
+
+class LiveError(Exception):
+    """A live-table request refused as a whole (its error code and message)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class TableJournal:
+    """The live tables of one ``state_dir``: replayed from its journal, then kept in memory."""
+
+    table_class = LiveTable
+
+    def __init__(self, state_dir: str) -> None:
+        self.path = os.path.join(state_dir, JOURNAL)
+        self.tables: dict[str, LiveTable] = {}
+        entries = self._read()
+        for entry in live_entries(entries):
+            self.apply(entry)
+        self.replayed(entries)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+    def _read(self) -> list[dict[str, Any]]:
+        """The journal's whole lines (a cut last line is truncated away)."""
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        whole = data[: data.rfind(b"\n") + 1]
+        if len(whole) != len(data):
+            with open(self.path, "r+b") as f:
+                f.truncate(len(whole))
+                os.fsync(f.fileno())
+        return [json.loads(line) for line in whole.splitlines()]
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        """Called once the journal's ``entries`` are replayed, before any request (nothing to do
+        here; a vendor built on this one may check or change what it restored)."""
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """One journal line, in one write, on disk before this returns."""
+        line = (json.dumps(entry, separators=(",", ":")) + "\n").encode()
+        written = os.write(self._fd, line)
+        if written != len(line):
+            raise OSError(f"journal write cut short ({written} of {len(line)} bytes)")
+        os.fsync(self._fd)
+
+    def apply(self, entry: dict[str, Any]) -> Any:
+        """An entry's effect on the tables in memory (at replay, and after journaling it)."""
+        if "open" in entry:
+            game = entry.get("game", "craps")
+            self.tables[entry["open"]] = self.table_class.open(entry["config"], entry["rack"], game)
+            return self.tables[entry["open"]].resume()
+        if "close" in entry:
+            del self.tables[entry["close"]]
+            return {}
+        return self.tables[entry["step"]].step(entry["act"])
+
+    # -- requests
+
+    def _table(self, request: dict[str, Any]) -> str:
+        table_id = request.get("table")
+        if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+            raise LiveError("invalid_request", "'table' must be 1 to 64 letters, digits, '.', '_' or '-'")
+        return table_id
+
+    def _known(self, request: dict[str, Any]) -> LiveTable:
+        table_id = self._table(request)
+        if table_id not in self.tables:
+            raise LiveError("no_such_table", f"no open table {table_id!r}")
+        return self.tables[table_id]
+
+    def handle(self, op: str, request: dict[str, Any]) -> dict[str, Any]:
+        """The result of one live-table request (LiveError when refused)."""
+        if op == "table.open":
+            table_id, rack = self._table(request), request.get("rack")
+            if table_id in self.tables:
+                raise LiveError("table_exists", f"table {table_id!r} is open")
+            if not is_int(rack) or not 0 <= rack <= MAX_AMOUNT:
+                raise LiveError("invalid_request", "'rack' must be an integer from 0 to 2^53 - 1")
+            game = request.get("game", "craps")
+            if game not in GAMES:
+                raise LiveError("invalid_request", f"'game' must be one of {', '.join(GAMES)}")
+            try:
+                self.table_class.open(request.get("config"), rack, game)
+            except ConfigError as err:
+                raise LiveError("invalid_config", f"{err.field}: {err.message}") from None
+            games = {"game": game} if game != "craps" else {}
+            return self.journaled({"open": table_id, "config": request.get("config"), "rack": rack, **games})
+        table = self._known(request)
+        if op == "table.step":
+            seq = request.get("seq")
+            if not is_int(seq) or seq != len(table.steps):
+                raise LiveError("out_of_sequence", f"'seq' {seq!r}: the table has played {len(table.steps)} steps")
+            try:
+                step = table.rules.check_step(request.get("step"))
+            except CaseError as err:
+                raise LiveError(err.code, err.message) from None
+            return self.journaled({"step": request["table"], "seq": seq, "act": step})
+        if op == "table.resume":
+            return table.resume()
+        if op == "table.recall":
+            return table.recall()
+        return self.journaled({"close": request["table"]})
+
+    def journaled(self, entry: dict[str, Any]) -> Any:
+        """Journal an entry, then apply it: wholly or not at all."""
+        self.append(entry)
+        return self.apply(entry)

@@ -1,0 +1,180 @@
+"""Faulty live-table vendors: each is the reference vendor (its fsync'd journal, its oracle) with
+EXACTLY ONE of the bugs of issue 25's bug classes, for proving that the ``live`` suite and its
+interruptions catch every one. Each is run as a real subprocess (``python
+tests/live_faulty_vendors.py NAME``), so the harness kills it with SIGKILL like any vendor.
+
+Each bug is a hook of :class:`~tablecert.oracle.table_journal.TableJournal` (what a restarted
+process restores: ``replayed``) or of :class:`~tablecert.oracle.live_tables.LiveTable` (what
+``table.recall`` answers); nothing of the oracle is patched. :data:`LIVE_FAULTY_VENDORS` lists
+``(name, bug)``.
+
+This is a test helper module, not a test file (``tests/test_live_vendors.py`` uses it).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from tablecert.oracle.live_tables import LiveTable, games_of
+from tablecert.oracle.table_journal import TableJournal
+from tablecert.oracle.vendor import ReferenceVendor, serve
+
+
+class Restored(TableJournal):
+    """A journal whose restart changes every table it restored (:meth:`restore`)."""
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        for table in self.tables.values():
+            self.restore(table, entries)
+
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+
+class ForgetsComeBets(Restored):
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        t = table.table
+        for bet_id in [b for b in t.bets if b.startswith("come") and b[-1].isdigit()]:
+            del t.bets[bet_id]        # the chips vanish with them
+
+
+class LosesWorkingFlags(Restored):
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        for bet in table.table.bets.values():
+            bet.call = None
+
+
+class LosesPoint(Restored):
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        table.table.point = None
+
+
+class RackNotLayout(Restored):
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        table.table.bets.clear()
+
+
+class Redeals(Restored):
+    """Voids a pai gow round that was dealt and not settled when the power went (its wagers back to
+    the rack), so that it is dealt again."""
+
+    def restore(self, table: LiveTable, entries: list[dict[str, Any]]) -> None:
+        t = table.table
+        if table.game == "paigow" and t.dealt is not None:
+            t.rack += t.in_action()
+            t.dealt = None
+
+
+class InFlightTwice(TableJournal):
+    """Replays the journal's last entry again when it is a roll: the roll in flight settled twice."""
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        if entries and entries[-1].get("act", {}).get("act") == "roll" and entries[-1]["step"] in self.tables:
+            table = self.tables[entries[-1]["step"]]
+            record = table.step(entries[-1]["act"])
+            table.steps.pop()
+            table.records[-2:] = [record]
+
+
+class InFlightNever(TableJournal):
+    """Counts the journal's last roll as played but never settles it (its effect was to be written after)."""
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        last = entries[-1] if entries else {}
+        if last.get("act", {}).get("act") == "roll" and last["step"] in self.tables:
+            table = self.tables[last["step"]]
+            fresh = LiveTable(table.config, table.rack, table.game)
+            for step in table.steps[:-1]:
+                fresh.step(step)
+            table.table = fresh.table     # the steps (and records) say it was played; the table says not
+
+
+class MemoryOnly(TableJournal):
+    """Keeps its tables in memory only: the journal is never written (nor read)."""
+
+    def _read(self) -> list[dict[str, Any]]:
+        return []
+
+    def append(self, entry: dict[str, Any]) -> None:
+        pass
+
+
+class NewestFirst(LiveTable):
+    def recall(self) -> dict[str, Any]:
+        return {"games": super().recall()["games"][::-1]}
+
+
+class RollsOnly(LiveTable):
+    def recall(self) -> dict[str, Any]:
+        games = super().recall()["games"]
+        return {"games": [dict(g, steps=[s for s in g["steps"] if s["step"]["act"] == "roll"]) for g in games]}
+
+
+class DropsGameAcross(LiveTable):
+    """A table whose recall leaves out a game that was in progress when the process started."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.restarts: list[int] = []
+
+    def recall(self) -> dict[str, Any]:
+        games, first = [], 0
+        for game in games_of(self.rack, self.steps, self.records):
+            last = first + len(game["steps"])
+            if not any(first < r < last for r in self.restarts):
+                games.append(game)
+            first = last
+        return {"games": games[-10:]}
+
+
+class ForgetsInterruptedGame(TableJournal):
+    table_class = DropsGameAcross
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        for table in self.tables.values():
+            table.restarts.append(len(table.steps))      # type: ignore[attr-defined]
+
+
+def _recalling(table_class: type[LiveTable]) -> type[TableJournal]:
+    return type(f"{table_class.__name__}Journal", (TableJournal,), {"table_class": table_class})
+
+
+JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
+    "forgets-come-bets": (ForgetsComeBets, "forgets travelled come bets after a restart"),
+    "loses-working-flags": (LosesWorkingFlags, "loses the working flags (calls) after a restart"),
+    "loses-point": (LosesPoint, "loses the point after a restart"),
+    "in-flight-twice": (InFlightTwice, "settles the roll that was in flight twice"),
+    "in-flight-never": (InFlightNever, "never settles the roll that was in flight (but counts it played)"),
+    "rack-not-layout": (RackNotLayout, "restores the rack but not the layout"),
+    "memory-only": (MemoryOnly, "keeps the state in memory only"),
+    "recall-out-of-order": (_recalling(NewestFirst), "recalls the games newest first"),
+    "recall-missing-steps": (_recalling(RollsOnly), "recalls only the rolls of each game"),
+    "recall-missing-interrupted-game": (ForgetsInterruptedGame, "leaves the interrupted game out of the recall"),
+    "paigow-redeal": (Redeals, "pai gow: a round interrupted after the deal is voided and dealt again"),
+}
+LIVE_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
+
+
+class FaultyLiveVendor(ReferenceVendor):
+    name = "faulty live vendor"
+
+
+class OldVendor(ReferenceVendor):
+    """A vendor of this contract before live tables: its hello declares none of the live ops."""
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        return dict(hello, ops=[op for op in hello["ops"] if not op.startswith("table.")])
+
+
+def main(name: str) -> int:
+    if name == "old":
+        return serve(sys.stdin, sys.stdout, OldVendor())
+    vendor = FaultyLiveVendor()
+    vendor.journal_class = JOURNALS[name][0]
+    return serve(sys.stdin, sys.stdout, vendor)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
