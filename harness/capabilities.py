@@ -44,10 +44,13 @@ from fractions import Fraction
 from functools import cache
 from importlib import resources
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
+
+if TYPE_CHECKING:
+    from tablecert.harness.run.batch import Batch
 
 SCHEMA_FILE = "capabilities.schema.json"
 FEATURE_DIMENSION = "feature"                 # counts: every vector's features, by outcome
@@ -226,11 +229,12 @@ def mark_batch(batch: Any, capabilities: Capabilities) -> None:
                 break
 
 
-def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:
+def features_of(batch: Batch) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:
     """A batch's features and vectors outside the declaration: as marked, or (a batch the runner
     did not mark: offline answers, hand suites) its features with everything offered."""
-    if getattr(batch, "features", None) is None:
+    if batch.features is None:
         mark_batch(batch, Capabilities())
+    assert batch.features is not None and batch.outside is not None
     return batch.features, batch.outside
 
 

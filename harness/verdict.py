@@ -39,10 +39,11 @@ from tablecert.harness.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMEN
 from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.results import RunDatabase
+from tablecert.oracle.names import HAND_FILE, HAND_OPS
 
 EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
-HAND_STREAM_OP = "paigow.hands"          # a hand suite's manifest entry, standing for its two label ops
-HAND_STREAM_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
+HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
              "paigow": tuple(op for op in KNOWN_OPS if op.startswith("paigow."))}
 SEVERE_FIRST = ("crash", "timeout", "start", "bad_hello", "malformed", "wrong_id", "wrong_count", "wrong_op",

@@ -2,7 +2,7 @@
 
 The wording is ``templates/rng.xml.j2`` (the reports' Jinja2 environment, with its escaping and
 filters, pointed at this package's templates); the layout is the reports' renderer
-(:func:`tablecert.reports.layout.build_pdf`); the charts are :mod:`tablecert.rng.charts`. The PDF
+(:func:`tablecert.reports.layout.build_pdf`); the charts are :mod:`tablecert.reports.rng_charts`. The PDF
 is dated by the collection's recorded finish, never by the clock, so the same summary gives the
 same bytes.
 """
@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader
 
 from tablecert.reports.layout import build_pdf
 from tablecert.reports.markup import environment
-from tablecert.rng.charts import rng_charts
+from tablecert.reports.rng_charts import rng_charts
 
 
 @cache
