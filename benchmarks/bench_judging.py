@@ -64,7 +64,8 @@ inp, out = sys.stdin.buffer, sys.stdout.buffer
 ID = re.compile(rb'"id":(\d+)')
 with open(sys.argv[1], "rb") as f:
     canned = [line.split(b"@ID@") for line in f.read().split(b"\n") if line]
-hello = b'"implementation": {"name": "canned", "version": "0", "build": "0"}, "ops": ' + sys.argv[2].encode()
+hello = (b'"protocol": "tablecert-vendor/2", "implementation": {"name": "canned", "version": "0", "build": "0"}, '
+         b'"ops": ' + sys.argv[2].encode())
 k = 0
 for line in inp:
     rid = ID.search(line, 0, 64).group(1)
@@ -115,7 +116,7 @@ class CannedPlugin:
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         if request["op"] == "hello":
             return {"ops": self.ops, "implementation": {"name": "canned", "version": "0", "build": "0"},
-                    "id": request["id"]}
+                    "protocol": "tablecert-vendor/2", "id": request["id"]}
         if request["op"] == "bye":
             return {"id": request["id"]}
         self.k += 1

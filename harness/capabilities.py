@@ -46,6 +46,7 @@ from importlib import resources
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+from tablecert.harness.run.outcomes import Outcome, sent
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
 
@@ -284,12 +285,12 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
     certified, uncertified = {}, {}
     for feature in sorted(totals, key=_feature_key):
         c = totals[feature]
-        tested = c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)
+        tested = sent(c)
         if tested:
             certified[feature] = tested
-        elif c.get("unsupported"):
-            uncertified[feature] = {"vectors": c["unsupported"], "declared": declared.offers(feature),
-                                    "reason_for": unsupported.get(feature, {}).get("unsupported", 0)}
+        elif c.get(Outcome.UNSUPPORTED):
+            uncertified[feature] = {"vectors": c[Outcome.UNSUPPORTED], "declared": declared.offers(feature),
+                                    "reason_for": unsupported.get(feature, {}).get(Outcome.UNSUPPORTED, 0)}
     required = list(meta.get("required_features") or [])
     return {"features_certified": certified, "features_not_certified": uncertified,
             "vendor_capabilities": meta.get("vendor_capabilities"),

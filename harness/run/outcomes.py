@@ -12,7 +12,7 @@ op-and-flag): every judge counts through it, one vector or a whole batch at a ti
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 
@@ -62,6 +62,13 @@ def count_one(counts: Counts, op: str, clauses: Iterable[str], flags: Iterable[s
     for f in flags:
         counts[("flag", f, outcome)] += 1
         counts[("op_flag", f"{op} {f}", outcome)] += 1
+
+
+def sent(by_outcome: Mapping[str, int]) -> int:
+    """How many of these vectors (one op's, clause's or feature's, by outcome) were sent to the
+    vendor: passed, failed or faulted. What makes an op, a clause or a feature *tested*; the
+    rest were ``unsupported``."""
+    return by_outcome.get(Outcome.PASS, 0) + by_outcome.get(Outcome.FAIL, 0) + by_outcome.get(Outcome.FAULT, 0)
 
 
 def answered(counts: Counts, op: str) -> int:
