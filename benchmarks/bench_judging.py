@@ -16,9 +16,10 @@ and, for the hand suites, recording.
   with the bulk judge switched off: the strict path, on ``--strict-hands`` hands) and as a Python
   plugin (its answers are Python values).
 * Settle vectors: every ``craps.settle`` and ``paigow.settle`` vector of ``standard``, read into
-  memory first in batches of ``--settle-batch`` (1,000: the runner's default; kept out of the garbage collector's way: ``gc.freeze``), then sent and judged batch by batch as the runner does it
-  (``judge_raw_batch`` for the subprocess adapter, ``judge_batch`` after ``session.batch`` for a
-  plugin). Reading the suite is timed on its own line.
+  memory first in batches of ``--settle-batch`` (1,000: the runner's default; kept out of the garbage collector's way: ``gc.freeze``), then sent and judged batch by batch as the runner does it,
+  through the run pipeline (:func:`tablecert.harness.run.judging.judge` on a vendor instance: the
+  raw answer line for the subprocess adapter, ``session.batch`` for a plugin). Reading the suite
+  is timed on its own line.
 
 ``--joker-dir`` / ``--standard-dir`` reuse generated suites; otherwise they are generated into a
 temporary folder (about 30 s and 2.5 min). The machine's load average is printed with each row.
@@ -39,12 +40,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablecert.harness import bulk_judge, hand_runner, runner
+from tablecert.harness import bulk_judge, hand_runner
 from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
-from tablecert.harness.runner import Runner, judge_raw_batch
+from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.run.instance import VendorInstance, identity_of
+from tablecert.harness.run.judging import judge
+from tablecert.harness.runner import Runner
 from tablecert.harness.suite_reader import iter_batches
 from tablecert.vectors.suites import generate
 
@@ -60,7 +64,8 @@ inp, out = sys.stdin.buffer, sys.stdout.buffer
 ID = re.compile(rb'"id":(\d+)')
 with open(sys.argv[1], "rb") as f:
     canned = [line.split(b"@ID@") for line in f.read().split(b"\n") if line]
-hello = b'"implementation": {"name": "canned", "version": "0", "build": "0"}, "ops": ' + sys.argv[2].encode()
+hello = (b'"protocol": "tablecert-vendor/2", "implementation": {"name": "canned", "version": "0", "build": "0"}, '
+         b'"ops": ' + sys.argv[2].encode())
 k = 0
 for line in inp:
     rid = ID.search(line, 0, 64).group(1)
@@ -111,7 +116,7 @@ class CannedPlugin:
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         if request["op"] == "hello":
             return {"ops": self.ops, "implementation": {"name": "canned", "version": "0", "build": "0"},
-                    "id": request["id"]}
+                    "protocol": "tablecert-vendor/2", "id": request["id"]}
         if request["op"] == "bye":
             return {"id": request["id"]}
         self.k += 1
@@ -121,14 +126,13 @@ class CannedPlugin:
 @contextmanager
 def strict_only() -> Iterator[None]:
     """The bulk judge switched off: every answer decoded strictly and judged case by case."""
-    saved = runner.confirms_line, runner.confirms_values, hand_runner.confirms_line, hand_runner.confirms_values
+    saved = bulk_judge.confirms_line, bulk_judge.confirms_values
     never: Callable[..., bool] = lambda *a: False  # noqa: E731
-    runner.confirms_line = runner.confirms_values = never
-    hand_runner.confirms_line = hand_runner.confirms_values = never
+    bulk_judge.confirms_line = bulk_judge.confirms_values = never      # the run pipeline's one bulk judge
     try:
         yield
     finally:
-        runner.confirms_line, runner.confirms_values, hand_runner.confirms_line, hand_runner.confirms_values = saved
+        bulk_judge.confirms_line, bulk_judge.confirms_values = saved
 
 
 def subprocess_opener(tmp: Path, name: str, templates: list[bytes], ops: list[str]) -> Callable[[], Any]:
@@ -212,17 +216,14 @@ def settle_rows(standard: Path, tmp: Path, size: int) -> None:
             ("python plugin, values (strict only)", v["plugin"], True, False)]
     for name, opener, strict, raw in rows:
         session = opener()
-        session.hello()
+        instance = VendorInstance(opener, FaultPolicy(), began=identity_of(session.hello()), session=session)
         exchange = timed(session, "batch_raw" if raw else "batch")
         bulk_judge.STATS.reset()
         passed = 0
         with strict_only() if strict else _nothing():
             t0 = time.perf_counter()
             for b in batches:
-                if raw:
-                    outcome = judge_raw_batch(session, b)
-                else:
-                    outcome = runner.judge_batch(b, session.batch(b.op, b.config, b.cases))
+                outcome = judge(instance, b)
                 passed += sum(k for (dim, _, result), k in outcome.counts.items() if dim == "op" and result == "pass")
             elapsed = time.perf_counter() - t0
         session.close()

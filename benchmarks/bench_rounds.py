@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_judging import answers_of, load, timed, vendors  # noqa: E402
 
-from tablecert.harness import runner  # noqa: E402
-from tablecert.harness.runner import judge_raw_batch  # noqa: E402
+from tablecert.harness.recovery import FaultPolicy  # noqa: E402
+from tablecert.harness.run.instance import VendorInstance, identity_of  # noqa: E402
+from tablecert.harness.run.judging import judge  # noqa: E402
 from tablecert.harness.suite_reader import iter_batches  # noqa: E402
 from tablecert.vectors.suites import generate  # noqa: E402
 
@@ -56,13 +57,12 @@ def judging(suite: Path, tmp: Path, size: int) -> None:
                               ("subprocess, spaced (bulk judge)", v["spaced"], True),
                               ("python plugin, values", v["plugin"], False)):
         session = opener()
-        session.hello()
+        instance = VendorInstance(opener, FaultPolicy(), began=identity_of(session.hello()), session=session)
         exchange = timed(session, "batch_raw" if raw else "batch")
         passed = 0
         t0, c0 = time.perf_counter(), time.process_time()
         for b in batches:
-            outcome = (judge_raw_batch(session, b) if raw
-                       else runner.judge_batch(b, session.batch(b.op, b.config, b.cases)))
+            outcome = judge(instance, b)          # the run pipeline: the raw line, or the values
             passed += sum(k for (dim, _, result), k in outcome.counts.items() if dim == "op" and result == "pass")
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         session.close()

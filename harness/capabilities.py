@@ -51,11 +51,15 @@ from fractions import Fraction
 from functools import cache
 from importlib import resources
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tablecert.harness.run.outcomes import Outcome, sent
 from tablecert.oracle.craps_round import parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
+
+if TYPE_CHECKING:
+    from tablecert.harness.run.batch import Batch
 
 SCHEMA_FILE = "capabilities.schema.json"
 FEATURE_DIMENSION = "feature"                 # counts: every vector's features, by outcome
@@ -252,11 +256,12 @@ def mark_batch(batch: Any, capabilities: Capabilities) -> None:
                 break
 
 
-def features_of(batch: Any) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:
+def features_of(batch: Batch) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:
     """A batch's features and vectors outside the declaration: as marked, or (a batch the runner
     did not mark: offline answers, hand suites) its features with everything offered."""
-    if getattr(batch, "features", None) is None:
+    if batch.features is None:
         mark_batch(batch, Capabilities())
+    assert batch.features is not None and batch.outside is not None
     return batch.features, batch.outside
 
 
@@ -306,12 +311,12 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
     certified, uncertified = {}, {}
     for feature in sorted((f for f in totals if not f.startswith(HOUSE_RULE)), key=_feature_key):
         c = totals[feature]
-        tested = c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)
+        tested = sent(c)
         if tested:
             certified[feature] = tested
-        elif c.get("unsupported"):
-            uncertified[feature] = {"vectors": c["unsupported"], "declared": declared.offers(feature),
-                                    "reason_for": unsupported.get(feature, {}).get("unsupported", 0)}
+        elif c.get(Outcome.UNSUPPORTED):
+            uncertified[feature] = {"vectors": c[Outcome.UNSUPPORTED], "declared": declared.offers(feature),
+                                    "reason_for": unsupported.get(feature, {}).get(Outcome.UNSUPPORTED, 0)}
     required = list(meta.get("required_features") or [])
     return {"features_certified": certified, "features_not_certified": uncertified,
             "vendor_capabilities": meta.get("vendor_capabilities"),

@@ -50,7 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.capabilities import case_features, table_features
+from tablecert.harness.run_folder import replay_name
 from tablecert.harness.suite_reader import json_line, vector_set_files
+from tablecert.oracle.names import HAND_SUITES
 
 DISPOSITIONS = frozenset({"won", "taken", "returned", "in_action", "none"})
 KIND_ORDER = ("accepted", "refused", "error", "malformed", "shape", "label", "disposition", "point", "amount", "value")
@@ -356,7 +358,7 @@ def _suite_folder(run_dir: Path, meta: dict[str, Any]) -> Path | None:
     for folder in (run_dir / "suite",):
         manifest = folder / "manifest.json"
         if manifest.is_file() and hashlib.sha256(manifest.read_bytes()).hexdigest() == meta.get("suite_manifest_sha256"):
-            if json.loads(manifest.read_bytes()).get("suite") in ("joker", "exhaustive"):
+            if json.loads(manifest.read_bytes()).get("suite") in HAND_SUITES:
                 return None
             return folder
     return None
@@ -551,7 +553,6 @@ def hand_causes(db: sqlite3.Connection) -> list[Cause]:
 
 
 def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dict[str, int]] | None) -> Cause:
-    from tablecert.harness.outputs import replay_name
 
     failures = group.failures
     n = len(failures)

@@ -5,9 +5,11 @@ reused only when it is the release's suite and profile asked for (:mod:`tablecer
 A suite folder given must be the release's too, unless the lab asks for a custom suite; it is
 copied into ``OUT/suite`` and the copy anchored and run, so the bytes judged are the bytes checked.
 The run's record is sealed with the lab's run key (:mod:`tablecert.harness.seal`) before any output
-is written. The
-run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`), which the run
-holds locked and never writes through a link (:mod:`tablecert.harness.run_folder`).
+is written. The run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`), which
+the run holds locked and never writes through a link (:mod:`tablecert.harness.run_folder`). What
+``certify`` is asked is one typed value, :class:`CertifyOptions`; the certificate and findings
+PDFs are the layer above's job, done by the report step the caller passes (``then``: the command
+line passes :func:`tablecert.reports.report_step`).
 """
 
 from __future__ import annotations
@@ -16,14 +18,15 @@ import hashlib
 import shutil
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from tablecert.harness import seal, suite_cache
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
+from tablecert.harness.live.run import LiveRun, LiveSettings
 from tablecert.harness.outputs import write_outputs
-from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.run.options import RunOptions
 from tablecert.harness.runner import Runner, RunResult, VendorNotGreeted
 from tablecert.harness.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
                                           remove_our_folder, replace_folder)
@@ -110,55 +113,111 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     return folder, SuiteAnchor(RELEASE, suite, hashlib.sha256(manifest_bytes(manifest)).hexdigest())
 
 
-def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None = None, suite_dir: Path | None = None,
-            batch_size: int | None = None, resume: bool = False, policy: FaultPolicy | None = None,
-            progress: Callable[[int, int], None] | None = None,
-            step: Callable[[str], None] | None = None, reports: bool = True,
-            submission: Path | None = None, declared: Path | None = None, sign_key: Path | None = None,
-            cert: Path | None = None, custom_suite: bool = False, require: str | None = None,
-            max_run_answer_bytes: int | None = None, suite_cache_dir: Path | None = None,
-            hand_slice: Any = None, parallel: Any = None, max_run_seconds: float | None = None,
-            seal_key: Path | None = None, run_id: str | None = None,
-            live: Any = None) -> tuple[RunResult, dict[str, Any]]:
-    """Run the suite and write every output; with ``reports`` also the certificate and the
-    findings PDFs (signed with ``sign_key`` when given). The run folder is held (locked) for the
-    whole run; ``suite_cache_dir``: the suite cache (None: none); ``custom_suite`` accepts a ``suite_dir`` that is not the release's; ``require``:
-    the ops the lab requires (:func:`~tablecert.harness.verdict.required_ops`). A vendor that
-    cannot be started or greeted still gets ``summary.json`` (nothing judged, the reason and any
-    fault in it) before :class:`~tablecert.harness.runner.VendorNotGreeted` is raised.
-    ``parallel``: a :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each
-    vendor instance gets the same confined vendor target. The run's record is sealed with the run
-    key ``seal_key`` (default: the lab's, :func:`tablecert.harness.seal.run_key`) before any output
-    is written; ``run_id`` names the run (its shards must share it to be merged); ``live``: a
-    :class:`tablecert.harness.live.run.LiveSettings` for the live suite's interruptions (a
-    subprocess vendor's live tables are played on a fresh ``state_dir`` made in ``out``)."""
-    key = seal.run_key(seal_key)
-    key_folder = (seal_key.resolve() if seal_key is not None else seal.default_key_path()).parent
+@dataclass(frozen=True)
+class SuiteOptions:
+    """Which suite is judged: ``profile`` (None: the suite's default, or the one of ``suite_dir``);
+    ``suite_dir`` a suite folder given (copied into the run folder and anchored; unless
+    ``custom_suite``, it must be the release's); ``cache_dir`` the suite cache (None: none)."""
+
+    profile: str | None = None
+    suite_dir: Path | None = None
+    custom_suite: bool = False
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """The lab's files of a run: ``seal_key`` the run key sealing the record (None: the lab's,
+    :func:`tablecert.harness.seal.run_key`); ``sign_key``, ``cert``, ``submission``,
+    ``declared`` what the report step uses (their folders are hidden from a confined vendor);
+    ``run_id`` names the run (its shards must share it to be merged)."""
+
+    seal_key: Path | None = None
+    sign_key: Path | None = None
+    cert: Path | None = None
+    submission: Path | None = None
+    declared: Path | None = None
+    run_id: str | None = None
+
+
+ReportStep = Callable[[Path, list[Any]], None]
+"""What runs once a run is sealed and its outputs written, with the run folder still held: given
+the folder and the public keys of the run's seal (``tablecert certify`` passes the reports' step,
+:func:`tablecert.reports.report_step`; the harness never imports the layer above it)."""
+
+
+@dataclass(frozen=True)
+class CertifyOptions:
+    """Everything ``certify`` is asked besides the vendor, the suite's name and the run folder:
+    the run's choices (:class:`~tablecert.harness.run.options.RunOptions`; its ``run_meta`` is
+    certify's own), the suite's, the outputs', ``step`` (told each preparation step, as text) and
+    ``then`` (the report step) and ``live`` (the interruptions of the live suite's tables, played
+    on a fresh ``state_dir`` made in the run folder for a subprocess vendor)."""
+
+    run: RunOptions = RunOptions()
+    suite: SuiteOptions = SuiteOptions()
+    outputs: OutputOptions = OutputOptions()
+    step: Callable[[str], None] | None = None
+    then: ReportStep | None = None
+    live: LiveSettings | None = None
+
+    @classmethod
+    def of(cls, **named: Any) -> CertifyOptions:
+        """The options from the keyword arguments ``certify`` took before it took this object
+        (``suite_dir=..., batch_size=..., parallel=...``); ``reports`` is ignored (the report
+        step is ``then``)."""
+        groups: dict[str, dict[str, Any]] = {"run": {}, "suite": {}, "outputs": {}, "": {}}
+        where = {**{f.name: "run" for f in fields(RunOptions)}, **{f.name: "suite" for f in fields(SuiteOptions)},
+                 **{f.name: "outputs" for f in fields(OutputOptions)}, "step": "", "then": "", "live": ""}
+        for name, value in named.items():
+            name = "cache_dir" if name == "suite_cache_dir" else name
+            if name == "reports" or (name == "policy" and value is None):
+                continue
+            if name not in where:
+                raise TypeError(f"certify() got an unexpected keyword argument {name!r}")
+            groups[where[name]][name] = value
+        return cls(RunOptions(**groups["run"]), SuiteOptions(**groups["suite"]), OutputOptions(**groups["outputs"]),
+                   **groups[""])
+
+
+def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions | None = None,
+            **named: Any) -> tuple[RunResult, dict[str, Any]]:
+    """Run the suite and write every output, then the report step (``options.then``). The run
+    folder is held (locked) for the whole run. A vendor that cannot be started or greeted still
+    gets ``summary.json`` (nothing judged, the reason and any fault in it) before
+    :class:`~tablecert.harness.runner.VendorNotGreeted` is raised. ``options.run.parallel``: a
+    :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each vendor
+    instance gets the same confined vendor target. The run's record is sealed with the run key
+    before any output is written. ``named``: the options by their names instead
+    (:meth:`CertifyOptions.of`)."""
+    options = options or CertifyOptions.of(**named)
+    run, scope, outputs = options.run, options.suite, options.outputs
+    key = seal.run_key(outputs.seal_key)
+    key_folder = (outputs.seal_key.resolve() if outputs.seal_key is not None else seal.default_key_path()).parent
     with locked_run_folder(out):
         check_database_files(out / "run.db")
-        if resume:
+        if run.resume:
             seal.check_resumed(out / "run.db", key)
-        folder, anchor = prepare_suite(suite, profile, out, suite_dir, step, custom_suite, suite_cache_dir)
+        folder, anchor = prepare_suite(suite, scope.profile, out, scope.suite_dir, options.step, scope.custom_suite,
+                                       scope.cache_dir)
         # What a confined vendor must not see, should one of them lie in a tree bound into its sandbox
         # (nothing else of the host is there at all): the run folder, the suite (its expected view
         # holds the answers, so does the suite cache) and the folders of the lab's keys, certificate
         # and submission files. The sandbox covers the outermost of them.
-        secret = [out, folder, key_folder, *([suite_dir] if suite_dir is not None else []),
-                  *(path.resolve().parent for path in (sign_key, cert, submission, declared) if path is not None),
-                  *([suite_cache_dir] if suite_cache_dir is not None else [])]
+        secret = [out, folder, key_folder, *([scope.suite_dir] if scope.suite_dir is not None else []),
+                  *(path.resolve().parent for path in (outputs.sign_key, outputs.cert, outputs.submission,
+                                                       outputs.declared) if path is not None),
+                  *([scope.cache_dir] if scope.cache_dir is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
-        runner = Runner(vendor.opener(), folder, out, batch_size=batch_size, resume=resume, progress=progress,
-                        policy=policy, max_run_answer_bytes=max_run_answer_bytes,
-                        run_meta={"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
-                                  **({"run_id": run_id} if run_id is not None else {})},
-                        require=require, hand_slice=hand_slice, max_run_seconds=max_run_seconds,
-                        parallel=parallel and replace(parallel, vendor=vendor))
+        run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
+                    **({"run_id": outputs.run_id} if outputs.run_id is not None else {})}
+        runner = Runner(vendor.opener(), folder, out, replace(run, run_meta=run_meta,
+                                                              parallel=run.parallel and replace(run.parallel,
+                                                                                                vendor=vendor)))
         live_run = None
         if vendor.adapter == "subprocess":
-            from tablecert.harness.live.run import LiveRun, LiveSettings
-
-            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(live or LiveSettings()))
+            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()))
         runner.live = live_run
         try:
             with live_run or nullcontext():
@@ -169,10 +228,6 @@ def certify(vendor: VendorTarget, suite: str, out: Path, *, profile: str | None 
             raise
         seal.seal_folder(out, key)
         summary = write_outputs(out)
-        if reports:
-            from tablecert.reports import store_game_math, write_reports
-
-            store_game_math(out)
-            write_reports(out, submission=submission, declared=declared, sign_key=sign_key, cert=cert,
-                          seal_keys=[key.public_key()])
+        if options.then is not None:
+            options.then(out, [key.public_key()])
     return result, summary

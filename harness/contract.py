@@ -5,6 +5,10 @@ Every transport (subprocess, Python plugin, HTTP) is an :class:`Adapter` that op
 found the same way, through the entry-point group ``tablecert.adapters``; Python vendors through
 ``tablecert.vendors`` (the reference vendor is registered there like any outside plugin).
 
+A session may also offer optional capabilities, each declared here (:class:`Metered`,
+:class:`Confined`, :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`) and claimed by
+a session class by inheriting it; the runs use nothing of a session that is not declared here.
+
 A session speaks the vendor protocol (``harness/vendor-protocol.md``): ``hello`` once, then
 batches of one op. Anything a vendor does outside the contract (crash, hang, a non-JSON line, the
 wrong id, the wrong number of results, a request-level error) raises :class:`VendorFault` with a
@@ -14,15 +18,18 @@ wrong id, the wrong number of results, a request-level error) raises :class:`Ven
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
+from tablecert.oracle.names import OPS
+
 PROTOCOL = "tablecert-vendor/2"
-KNOWN_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle", "craps.round",
-             "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
+KNOWN_OPS = OPS
+"""The ops of a vector suite (:mod:`tablecert.oracle.names`)."""
 RNG_OPS = ("rng.dice", "rng.shuffle")
 """Optional random-outcome ops (``tablecert rng``): never part of a vector suite or of the
 certification scope, so they stay out of KNOWN_OPS (``Hello.ops``); ``Hello.raw`` lists them."""
@@ -110,6 +117,89 @@ class VendorSession(Protocol):
     def stderr_tail(self) -> str:
         """The end of what the vendor logged (empty where the transport has no such channel)."""
         ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Optional capabilities of a session (New in 0.9: declared, never probed)
+#
+# Like pytest's optional hooks, these are declared here once, typed and documented; a session
+# class that offers one says so by inheriting it (``class MySession(RawBatches, Metered): ...``).
+# The run asks ``isinstance(session, RawBatches)``: a declaration, not a guess from the names a
+# session happens to have. A session that declares none is run through the five members of
+# VendorSession alone, as before.
+# ---------------------------------------------------------------------------------------------
+
+class Metered(ABC):
+    """Counts what the vendor sent: ``answer_bytes``, the size of every answer received in this
+    session (the run's ``--max-run-answer-mb`` cap adds up every session's). A session that does
+    not declare it counts nothing towards the cap."""
+
+    answer_bytes: int
+
+
+class Confined(ABC):
+    """Says how its vendor is confined: ``isolation`` (recorded in the run's meta and on the
+    certificate; every instance of a run must say the same) and ``limits`` (the resource limits
+    applied, a JSON object, or None). A session that does not declare it is recorded as
+    ``unknown (outside adapter)``."""
+
+    isolation: str
+    limits: dict[str, Any] | None = None
+
+
+class RawBatches(ABC):
+    """Sends a batch and gives back the answer line undecoded, so that a right answer can be
+    confirmed in bulk (:mod:`tablecert.harness.bulk_judge`) without decoding it."""
+
+    @abstractmethod
+    def batch_raw(self, op: str, config: Any, cases: Sequence[Any]) -> tuple[int, bytes]:
+        """Send one batch; (the request's id, the answer line without its newline). Raises
+        VendorFault for a transport fault (crash, timeout, a line too long)."""
+
+    @abstractmethod
+    def decode_batch_answer(self, line: bytes, request_id: int, n_cases: int, op: str) -> list[Any]:
+        """The results of an answer line from :meth:`batch_raw` (or :meth:`RawExchange.exchange_raw`),
+        decoded and checked exactly as :meth:`VendorSession.batch` checks them (VendorFault)."""
+
+
+class RawExchange(RawBatches):
+    """Sends a request line the harness encoded itself (the hand suites' requests, written by a
+    kernel) and gives back the answer line undecoded (decoded, when need be, by
+    :meth:`RawBatches.decode_batch_answer`)."""
+
+    @abstractmethod
+    def reserve_id(self) -> int:
+        """A fresh request id, for a line the caller encodes."""
+
+    @abstractmethod
+    def exchange_raw(self, request_line: bytes | bytearray | memoryview) -> bytes:
+        """Send one request line (ending with a newline) and give back the answer line without
+        its newline (VendorFault for a transport fault)."""
+
+
+class AnswersByTest(ABC):
+    """A source of answers addressed by test, not a live vendor: the answers a vendor gave
+    offline to each (file, tcId) of the suite (:mod:`tablecert.harness.offline`). The run asks it
+    for a batch's answers instead of sending the batch."""
+
+    @abstractmethod
+    def answers(self, file: str, tc_ids: Sequence[int]) -> list[Any]:
+        """The answers to the tests ``tc_ids`` of vector file ``file``, in that order."""
+
+
+def answer_bytes(session: VendorSession | None) -> int:
+    """What a session counted of its answers (0 for one that is not :class:`Metered`)."""
+    return session.answer_bytes if isinstance(session, Metered) else 0
+
+
+def isolation_of(session: VendorSession) -> str | None:
+    """How a session's vendor is confined (None for one that is not :class:`Confined`)."""
+    return session.isolation if isinstance(session, Confined) else None
+
+
+def limits_of(session: VendorSession) -> dict[str, Any] | None:
+    """The resource limits of a session's vendor (None for one that is not :class:`Confined`)."""
+    return session.limits if isinstance(session, Confined) else None
 
 
 @runtime_checkable

@@ -23,20 +23,22 @@ plainest first.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from tablecert.harness.judge import label_of, passes
 from tablecert.harness.results import BatchOutcome, has_table, stored_answer
-from tablecert.harness.suite_reader import Batch
+from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_vectors
+from tablecert.harness.run.batch import Batch
 from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
+from tablecert.oracle.names import BANKER_BONUS, HAND_CLAUSES, HAND_FLAGS, HAND_OPS, PLAYER_BONUS
 
-HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 OP_CODE = {op: i for i, op in enumerate(HAND_OPS)}
-LABEL_NAMES = {"paigow.player_bonus": PLAYER_LABELS, "paigow.banker_bonus": BANKER_LABELS}
+LABEL_NAMES = {PLAYER_BONUS: PLAYER_LABELS, BANKER_BONUS: BANKER_LABELS}
 OTHER = 255
 """The ``actual`` code of an answer that is not one of the op's labels."""
 
@@ -58,12 +60,10 @@ def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None 
     """Judge a hand batch (``batch.file`` the hand file): counts and confusion as the generic
     judge counts them, failures as ``hand_failures`` rows (and ``hand_answers`` for answers that
     are not a label). ``cards``: the batch's hands as card indices (n x 7), when at hand."""
-    from tablecert.harness.hand_runner import count_all
-
     op = batch.op
     names = LABEL_NAMES[op]
     code_of = {name: i for i, name in enumerate(names)}
-    out = BatchOutcome(batch.file, op, batch.tc_ids[0], len(batch.cases), "done")
+    out = BatchOutcome(batch.file, op, batch.tc_ids[0], len(batch.cases), BatchStatus.DONE)
     wrong: list[tuple[int, int, int]] = []          # (case index, expected code, actual code)
     for i, (expected, actual) in enumerate(zip(batch.expected, results)):
         want = expected["result"]["hand"]
@@ -80,15 +80,20 @@ def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None 
             out.hand_answers.append((OP_CODE[op], batch.tc_ids[i], stored_answer(actual)))
     n_fail = len(wrong)
     if n_fail < len(batch.cases):
-        count_all(out.counts, op, len(batch.cases) - n_fail, "pass")
+        count_all(out.counts, op, len(batch.cases) - n_fail, Outcome.PASS)
     if n_fail:
-        count_all(out.counts, op, n_fail, "fail")
+        count_all(out.counts, op, n_fail, Outcome.FAIL)
         index = np.array([i for i, _, _ in wrong], dtype=np.int64)
         hands = (cards[index] if cards is not None
                  else np.array([parse_hand(batch.cases[i]["cards"]) for i in index.tolist()], dtype=np.int64))
         add_wrong_hands(out, [e for _, e, _ in wrong], [a for _, _, a in wrong],
                         [batch.tc_ids[i] for i in index.tolist()], hands)
     return out
+
+
+def count_all(counts: Counter[tuple[str, str, str]], op: str, n: int, outcome: str) -> None:
+    """``n`` vectors of a hand batch of ``op`` with one outcome (what judging them one by one counts)."""
+    count_vectors(counts, op, outcome, n, ((c, n) for c in HAND_CLAUSES[op]), ((f, n) for f in HAND_FLAGS))
 
 
 def add_wrong_hands(out: BatchOutcome, expected: list[int], actual: list[int], tc_ids: list[int],

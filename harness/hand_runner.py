@@ -15,8 +15,9 @@ done per case in Python unless an answer is wrong:
   (``expected/paigow.hands.labels``, two bytes per hand, read at the batch's offset), and the
   whole expected answer line, compact JSON ``{"id":N,"results":[{"hand":"none"},...]}``, is
   written by a kernel.
-* **Judging.** On a session that can exchange pre-encoded lines (``exchange_raw``, the subprocess
-  adapter), an answer equal to the expected line passes the whole batch: the counts (per op, its
+* **Judging** (by the run pipeline, :func:`tablecert.harness.run.judging.judge`, on one op of a
+  batch: :class:`~tablecert.harness.run.judging.HandOp`). On a session that exchanges pre-encoded
+  lines (:class:`~tablecert.harness.contract.RawExchange`, the subprocess adapter), an answer equal to the expected line passes the whole batch: the counts (per op, its
   clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
   diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. An answer in another
   formatting (spaces, key order) that :mod:`tablecert.harness.bulk_judge` confirms passes the
@@ -24,11 +25,13 @@ done per case in Python unless an answer is wrong:
   :meth:`SubprocessSession.batch` would check it and judged case by case
   (:func:`tablecert.harness.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
   run database is the same either way.
-  Sessions without ``exchange_raw`` (Python plugins, HTTP) get the batch's cases as JSON values;
+  Other sessions (Python plugins, HTTP) get the batch's cases as JSON values;
   their answers are confirmed in bulk too, else judged by the generic judge.
 
 Resumption skips recorded batches by arithmetic (batch ``k`` starts at hand ``k * size``), never
-by enumerating them. Time spent in each stage is kept in :data:`STATS` (see the benchmark).
+by enumerating them. Time spent in each stage is counted in the run's own
+:class:`~tablecert.harness.run.stats.HandStats` (see the benchmark); :data:`STATS` is the last
+one-worker hand run's, for the benchmark and the tests to read.
 """
 
 from __future__ import annotations
@@ -37,34 +40,36 @@ import json
 import os
 import re
 import time
-from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
 
-from tablecert.harness.hand_failures import HAND_OPS, LABEL_NAMES, judge_hand_batch
-from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
+from tablecert.harness.hand_failures import LABEL_NAMES, count_all
+from tablecert.harness.bulk_judge import Expected
 from tablecert.harness.results import BatchOutcome
-from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
+from tablecert.harness.run.judging import HandOp, judge
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.harness.run.stats import HandStats
+from tablecert.harness.run.batch import Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
+from tablecert.oracle.names import HAND_CLAUSES, HAND_FILE, HAND_FLAGS, HAND_OPS
 
 if TYPE_CHECKING:
     from tablecert.harness.runner import Runner
 
-HAND_FILE = "paigow.hands"
-"""The ``file`` of every hand-suite batch in the run database."""
-
-HAND_FLAGS = ["Exhaustive"]
-HAND_SUITES = ("joker", "exhaustive")
 DEFAULT_HAND_BATCH_SIZE = 20_000
 """Hands per request of a hand suite when the run's batch size is the generic default."""
 
-LABEL_COLUMN = {"paigow.player_bonus": 0, "paigow.banker_bonus": 1}
+STATS = HandStats()
+"""The counters of the last one-worker hand run of this process (its instance's own; read by the
+benchmark and the tests). Nothing writes here: each run counts into its instance's HandStats."""
+
+LABEL_COLUMN = {op: i for i, op in enumerate(HAND_OPS)}
 
 CASE_BYTES = 46
 """Length of one compact case ``{"cards":["2c","2d","2h","2s","3c","3d","3h"]}``."""
@@ -160,41 +165,6 @@ def _encode_results(codes: np.ndarray, table: np.ndarray, lengths: np.ndarray, o
 # The suite, its batches, and their outcomes
 # ---------------------------------------------------------------------------------------------
 
-@dataclass
-class HandStats:
-    """Where a hand-suite run spends its time (seconds) and what it did."""
-
-    encode_s: float = 0.0        # enumerating hands and writing their request bytes (worker thread)
-    expected_s: float = 0.0      # reading label codes, writing the expected results, counting labels (worker)
-    exchange_s: float = 0.0      # sending requests and waiting for answers (the vendor's work is in here)
-    judge_s: float = 0.0         # completing the expected lines, comparing answers with them, counting
-    fallback_s: float = 0.0      # decoding and judging answers case by case (not the canonical line)
-    record_s: float = 0.0        # writing batches into the run database
-    prefetch_wait_s: float = 0.0  # waiting for the next batch's bytes (encoding ahead in a thread)
-    run_s: float = 0.0           # the whole hand loop, wall clock
-    requests: int = 0
-    fast_passes: int = 0         # batches passed as the byte-identical expected line
-    bulk_passes: int = 0         # batches passed by bulk_judge (another formatting, or JSON values)
-    fallbacks: int = 0
-    generic: int = 0
-    hands: int = 0
-    vectors: int = 0
-    request_bytes: int = 0
-    answer_bytes: int = 0
-
-    def reset(self) -> None:
-        for f in fields(self):
-            setattr(self, f.name, f.default)
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-STATS = HandStats()
-"""Counters of the hand-suite runs in this process (reset at the start of each run). The worker
-thread that prepares batches writes only ``encode_s`` and ``expected_s``; the run loop the rest."""
-
-
 @dataclass(frozen=True)
 class HandSuite:
     """A hand suite folder: which hands, with what config, and where their labels are."""
@@ -262,8 +232,8 @@ class HandBatch:
         self._results = {op: self._results_bytes(op) for op in HAND_OPS}
         self._label_counts = {op: np.bincount(self.codes[:, LABEL_COLUMN[op]], minlength=len(names)).tolist()
                               for op, names in LABEL_NAMES.items()}
-        STATS.encode_s += t1 - t0
-        STATS.expected_s += time.perf_counter() - t1
+        self.encode_s = t1 - t0                # (added to the run's HandStats by the loop using it)
+        self.expected_s = time.perf_counter() - t1
 
     def _results_bytes(self, op: str) -> bytes:
         """The expected results of ``op``, comma-separated: what goes between ``[`` and ``]``."""
@@ -310,7 +280,7 @@ class HandBatch:
                   else (self.indices + 1).tolist())
         expected = [{"result": {"hand": names[code]}} for code in self.codes[:, LABEL_COLUMN[op]].tolist()]
         return Batch(HAND_FILE, op, 1, self.suite.config, tc_ids, cases if cases is not None else self.case_values(),
-                     expected, [HAND_FLAGS] * self.n, [HAND_CLAUSES[op]] * self.n)
+                     expected, [list(HAND_FLAGS)] * self.n, [HAND_CLAUSES[op]] * self.n)
 
     def whole(self, op: str, status: str, outcome: str) -> BatchOutcome:
         """Every vector of the batch with one outcome (unsupported, fault), counted in O(1)."""
@@ -320,22 +290,12 @@ class HandBatch:
 
     def passed(self, op: str) -> BatchOutcome:
         """Every vector passed: what judging each answer would count, in O(1) per label."""
-        out = self.whole(op, "done", "pass")
+        out = self.whole(op, BatchStatus.DONE, Outcome.PASS)
         names = LABEL_NAMES[op]
         for code, k in enumerate(self._label_counts[op]):
             if k:
                 out.confusion[(op, names[code], names[code])] += k
         return out
-
-
-def count_all(counts: Counter[tuple[str, str, str]], op: str, n: int, outcome: str) -> None:
-    """``n`` vectors of a hand batch of ``op`` with one outcome (what runner._count adds n times)."""
-    counts[("op", op, outcome)] += n
-    for c in HAND_CLAUSES[op]:
-        counts[("clause", c, outcome)] += n
-    for f in HAND_FLAGS:
-        counts[("flag", f, outcome)] += n
-        counts[("op_flag", f"{op} {f}", outcome)] += n
 
 
 def hand_ranges(n_hands: int, size: int, start: int = 0) -> Iterator[tuple[int, int]]:
@@ -355,76 +315,19 @@ def iter_hand_batches(suite: HandSuite, labels_fd: int, size: int, start: int = 
 # The run loop
 # ---------------------------------------------------------------------------------------------
 
-def judge_raw(session: Any, hb: HandBatch, op: str, rid: int, answer: bytes) -> BatchOutcome:
-    """The outcome of a raw answer: the whole batch passes if it is the canonical expected line or
-    :func:`~tablecert.harness.bulk_judge.confirms_line` confirms it (another formatting of the
-    right answer), else it is decoded and checked (VendorFault as ``batch`` raises it) and judged
-    case by case."""
-    t0 = time.perf_counter()
-    if answer == hb.expected_line(op, rid):
-        out = hb.passed(op)
-        STATS.fast_passes += 1
-        STATS.judge_s += time.perf_counter() - t0
-        return out
-    if confirms_line(answer, rid, op, hb.expected(op)):
-        out = hb.passed(op)
-        STATS.bulk_passes += 1
-        STATS.judge_s += time.perf_counter() - t0
-        return out
-    STATS.fallbacks += 1
-    try:
-        results = session.decode_batch_answer(answer, rid, hb.n, op)
-        return judge_hand_batch(hb.batch(op), results, hb.cards)
-    finally:
-        STATS.fallback_s += time.perf_counter() - t0
-
-
-def run_hand_batch(runner: Runner, hb: HandBatch, op: str) -> BatchOutcome:
-    """One op of one hand batch against the vendor, through the runner's fault recovery."""
-    cases: list[Any] | None = None
-
-    def send_whole() -> BatchOutcome:
-        nonlocal cases
-        session = runner._start()
-        if hasattr(session, "exchange_raw"):
-            rid = session.reserve_id()
-            line = hb.request_line(op, rid)
-            t0 = time.perf_counter()
-            answer = session.exchange_raw(line)
-            STATS.exchange_s += time.perf_counter() - t0
-            STATS.requests += 1
-            STATS.request_bytes += len(line)
-            STATS.answer_bytes += len(answer)
-            return judge_raw(session, hb, op, rid, answer)
-        STATS.generic += 1
-        t0 = time.perf_counter()
-        cases = cases if cases is not None else hb.case_values()
-        results = session.batch(op, hb.suite.config, cases)
-        STATS.exchange_s += time.perf_counter() - t0
-        t0 = time.perf_counter()
-        if confirms_values(results, hb.expected(op)):
-            STATS.bulk_passes += 1
-            STATS.judge_s += time.perf_counter() - t0
-            return hb.passed(op)
-        try:
-            return judge_hand_batch(hb.batch(op, cases), results, hb.cards)
-        finally:
-            STATS.fallback_s += time.perf_counter() - t0
-
-    return runner.recovery.outcome((HAND_FILE, op, hb.first_tc, hb.n), send_whole, lambda: hb.batch(op, cases))
-
-
 def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bool:
-    """Run a hand suite's batches not in ``done``; True if stopped early (``Runner.should_stop``).
+    """The one-worker loop of a hand suite: its batches not in ``done``, both ops of each judged
+    through the run's instance and recorded; True if stopped early (``Recorder.should_stop``).
 
     The next batch's bytes are prepared on a worker thread while the current one is with the
-    vendor (the kernels release the GIL)."""
-    STATS.reset()
+    vendor (the kernels release the GIL); the batch carries its own preparation times."""
+    global STATS
+    instance, recorder = runner.instance, runner.recorder
+    stats = STATS = instance.stats
     started = time.perf_counter()
     suite = HandSuite.load(runner.suite_dir)
     size = runner.hand_batch_size
     stop = suite.n_hands if runner.max_hands is None else min(runner.max_hands, suite.n_hands)
-    assert runner.hello is not None
     planned = (list(runner.hand_slice.batches(suite.n_hands, size)) if runner.hand_slice is not None
                else [(index, n, None) for index, n in hand_ranges(stop, size)])
     before: dict[int, int] = {}                     # hands of the batches before each batch, done or not
@@ -445,32 +348,30 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
             assert upcoming is not None
             t0 = time.perf_counter()
             hb = upcoming.result()
-            STATS.prefetch_wait_s += time.perf_counter() - t0
+            stats.prefetch_wait_s += time.perf_counter() - t0
+            stats.encode_s += hb.encode_s
+            stats.expected_s += hb.expected_s
             upcoming = make(i + 1)
-            STATS.hands += hb.n
+            stats.hands += hb.n
             count = 2 * before[hb.index]             # vectors before this batch, done or not
             for op in HAND_OPS:
                 count += hb.n
                 if hb.key(op) in done:
                     continue
-                if op not in runner.hello.ops:
-                    outcome = hb.whole(op, "unsupported", "unsupported")
-                else:
-                    outcome = run_hand_batch(runner, hb, op)
-                    STATS.vectors += hb.n
+                outcome = judge(instance, HandOp(hb, op))
+                if op in instance.ops:
+                    stats.vectors += hb.n
                 t0 = time.perf_counter()
-                runner.record(outcome)
-                STATS.record_s += time.perf_counter() - t0
-                runner.failures += outcome.failed
-                if runner.progress:
-                    runner.progress(count, total)
-                if runner.should_stop():
+                recorder.record(outcome)
+                stats.record_s += time.perf_counter() - t0
+                recorder.advance(count, total)
+                if recorder.should_stop():
                     return True
         return False
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         os.close(fd)
-        STATS.run_s = time.perf_counter() - started
+        stats.run_s = time.perf_counter() - started
 
 
 def note_hand_suite(runner: Runner) -> None:

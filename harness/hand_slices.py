@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from tablecert.oracle.names import HAND_SUITES
+
+if TYPE_CHECKING:
+    from tablecert.harness.results import RunDatabase
 
 
 class SliceError(ValueError):
@@ -76,15 +82,13 @@ class HandSlice:
             yield int(part[0]), len(part), part
 
 
-def check_slice(db: object, manifest: dict, hand_slice: HandSlice | None,
+def check_slice(db: RunDatabase, manifest: dict[str, Any], hand_slice: HandSlice | None,
                 max_hands: int | None) -> tuple[HandSlice | None, str | None]:
     """Keep the run's slice in its meta (a resumed run must ask for the same one) and return it
     (the stored one on a resumed run) and how the verdict names it (None for a whole suite). SliceError for a slice of a suite that is not a
     hand suite, or another slice than the run began with."""
-    from tablecert.harness.hand_runner import HAND_SUITES
-
     suite = manifest["suite"]
-    stored = db.meta().get("hand_slice")                                # type: ignore[attr-defined]
+    stored = db.meta().get("hand_slice")
     if hand_slice is None and stored is not None:
         hand_slice = HandSlice(**{k: v for k, v in stored.items()})
     if hand_slice is None:
@@ -93,5 +97,5 @@ def check_slice(db: object, manifest: dict, hand_slice: HandSlice | None,
         raise SliceError(f"--range and --sample slice a hand suite (joker, exhaustive), not the {suite} suite")
     if stored is not None and stored != hand_slice.meta():
         raise SliceError(f"this run is of the slice {stored}; it cannot resume with {hand_slice.meta()}")
-    db.set_meta(hand_slice=hand_slice.meta())                           # type: ignore[attr-defined]
+    db.set_meta(hand_slice=hand_slice.meta())
     return hand_slice, hand_slice.describe(suite)

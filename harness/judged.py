@@ -112,14 +112,16 @@ class JudgedRecord:
     def add(self, outcome: BatchOutcome) -> None:
         """Account for one batch, exactly as it is written to the database."""
         self.batches += 1
+        # status and outcomes as the plain strings the database gives back (an Outcome or a
+        # BatchStatus is its value, but its repr is not): the digests are of what is stored
         self.sums["batches"] = (self.sums["batches"] + _row((outcome.file, outcome.op, outcome.first_tc, outcome.n,
-                                                            outcome.status))) % MOD
+                                                            str(outcome.status)))) % MOD
         for table, rows in (("failures", outcome.failures), ("faults", outcome.faults),
                             ("hand_answers", outcome.hand_answers)):
             self.sums[table] = (self.sums[table] + sum((_row(r) for r in rows), 0)) % MOD
         if outcome.hand_failures:
             self.hands = self.hands.plus(outcome.hand_failures)
-        self.counts.update({k: n for k, n in outcome.counts.items() if n})
+        self.counts.update({(d, k, str(o)): n for (d, k, o), n in outcome.counts.items() if n})
         self.causes.update({k: n for k, n in outcome.hand_causes.items() if n})
 
     def add_fault(self, row: tuple[Any, ...]) -> None:

@@ -2,8 +2,10 @@
 
 The lab exports the prompt view (``tablecert vectors export``); the vendor answers every case
 and returns a responses file; ``tablecert validate --responses FILE`` judges it against the
-expected view exactly as a live run would, into the same run database and outputs, with the
-same ``judged`` record and run seal (so an offline run is signed and merged like a live one).
+expected view exactly as a live run would: the file is a source of answers in the place of a
+vendor session (:class:`OfflineSession`), run through the same pipeline (:mod:`tablecert.harness.run`)
+into the same run database and outputs, with the same ``judged`` record and run seal (so an
+offline run is signed and merged like a live one).
 
 Responses file: JSON Lines (optionally gzip), one line per case::
 
@@ -40,20 +42,25 @@ import os
 import sqlite3
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from tablecert import __version__
-from tablecert.harness.contract import VendorFault, parse_hello
-from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
-from tablecert.harness.protocol_versions import V2, run_v1, v1_expressible
-from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault, parse_hello
+from tablecert.harness.protocol_versions import V2, v1_expressible
+from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.results import RunDatabase
+from tablecert.harness.run import RunError
+from tablecert.harness.run.instance import VendorInstance, identity_of
+from tablecert.harness.run.judging import judge
+from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.run_folder import locked_run_folder
-from tablecert.harness.runner import RunError, _identity, judge_batch, manifest_digest, utc_now, whole_batch
-from tablecert.harness.suite_reader import Batch, iter_batches
-from tablecert.harness.verdict import conclude, suite_ops
+from tablecert.harness.runner import manifest_digest, utc_now
+from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.verdict import suite_ops
+from tablecert.oracle.names import HAND_SUITES
 from tablecert.vectors.anchor import SuiteAnchor
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
@@ -126,15 +133,17 @@ class Responses:
     sha256: str
     size: int
     answers: int
+    hello: dict[str, Any] | None = None     # the header's hello, as given
 
     def meta(self) -> dict[str, Any]:
         """The run meta's ``responses``: the file and the digest of the bytes judged."""
         return {"file": self.path.name, "path": str(self.path.resolve()), "sha256": self.sha256, "bytes": self.size, "answers": self.answers,
                 "implementation_named": bool(self.identity.get("identified", True))}
 
-    def batch_answers(self, batch: Batch) -> dict[int, Any]:
+    def batch_answers(self, file: str, tc_ids: Sequence[int]) -> dict[int, Any]:
+        """The answers held for the tests of ``file`` from the least to the greatest of ``tc_ids``."""
         rows = self.store.execute("SELECT tc, answer FROM answers WHERE file = ? AND tc BETWEEN ? AND ?",
-                                  (batch.file, min(batch.tc_ids), max(batch.tc_ids)))
+                                  (file, min(tc_ids), max(tc_ids)))
         return {tc: json.loads(text) for tc, text in rows}
 
 
@@ -156,7 +165,7 @@ def _header(obj: dict[str, Any], path: Path, n: int) -> tuple[dict[str, Any], st
         parsed = parse_hello({**hello, "id": 0}, 0)
     except VendorFault as err:
         raise ResponsesError(f"{path}:{n}: the header is not a hello answer: {err.detail}") from None
-    return _identity(parsed), hello.get("protocol") if isinstance(hello.get("protocol"), str) else None
+    return identity_of(parsed), hello.get("protocol") if isinstance(hello.get("protocol"), str) else None
 
 
 def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max_answer_bytes: int,
@@ -164,7 +173,7 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
     """Read the file once, into ``store``, refusing as read what cannot be judged (see the module)."""
     store.execute("CREATE TABLE answers (file TEXT NOT NULL, tc INTEGER NOT NULL, answer TEXT NOT NULL, "
                   "PRIMARY KEY (file, tc)) WITHOUT ROWID")
-    identity, protocol = dict(UNIDENTIFIED), None
+    identity, protocol, hello = dict(UNIDENTIFIED), None, None
     total, answers, n = 0, 0, 0
     per_batch: dict[tuple[str, int], int] = {}
     try:
@@ -187,6 +196,7 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
                     raise ResponsesError(f"{path}:{n}: JSON nested too deeply") from None
                 if isinstance(obj, dict) and set(obj) == {"hello"}:
                     identity, protocol = _header(obj, path, n)
+                    hello = obj["hello"]
                     continue
                 if (not isinstance(obj, dict) or set(obj) != {"file", "tcId", "answer"} or not isinstance(obj["file"], str)
                         or not isinstance(obj["tcId"], int) or isinstance(obj["tcId"], bool)):
@@ -216,7 +226,7 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
         raise ResponsesError(f"{path}:{n}: not UTF-8 text") from None
     except LineTooLong as err:
         raise ResponsesError(f"{err} (--max-answer-mb)") from None
-    return Responses(path, store, identity, protocol, digesting.sha256.hexdigest(), digesting.size, answers)
+    return Responses(path, store, identity, protocol, digesting.sha256.hexdigest(), digesting.size, answers, hello)
 
 
 def _check_complete(responses: Responses, index: SuiteIndex) -> None:
@@ -252,7 +262,7 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
         db_path = run_dir / "run.db"
         if db_path.exists() or db_path.is_symlink():
             raise RunError(f"{db_path} exists: choose a new run folder")
-        if load_manifest(suite_dir)["suite"] in ("joker", "exhaustive"):     # refused before it is copied
+        if load_manifest(suite_dir)["suite"] in HAND_SUITES:     # refused before it is copied
             raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
         folder, anchor = copy_anchored(suite_dir, run_dir / "suite", None, custom_suite)
         manifest = load_manifest(folder)
@@ -275,36 +285,64 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     return verdict
 
 
+def vendor_meta(responses: Responses, protocol: str) -> dict[str, Any]:
+    """The vendor as the run's meta records it: a header's hello as a live run records the hello
+    (``vendor_hello``, and the identity speaking the contract version judged), else the
+    unidentified implementation."""
+    if responses.hello is None:
+        return {"vendor": responses.identity}
+    return {"vendor": {**responses.identity, "protocol": protocol}, "vendor_hello": responses.hello}
+
+
+class OfflineSession(AnswersByTest):
+    """A responses file as a source of answers, in the place of a vendor session: its hello lists
+    every op (the file answers the whole suite; the vendor it names is the run's, from its header)
+    and speaks the contract version the answers follow; a batch's answers are read by test."""
+
+    def __init__(self, responses: Responses, protocol: str) -> None:
+        self.responses, self.protocol = responses, protocol
+
+    def hello(self) -> Hello:
+        return Hello("offline", "offline", "offline", KNOWN_OPS, {}, self.protocol)
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        raise VendorFault(FaultKind.REQUEST_ERROR, "a responses file answers tests by (file, tcId), not requests")
+
+    def answers(self, file: str, tc_ids: Sequence[int]) -> list[Any]:
+        found = self.responses.batch_answers(file, tc_ids)
+        return [found[tc] for tc in tc_ids]
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def alive(self) -> bool:
+        return True
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
 def _judge(responses: Responses, suite_dir: Path, db_path: Path, manifest: dict[str, Any], anchor: SuiteAnchor,
            total: int, progress: Callable[[int, int], None] | None, protocol: str) -> str:
+    """Judge the answers batch by batch in run order, through the run pipeline (the responses
+    file is the instance's session: :class:`OfflineSession`), into a new run database."""
     db = RunDatabase(db_path)
     scope_meta = {"suite_tests": int(manifest["numberOfTests"]),
                   **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest))}
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
                 suite_anchor=anchor.meta(), adapter="offline", target=str(responses.path), state="running",
-                protocol=protocol, vendor=responses.identity, responses=responses.meta(), **scope_meta)
-    judged = JudgedRecord(db)
+                protocol=protocol, responses=responses.meta(), **vendor_meta(responses, protocol), **scope_meta)
+    instance = VendorInstance(lambda: OfflineSession(responses, protocol), FaultPolicy())
+    instance.session()                                  # greeted: every op, the answers' contract version
+    recorder = Recorder(db, progress=progress)
     done = 0
     for batch in iter_batches(suite_dir, BATCH_SIZE):
-        answers = responses.batch_answers(batch)
-
-        def judge_part(part: Batch) -> BatchOutcome:
-            return judge_batch(part, [answers[tc] for tc in part.tc_ids])
-
-        outcome = (judge_part(batch) if protocol == V2 else
-                   run_v1(batch, judge_part, lambda part: whole_batch(part, "unsupported", "unsupported")))
-        if db.record(outcome):
-            judged.add(outcome)
+        recorder.record(judge(instance, batch))
         done += len(batch.cases)
-        if progress:
-            progress(done, total)
+        recorder.advance(done, total)
     db.set_meta(finished=utc_now(), state="finished")
-    try:
-        db.set_meta(judged=judged.check(db, scope_meta))
-    except TamperedRunDatabase as err:
-        db.close()
-        raise RunError(str(err)) from None
-    verdict = conclude(db).verdict
+    verdict = recorder.conclude(scope_meta).verdict
     db.close()
     return verdict

@@ -34,28 +34,13 @@ from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_O
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.round_findings import shortest_script
-from tablecert.harness.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
+from tablecert.harness.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
+                                         replace_folder, replay_name, write_atomically)
 from tablecert.harness.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
-
-
-def replay_name(file: str, op: str, tg_id: int) -> str:
-    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
-    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
-
-
-def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
-    """The replay file in ``failures/`` that sends one poisoned case alone."""
-    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
-
-
-def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
-    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
-    stem = file.removesuffix(".jsonl.gz") or "start"
-    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"
 
 
 def summary(db: RunDatabase) -> dict[str, Any]:

@@ -23,7 +23,8 @@ from typing import Any
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id, shown
 from tablecert.harness.recovery import merge
 from tablecert.harness.results import BatchOutcome
-from tablecert.harness.suite_reader import Batch
+from tablecert.harness.run.batch import Batch
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_case, v1_expressible, v1_result
 
 NEEDS_V2 = f"needs {V2}"
@@ -98,7 +99,7 @@ def v1_parts(batch: Batch) -> tuple[Batch | None, Batch | None]:
 def unchecked_note(protocol: Any, protocol_totals: Mapping[str, Mapping[str, int]]) -> str | None:
     """What a run of an earlier contract version could not check, when it left vectors out for it
     (``protocol_totals``: the run's counts of dimension ``protocol``); None otherwise."""
-    n = protocol_totals.get(NEEDS_V2, {}).get("unsupported", 0)
+    n = protocol_totals.get(NEEDS_V2, {}).get(Outcome.UNSUPPORTED, 0)
     if not n:
         return None
     return (f"{protocol} cannot check {V1_CANNOT_CHECK}: {n:,} vector{'s' if n != 1 else ''} that "
@@ -111,9 +112,9 @@ def run_v1(batch: Batch, run: Callable[[Batch], BatchOutcome],
     ``unsupported`` counts the rest (also under the ``protocol`` dimension); the outcome keeps
     the whole batch's key and size, so a resumed run meets the same batches."""
     sent, left = v1_parts(batch)
-    out = run(sent) if sent else BatchOutcome(batch.file, batch.op, batch.tc_ids[0], 0, "unsupported")
+    out = run(sent) if sent else BatchOutcome(batch.file, batch.op, batch.tc_ids[0], 0, BatchStatus.UNSUPPORTED)
     if left:
         merge(out, unsupported(left))
-        out.counts[("protocol", NEEDS_V2, "unsupported")] += len(left.cases)
+        out.counts[("protocol", NEEDS_V2, Outcome.UNSUPPORTED)] += len(left.cases)
     out.first_tc, out.n = batch.tc_ids[0], len(batch.cases)
     return out

@@ -31,7 +31,9 @@ from typing import Any
 
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.results import BatchOutcome, dumps
-from tablecert.harness.suite_reader import Batch
+from tablecert.harness.run.batch import Batch
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.harness.run.outcomes import answered as answered_in
 
 STDERR_KEPT = 4000
 """Characters of the vendor's stderr tail kept with each fault."""
@@ -129,7 +131,7 @@ class GiveUp:
 
     def tally(self, op: str, out: BatchOutcome) -> int:
         """Count a settled batch of ``op``; returns how many of its vectors were answered."""
-        answered = out.counts[("op", op, "pass")] + out.counts[("op", op, "fail")]
+        answered = answered_in(out.counts, op)
         self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
         return answered
 
@@ -162,7 +164,7 @@ class Recovery:
         ``as_batch`` gives its cases for bisection."""
         file, op, first_tc, n = key
         if self.give_up.stops(op):
-            return self.give_up.not_sent(key, self.whole(as_batch(), "fault", "fault"))
+            return self.give_up.not_sent(key, self.whole(as_batch(), BatchStatus.FAULT, Outcome.FAULT))
         log = _FaultLog(as_batch, self.kinds_kept)
         for _ in range(self.policy.retries + 1):
             try:
@@ -179,16 +181,16 @@ class Recovery:
         if self.policy.bisect and n > 1:
             out, lost = self._bisect(batch, log)
         else:
-            out, lost = self.whole(batch, "fault", "fault"), set(range(n))
+            out, lost = self.whole(batch, BatchStatus.FAULT, Outcome.FAULT), set(range(n))
             if n == 1:
                 out.poisoned.append(poison_record(batch, log.last))
         out.faults[:0] = log.rows(lost)
         out.fault_requests.extend(log.requests)
         answered = self.give_up.tally(op, out)
-        if not out.counts[("op", op, "fault")]:
-            out.status = "done"
+        if not out.counts[("op", op, Outcome.FAULT)]:
+            out.status = BatchStatus.DONE
         elif answered:
-            out.status = "partial"
+            out.status = BatchStatus.PARTIAL
         return out
 
     # -- internals
@@ -198,7 +200,7 @@ class Recovery:
     def _bisect(self, batch: Batch, log: _FaultLog) -> tuple[BatchOutcome, set[int]]:
         """Judge every case of ``batch`` that a request without the poisoned cases can answer;
         also the indices of the cases left unanswered."""
-        out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), "fault")
+        out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), BatchStatus.FAULT)
         lost: set[int] = set()
         budget = bisect_budget(len(batch.cases))
         spent = 0
@@ -208,7 +210,7 @@ class Recovery:
             lo, hi = pending.pop()
             piece = part(batch, lo, hi)
             if spent >= budget:
-                merge(out, self.whole(piece, "fault", "fault"))
+                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
@@ -225,7 +227,7 @@ class Recovery:
             if results is not None:
                 merge(out, self.judge(piece, results))
             elif hi - lo == 1:
-                merge(out, self.whole(piece, "fault", "fault"))
+                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.add(lo)
                 if allowed == tries:                                 # every attempt of it alone faulted
                     out.poisoned.append(poison_record(piece, log.last))

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run_folder import FILE_MODE, check_database_files
 
 SCHEMA = """
@@ -82,7 +83,7 @@ CREATE TABLE IF NOT EXISTS hand_causes (
     n INTEGER NOT NULL, PRIMARY KEY (op, expected, actual, cause)) WITHOUT ROWID;
 """
 
-OUTCOMES = ("pass", "fail", "unsupported", "fault")
+OUTCOMES = tuple(o.value for o in Outcome)
 
 
 class StorageError(Exception):
@@ -240,7 +241,7 @@ class RunDatabase:
         """Per op, how many of its last batches (in the order recorded) got no answer at all."""
         runs: dict[str, int] = {}
         for op, status in self.db.execute("SELECT op, status FROM batches ORDER BY rowid"):
-            runs[op] = runs.get(op, 0) + 1 if status == "fault" else 0
+            runs[op] = runs.get(op, 0) + 1 if status == BatchStatus.FAULT else 0
         return runs
 
     # -- reading

@@ -13,14 +13,17 @@ import gzip
 import json
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from tablecert.harness.run.batch import Batch
+from tablecert.oracle.names import HAND_CLAUSES, HAND_SUITES
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
+
+__all__ = ["HAND_CLAUSES", "Batch", "SuiteReadError", "count_cases", "iter_batches", "json_line", "vector_set_files"]
 
 
 _decode = msgspec.json.Decoder().decode
@@ -37,29 +40,6 @@ def json_line(line: bytes) -> Any:
         return _decode(line)
     except (msgspec.DecodeError, RecursionError):
         return json.loads(line)
-
-
-@dataclass
-class Batch:
-    """Cases sent in one request, with what the lab expects of each."""
-
-    file: str                     # vector-set name (file name without view folder)
-    op: str
-    tg_id: int
-    config: Any
-    tc_ids: list[int]
-    cases: list[Any]
-    expected: list[dict[str, Any]]
-    flags: list[list[str]]
-    clauses: list[list[str]]
-    comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
-    features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/capabilities.py)
-    outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
-
-    @property
-    def key(self) -> tuple[str, str, int]:
-        """Identifies the batch within a run: (file, op, first tcId)."""
-        return self.file, self.op, self.tc_ids[0]
 
 
 class SuiteReadError(ValueError):
@@ -83,7 +63,7 @@ def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
     manifest = load_manifest(suite_dir)
     if "prompt" not in manifest["views"] or "expected" not in manifest["views"]:
         raise SuiteReadError(f"{suite_dir}: a run needs both the prompt and the expected view")
-    if manifest["suite"] in ("joker", "exhaustive"):
+    if manifest["suite"] in HAND_SUITES:
         yield from _hand_batches(suite_dir, manifest, batch_size)
         return
     for entry in vector_set_files(manifest):
@@ -133,8 +113,6 @@ def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: st
             yield batch
 
 
-HAND_CLAUSES = {"paigow.player_bonus": ["njac.11.19.c1", "njac.11.20.b"],
-                "paigow.banker_bonus": ["njac.11.19.c2", "njac.11.20.c"]}
 
 
 def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int, first_hand: int = 0,
@@ -143,7 +121,8 @@ def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int, fi
     for the run's batches), ``max_hands`` hands at most; each group of hands goes to both ops."""
     import os
 
-    from tablecert.harness.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
+    from tablecert.harness.hand_runner import HandSuite, iter_hand_batches
+    from tablecert.oracle.names import HAND_OPS
 
     suite = HandSuite.load(suite_dir)
     stop = None if max_hands is None else first_hand + max_hands

@@ -46,11 +46,13 @@ from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.results import RunDatabase
 from tablecert.harness.round_findings import round_scope
-from tablecert.oracle.protocol import V1, V2_OPS
+from tablecert.harness.run.outcomes import Outcome, sent
+from tablecert.oracle.names import HAND_FILE, HAND_OPS
+from tablecert.oracle.protocol import V2_OPS
 
 EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
-HAND_STREAM_OP = "paigow.hands"          # a hand suite's manifest entry, standing for its two label ops
-HAND_STREAM_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
+HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
+HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
              "paigow": tuple(op for op in KNOWN_OPS if op.startswith("paigow."))}
 SEVERE_FIRST = ("crash", "timeout", "start", "bad_hello", "malformed", "wrong_id", "wrong_count", "wrong_op",
@@ -159,14 +161,15 @@ def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     by_op = db.totals("op")
     ops = list(meta.get("suite_ops") or sorted(by_op))
     required = list(meta.get("required_ops") or ops)
-    if meta.get("protocol") == V1 and required == ops:      # the default: every op v1 can carry
-        required = [op for op in required if op not in V2_OPS] or required
-    answered = {op for op, c in by_op.items() if c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)}
-    untested = [op for op in ops if op not in answered and by_op.get(op, {}).get("unsupported")]
+    if required == ops:          # the default: every op of the suite, but an added op only if declared
+        declared = set((meta.get("vendor") or {}).get("ops") or ())
+        required = [op for op in required if op not in V2_OPS or op in declared] or required
+    answered = {op for op, c in by_op.items() if sent(c)}
+    untested = [op for op in ops if op not in answered and by_op.get(op, {}).get(Outcome.UNSUPPORTED)]
     tested = [op for op in ops if op in answered]
     clauses = db.totals("clause")
     untested_clauses = sorted(c for c, n in clauses.items()
-                              if n.get("unsupported") and not (n.get("pass", 0) + n.get("fail", 0) + n.get("fault", 0)))
+                              if n.get(Outcome.UNSUPPORTED) and not sent(n))
     feature_totals = db.totals(FEATURE_DIMENSION)
     features = feature_scope(feature_totals, db.totals(UNSUPPORTED_DIMENSION), meta)
     return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses), features,
@@ -184,7 +187,7 @@ def decide(db: RunDatabase) -> Decision:
     if meta.get("state") == "not_started":
         why = meta.get("not_started") or "the vendor could not be started or greeted"
         return Decision("incomplete", (f"no vector was judged: {why}",), scope)
-    if totals["fail"]:
+    if totals[Outcome.FAIL]:
         reasons.append(f"{totals['fail']:,} vector{'s' if totals['fail'] != 1 else ''} answered differently "
                        "from the reference oracle")
     if faults:
@@ -213,7 +216,7 @@ def decide(db: RunDatabase) -> Decision:
         return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
     if isinstance(suite_tests, int) and run < suite_tests:
         return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
-    if totals["fault"]:
+    if totals[Outcome.FAULT]:
         return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
     protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
     also = (protocol_note,) if protocol_note else ()

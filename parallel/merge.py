@@ -33,14 +33,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tablecert.harness.certify import copy_anchored
 from tablecert.harness.hand_failures import has_hand_failures
-from tablecert.harness.hand_runner import HAND_SUITES
 from tablecert.harness.judged import database_digest
 from tablecert.harness.results import RunDatabase, has_table
 from tablecert.harness.run_folder import check_database_files, refuse_link
-from tablecert.harness.runner import _same_vendor
+from tablecert.harness.run.instance import same_vendor
 from tablecert.harness.causes import keep_spectrum
 from tablecert.harness.seal import SealError, check_seal, seal_run
 from tablecert.harness.verdict import conclude
+from tablecert.oracle.names import HAND_SUITES
 from tablecert.parallel.units import Shard, suite_units
 
 SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_version", "adapter", "target",
@@ -117,7 +117,7 @@ def check_shards(shards: list[ShardRun]) -> None:
         for key in SAME:
             if s.meta.get(key) != first.meta.get(key):
                 raise MergeError(f"{s.path}: shard {s.shard} differs from {first.path} in {key}")
-        if not _same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
+        if not same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
             raise MergeError(f"{s.path}: shard {s.shard} is of another vendor than {first.path}")
     missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
     if missing:

@@ -28,7 +28,9 @@ from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from tablecert.harness.hand_runner import HandBatch, HandSuite
 from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run import RunError
 from tablecert.parallel.units import Unit
 from tablecert.parallel.workers import Worker
 
@@ -77,17 +79,14 @@ class RayPool:
     def __init__(self, runner: Runner, options: ParallelOptions) -> None:
         import ray
 
-        from tablecert.harness.hand_runner import HandSuite
-        from tablecert.harness.runner import _identity
-
-        assert runner.hello is not None and options.vendor is not None
+        assert runner.instance.began is not None and options.vendor is not None
         self.ray = ray
-        runner._drop()                       # the coordinator's greeting session: the actors run the vendor
+        runner.instance.drop()               # the coordinator's greeting session: the actors run the vendor
         self.runner = runner
         ray.init(address=options.ray_address, ignore_reinit_error=True, log_to_driver=False,
                  logging_level="ERROR", configure_logging=False)
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(VendorActor)
-        self.args = (options.vendor, runner.recovery.policy, _identity(runner.hello), runner.db.fault_kinds(),
+        self.args = (options.vendor, runner.recovery.policy, runner.instance.began, runner.db.fault_kinds(),
                      runner.db.meta().get("isolation"))
         self.size = options.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.actors = [self._new_actor() for _ in range(self.size)]
@@ -110,8 +109,6 @@ class RayPool:
         return min(self.actors, key=lambda a: busy[id(a)])
 
     def submit(self, unit: Unit, skip: frozenset[str]) -> None:
-        from tablecert.harness.hand_runner import HandBatch
-
         if unit.hands is not None and unit.hand_batch is None:
             assert self.suite is not None and self.labels_fd is not None
             unit.hand_batch = HandBatch(self.suite, self.labels_fd, *unit.hands)
@@ -138,8 +135,6 @@ class RayPool:
 
     def _lost(self, actor: Any, unit: Unit, skip: frozenset[str]) -> None:
         """An actor died (or its node): replace it, send its unit again."""
-        from tablecert.harness.runner import RunError
-
         self.losses[unit.seq] = self.losses.get(unit.seq, 0) + 1
         if self.losses[unit.seq] >= MAX_LOSSES:
             raise RunError(f"a unit of work ({unit.key(unit.ops[0])[:3]}) was lost with its Ray actor "

@@ -8,7 +8,8 @@ database) keeps at most a few units per worker in flight, and records each unit'
 every unit before it is recorded: the run database receives the same rows in the same order as a
 one-worker run, whatever the number of workers or the order they finish in. In run order it also
 decides which ops are given up (:class:`~tablecert.harness.recovery.GiveUp`), counts failures and
-answer bytes, and stops as the one-worker loop would (``Runner.should_stop``).
+answer bytes, and stops as the one-worker loop would: the outcomes go to the run's
+:class:`~tablecert.harness.run.recorder.Recorder`, as a one-worker run's do.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Protocol
 
+from tablecert.harness.capabilities import mark_batch
+from tablecert.harness.contract import answer_bytes
 from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run import RunError
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
 
@@ -45,27 +50,29 @@ class Pool(Protocol):
     def close(self, abort: bool) -> None: ...
 
 
+class _ThisThread(threading.local):
+    worker: Worker | None = None        # this thread's worker, once it has one
+
+
 class ThreadPool:
     """``size`` worker threads on this machine, each with its own vendor instance; the first
     takes over the session the runner already greeted."""
 
     def __init__(self, runner: Runner, size: int) -> None:
-        assert runner.hello is not None
-        from tablecert.harness.runner import _identity
-
+        assert runner.instance.began is not None
         self.size, self.runner = size, runner
-        self.identity = _identity(runner.hello)
+        self.identity = runner.instance.began
         self.kinds = runner.db.fault_kinds()
         self.isolation = runner.db.meta().get("isolation")
         self.workers: list[Worker] = []
-        self._greeted, runner.session = runner.session, None
-        self._local = threading.local()
+        self._greeted = runner.instance.hand_over()
+        self._local = _ThisThread()
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="vendor-worker")
         self._futures: dict[Future[list[BatchOutcome | None]], int] = {}
 
     def _worker(self) -> Worker:
-        worker = getattr(self._local, "worker", None)
+        worker = self._local.worker
         if worker is None:
             with self._lock:
                 session, self._greeted = self._greeted, None
@@ -84,7 +91,7 @@ class ThreadPool:
         return [(self._futures.pop(f), f.result()) for f in done]
 
     def answer_bytes(self) -> int:
-        return sum(w.answer_bytes for w in self.workers) + getattr(self._greeted, "answer_bytes", 0)
+        return sum(w.answer_bytes for w in self.workers) + answer_bytes(self._greeted)
 
     def close(self, abort: bool) -> None:
         """Units not started are dropped; those with a vendor finish first (each answer is bounded
@@ -110,23 +117,18 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
     assert runner.hello is not None
     meta = runner.db.meta()
     if meta.get("shard") is not None and (str(options.shard), runner.batch_size) != (meta["shard"], meta.get("batch_size")):
-        from tablecert.harness.runner import RunError
-
         raise RunError(f"this run folder holds shard {meta['shard']} with {meta.get('batch_size')} cases per request; "
                        f"resume it with --shard {meta['shard']} and that batch size")
     if options.shard is not None:
         if done and meta.get("shard") is None:
-            from tablecert.harness.runner import RunError
-
             raise RunError("this run folder holds a run of the whole suite; it cannot be resumed as a shard")
         runner.db.set_meta(shard=str(options.shard), batch_size=runner.batch_size)
     if runner.hand_slice is not None:
-        from tablecert.harness.runner import RunError
-
         raise RunError("--range and --sample run on one vendor instance: leave out --workers, --ray and --shard")
     units = marked(units_to_run(suite_units(runner.suite_dir, runner.hand_suite, runner.batch_size,
                                             runner.hand_batch_size, runner.max_hands), done, options.shard), runner)
     pool = open_pool(runner, options)
+    runner.recorder.answer_bytes = pool.answer_bytes
     try:
         Writer(runner, pool, total).run(units)
     except BaseException:
@@ -134,17 +136,14 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
         raise
     else:
         pool.close(abort=False)
-    finally:
-        runner.answer_bytes = pool.answer_bytes()
 
 
 class Writer:
     """The single writer of a scheduled run (see the module docstring)."""
 
     def __init__(self, runner: Runner, pool: Pool, total: int) -> None:
-        assert runner.hello is not None
         self.runner, self.pool, self.total = runner, pool, total
-        self.ops = set(runner.hello.ops)
+        self.ops = set(runner.instance.ops)
         self.give_up = runner.recovery.give_up
         self.in_flight: deque[Unit] = deque()
         self.ready: dict[int, list[BatchOutcome | None]] = {}
@@ -178,22 +177,19 @@ class Writer:
 
     def _record(self, unit: Unit, outcomes: list[BatchOutcome | None]) -> bool:
         """Record a unit's outcomes; True when the run is to stop."""
-        runner = self.runner
+        recorder = self.runner.recorder
         for op, out in zip(unit.ops, outcomes):
             if op in self.ops:
                 if self.give_up.stops(op):
-                    out = self.give_up.not_sent(unit.key(op), unit.whole(op, "fault", "fault"))
+                    out = self.give_up.not_sent(unit.key(op), unit.whole(op, BatchStatus.FAULT, Outcome.FAULT))
                 else:
                     assert out is not None
                     self.give_up.tally(op, out)
             assert out is not None
-            runner.record(out)
-            runner.failures += out.failed
-            runner.answer_bytes = self.pool.answer_bytes()
-            if runner.should_stop():
+            recorder.record(out)
+            if recorder.should_stop():
                 return True
-        if runner.progress:
-            runner.progress(unit.count, self.total)
+        recorder.advance(unit.count, self.total)
         return False
 
 
@@ -201,8 +197,6 @@ def marked(units: Iterator[Unit], runner: Runner) -> Iterator[Unit]:
     """The units with each vector-set batch marked with the vendor's declared capabilities, as the
     one-worker loop marks them (harness/capabilities.py): the worker then counts the vectors
     outside them unsupported and sends a batch with no vector inside them nowhere."""
-    from tablecert.harness.capabilities import mark_batch
-
     for unit in units:
         if unit.batch is not None:
             mark_batch(unit.batch, runner.capabilities)

@@ -15,9 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablecert.harness.hand_runner import HAND_FILE, HAND_OPS, HandBatch, HandSuite, count_all, hand_ranges
+from tablecert.harness.hand_failures import count_all
+from tablecert.harness.hand_runner import HandBatch, HandSuite, hand_ranges
 from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suite_reader import Batch, iter_batches
+from tablecert.oracle.names import HAND_FILE, HAND_OPS
 
 Key = tuple[str, str, int]
 
@@ -66,8 +69,6 @@ class Unit:
 
     def whole(self, op: str, status: str, outcome: str) -> BatchOutcome:
         """Every vector of this unit's batch of ``op`` with one outcome."""
-        from tablecert.harness.runner import whole_batch
-
         if self.batch is not None:
             return whole_batch(self.batch, status, outcome)
         file, op, first_tc, n = self.key(op)

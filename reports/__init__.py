@@ -21,11 +21,13 @@ unsigned PDFs. ``sign_run`` signs summary.json (Ed25519) and the PDFs (PAdES);
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from reportlab.platypus import Flowable
 
+from tablecert.harness.certify import OutputOptions
 from tablecert.harness.run_folder import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
@@ -36,7 +38,7 @@ KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
 
 __all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "document_xml", "format_part",
-           "render_pdf", "render_report", "sign_run", "store_game_math", "verify_report", "write_reports"]
+           "render_pdf", "render_report", "report_step", "sign_run", "store_game_math", "verify_report", "write_reports"]
 
 
 def _submission(value: Submission | str | Path | None) -> Submission:
@@ -123,6 +125,17 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
         if summary.is_file():
             written.extend(signing.sign_summary(summary, key))
     return written
+
+
+def report_step(outputs: OutputOptions) -> Callable[[Path, list[Any]], None]:
+    """The step ``tablecert certify`` runs once a run is sealed and its outputs written (the
+    harness calls it, ``CertifyOptions.then``, with the run folder still held): the game math
+    stored, then both documents written, and signed with ``outputs.sign_key`` when given."""
+    def write(run_dir: Path, seal_keys: list[Any]) -> None:
+        store_game_math(run_dir)
+        write_reports(run_dir, submission=outputs.submission, declared=outputs.declared, sign_key=outputs.sign_key,
+                      cert=outputs.cert, seal_keys=seal_keys)
+    return write
 
 
 def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | None = None,

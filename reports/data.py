@@ -27,8 +27,8 @@ from tablecert.harness.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.run_folder import check_database_files, run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
 from tablecert.harness.hand_failures import cause_counts
-from tablecert.harness.results import has_table
-from tablecert.harness.hand_runner import HAND_FLAGS
+from tablecert.harness.results import OUTCOMES, has_table
+from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
 from tablecert.harness.protocol_versions import unchecked_note
@@ -36,7 +36,6 @@ from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
 
-OUTCOMES = ("pass", "fail", "unsupported", "fault")
 VERDICTS = {"pass": "CERTIFIED", "scoped_pass": "CERTIFIED FOR A STATED SCOPE", "fail": "NOT CERTIFIED",
             "incomplete": "INCOMPLETE"}
 EXEMPLARS = 5            # smallest failures kept per class (the certificate shows the first 3)

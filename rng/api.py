@@ -5,14 +5,16 @@
   :mod:`tablecert.rng.plan` (Holm at overall alpha 0.01);
 * :func:`write_run` writes ``summary.json`` (every test with its power statement, the plan, what
   the sample would have caught, what statistics cannot show, the outcomes' sha256, chart data), the outcomes themselves (``dice.txt``: the digits as dealt; ``decks.txt``: a deck a line)
-  and ``rng-report.pdf``, rendered from ``summary.json`` alone, so the same summary gives the same
-  bytes (:func:`tablecert.rng.report.render_report`).
+  and ``rng-report.pdf``, rendered from ``summary.json`` alone by the ``render`` the caller passes
+  (the command line passes :func:`tablecert.reports.rng_report.render_report`: PDFs are the
+  reports' job, a layer above this one), so the same summary gives the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +101,10 @@ def summary(outcomes: Outcomes, results: list[TestResult], seed: int, collected:
     }
 
 
-def write_run(out: Path, outcomes: Outcomes, data: dict[str, Any]) -> list[Path]:
-    """Write the outcomes, ``summary.json`` and ``rng-report.pdf`` into ``out``."""
-    from tablecert.rng.report import render_report
-
+def write_run(out: Path, outcomes: Outcomes, data: dict[str, Any],
+              render_report: Callable[[dict[str, Any]], bytes]) -> list[Path]:
+    """Write the outcomes, ``summary.json`` and ``rng-report.pdf`` (``render_report`` of the
+    summary) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "dice.txt").write_bytes(dice_text(outcomes.faces))
     (out / "decks.txt").write_bytes(decks_text(outcomes.decks))

@@ -99,8 +99,10 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    from tablecert.harness.certify import VendorTarget, certify
+    from tablecert.harness.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify
+    from tablecert.harness.run.options import RunOptions
     from tablecert.harness.verdict import EXIT_CODES
+    from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions
 
     adapter, target = chosen_vendor(args)
@@ -136,17 +138,17 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITES)})")
     check_new_run_folder(out)
     try:
+        outputs = OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
+                                submission=_path(args.submission), declared=_path(args.declared), run_id=args.run_id)
+        run = RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
+                         max_run_answer_bytes=args.max_run_answer_mb << 20, max_run_seconds=args.max_run_seconds,
+                         hand_slice=hand_slice, parallel=_parallel(args),
+                         progress=progress_bar("certifying", args.quiet, unit="vectors"))
+        scope = SuiteOptions(profile=resolve_profile(args.profile), suite_dir=suite_dir, custom_suite=args.custom_suite,
+                             cache_dir=_suite_cache(args))
         result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
-                                  profile=resolve_profile(args.profile),
-                                  suite_dir=suite_dir, batch_size=args.batch_size, resume=args.resume, policy=policy,
-                                  progress=progress_bar("certifying", args.quiet, unit="vectors"),
-                                  step=step_printer(args.quiet), submission=_path(args.submission),
-                                  declared=_path(args.declared), sign_key=_path(args.sign), cert=_path(args.cert),
-                                  require=args.require, custom_suite=args.custom_suite,
-                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
-                                  suite_cache_dir=_suite_cache(args), hand_slice=hand_slice,
-                                  parallel=_parallel(args), max_run_seconds=args.max_run_seconds,
-                                  seal_key=_path(args.seal_key), run_id=args.run_id, live=live)
+                                  CertifyOptions(run, scope, outputs, step_printer(args.quiet), report_step(outputs),
+                                                 live))
     except KeyboardInterrupt:
         return _interrupted(out)
     print(format_run_summary(summary, out))
@@ -178,7 +180,7 @@ def _suite_cache(args: argparse.Namespace) -> Path | None:
 def chosen_slice(args: argparse.Namespace) -> Any:
     """The hand-suite slice asked for (--range, or --sample with --seed), or None; UsageError for
     a slice of another suite or a malformed one."""
-    from tablecert.harness.hand_runner import HAND_SUITES
+    from tablecert.oracle.names import HAND_SUITES
     from tablecert.harness.hand_slices import HandSlice, SliceError
 
     if args.range is None and args.sample is None:
@@ -245,7 +247,9 @@ def cmd_serve_vendor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
     reference vendor against the standard suite, both as real subprocesses."""
-    from tablecert.harness.certify import VendorTarget, certify, prepare_suite
+    from tablecert.harness.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify, prepare_suite
+    from tablecert.harness.run.options import RunOptions
+    from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.run_folder import prepare_run_folder, remove_our_folder
 
@@ -260,8 +264,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         remove_our_folder(run_dir)
         print(f"== certifying {name}: {command}", flush=True)
         result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120, isolation="auto")),
-                                  "standard", run_dir,
-                                  suite_dir=suite_dir, progress=progress_bar("certifying", args.quiet, unit="vectors"))
+                                  "standard", run_dir, CertifyOptions(
+                                      RunOptions(progress=progress_bar("certifying", args.quiet, unit="vectors")),
+                                      SuiteOptions(suite_dir=suite_dir), then=report_step(OutputOptions())))
         print(format_run_summary(summary, run_dir))
         verdicts.append((name, result.verdict))
     print()

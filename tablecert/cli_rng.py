@@ -63,6 +63,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
         print(f"tablecert: error: {err}", file=sys.stderr)
         return 2
     collected = {"started": started, "finished": _now()}
+    from tablecert.reports.rng_report import render_report
     from tablecert.rng.api import battery_seed, evaluate, summary, write_run
 
     seed = battery_seed(outcomes) if args.seed is None else args.seed
@@ -70,7 +71,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
         print("evaluating the outcomes", file=sys.stderr, flush=True)
     results = evaluate(outcomes.faces, outcomes.decks, seed)
     data = summary(outcomes, results, seed, collected)
-    write_run(out, outcomes, data)
+    write_run(out, outcomes, data, render_report)
     failed = [r for r in results if r.rejected]
     print(f"vendor:  {outcomes.vendor['name']} {outcomes.vendor['version']} ({outcomes.vendor['build']})")
     print(f"verdict: {data['verdict'].upper()}  {len(results)} tests, {len(failed)} rejected "

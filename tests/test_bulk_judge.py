@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import bulk_judge, runner
+from tablecert.harness import bulk_judge
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
 from tablecert.harness.contract import SessionOptions, VendorFault, check_batch_answer, decode_answer
@@ -306,8 +306,8 @@ def test_failures_in_bulk_are_recorded_like_the_strict_path(edge: Path, vendor: 
     assert bulk_judge.STATS.lines_confirmed > 0 and bulk_judge.STATS.lines_refused > 0
     # The same vendor judged without the bulk judge at all (every answer decoded and judged case
     # by case), once in its compact formatting, once spaced.
-    monkeypatch.setattr(runner, "confirms_line", lambda *a: False)
-    monkeypatch.setattr(runner, "confirms_values", lambda *a: False)
+    monkeypatch.setattr(bulk_judge, "confirms_line", lambda *a: False)     # the run pipeline's one bulk judge
+    monkeypatch.setattr(bulk_judge, "confirms_values", lambda *a: False)
     for flags in (("--bug",), ("--spaces", "--bug")):
         strict = tmp_path / "-".join(flags)
         assert run(edge, strict, vendor, *flags).totals == result.totals

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import hand_runner, runner
+from tablecert.harness import bulk_judge, hand_runner
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
@@ -389,8 +389,8 @@ def test_a_wrong_label_formatted_differently_is_recorded_like_the_strict_path_re
     result = run(joker, tmp_path / "bulk", spaced, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
     assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.bulk_passes == 7
-    monkeypatch.setattr(hand_runner, "confirms_line", lambda *a: False)     # every answer judged case by case
-    monkeypatch.setattr(runner, "confirms_values", lambda *a: False)
+    monkeypatch.setattr(bulk_judge, "confirms_line", lambda *a: False)     # every answer judged case by case
+    monkeypatch.setattr(bulk_judge, "confirms_values", lambda *a: False)
     run(joker, tmp_path / "strict", spaced, max_hands=SLICE, hand_batch_size=1_000)
     assert hand_runner.STATS.fallbacks == 8 and hand_runner.STATS.bulk_passes == 0
     assert db_content(tmp_path / "bulk") == db_content(tmp_path / "strict")

@@ -3,8 +3,12 @@
 Every ``import tablecert.X`` / ``from tablecert.X import ...`` in the product's folders (those
 inside functions too) must name the importing folder's own package, or one of a lower layer. The
 layers are read from the README's Layout table, so the table is the rule. The imports that broke
-it when this test was written are listed in :data:`KNOWN_UPWARD` (issue 23 removes them): the test
-fails on any other, and on a listed one that is gone (so the list only shrinks).
+it when this test was written were listed in :data:`KNOWN_UPWARD` (issue 23 removed them all): the
+test fails on any other, and on a listed one that is gone (so the list only shrinks).
+
+Within ``harness/`` the modules import one another without a circle: the graph of their imports
+(those inside functions too, not those only for type checking) has no cycle, so no module needs a
+late import inside a function to work around another.
 """
 
 from __future__ import annotations
@@ -16,11 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 # (importing file, imported package): upward or sideways imports present when this test was written.
-KNOWN_UPWARD = {
-    ("harness/certify.py", "reports"),
-    ("rng/report.py", "reports"),
-    ("rng/charts.py", "reports"),
-}
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def layers() -> dict[str, tuple[str, int]]:
@@ -50,15 +50,27 @@ def package_of(module: str, packages: dict[str, tuple[str, int]]) -> str | None:
     return best
 
 
-def imports(path: Path) -> list[str]:
+def _type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The import statements under ``if TYPE_CHECKING:`` (never executed)."""
+    return {node for block in ast.walk(tree) if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for stmt in block.body for node in ast.walk(stmt) if isinstance(node, (ast.Import, ast.ImportFrom))}
+
+
+def imports(path: Path, executed_only: bool = False) -> list[str]:
+    """The tablecert modules ``path`` imports; ``executed_only``: leaving out those imported only
+    for type checking, and naming the submodules ``from PACKAGE import NAME`` may import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_only(tree) if executed_only else set()
     found = []
     for node in ast.walk(tree):
+        if node in skipped:
+            continue
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
-            found += [f"{node.module}.{alias.name}" for alias in node.names if node.module == "tablecert"]
+            found += [f"{node.module}.{alias.name}" for alias in node.names
+                      if node.module == "tablecert" or executed_only]
     return [name for name in found if name == "tablecert" or name.startswith("tablecert.")]
 
 
@@ -87,3 +99,43 @@ def test_imports_point_down_the_layers() -> None:
         f"{file} imports {target}" for file, target in new)
     gone = sorted(KNOWN_UPWARD - found)
     assert not gone, f"no longer there, remove from KNOWN_UPWARD: {gone}"
+
+
+def harness_modules() -> dict[str, Path]:
+    """module name -> file, of every module of ``harness/``."""
+    found = {}
+    for path in sorted((REPO / "harness").rglob("*.py")):
+        parts = ("tablecert", "harness", *path.relative_to(REPO / "harness").with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def harness_cycles() -> list[list[str]]:
+    """The circles of imports between harness modules (each a list of modules, each importing the
+    next and the last the first), found by a depth-first search of the import graph."""
+    modules = harness_modules()
+    graph = {name: sorted({m for m in imports(path, executed_only=True) if m in modules} - {name})
+             for name, path in modules.items()}
+    cycles, state, trail = [], dict.fromkeys(graph, 0), []          # 0 unseen, 1 on the trail, 2 done
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        trail.append(name)
+        for nxt in graph[name]:
+            if state[nxt] == 1:
+                cycles.append(trail[trail.index(nxt):])
+            elif state[nxt] == 0:
+                visit(nxt)
+        trail.pop()
+        state[name] = 2
+
+    for name in graph:
+        if state[name] == 0:
+            visit(name)
+    return cycles
+
+
+def test_harness_modules_import_one_another_without_a_circle() -> None:
+    cycles = harness_cycles()
+    assert not cycles, "circular imports between harness modules: " + "; ".join(
+        " -> ".join([*cycle, cycle[0]]) for cycle in cycles[:3]) + (f" (and {len(cycles) - 3} more)" if len(cycles) > 3 else "")

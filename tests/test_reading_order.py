@@ -25,7 +25,7 @@ from tablecert.reports import document_xml, render_report
 from tablecert.reports.data import load_report_data
 from tablecert.reports.inputs import load_submission
 from tablecert.reports.run_diff import diff_pdf, diff_xml, run_diff
-from tablecert.rng.report import report_xml
+from tablecert.reports.rng_report import report_xml
 
 PARAGRAPHS = {"title", "subtitle", "h1", "h2", "h3", "p", "note", "code"}
 SPACE = re.compile(r"[\s\-\u00ad]+")      # pdftotext joins a word hyphenated at a line's end

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from tablecert.rng.report import render_report
+from tablecert.reports.rng_report import render_report
 
 VENDOR = Path(__file__).parent / "rng_vendor.py"
 SMALL = ("--rolls", "20000", "--decks", "1000", "--quiet")

@@ -350,6 +350,35 @@ def test_an_offline_run_of_the_expected_answers_is_certified_signed_verified_and
     one_line_refusal(tablecert("report", str(out), "--sign", str(keys["sign"])), "not the one judged")
 
 
+HOW_ANSWERED = {"adapter", "target", "isolation", "vendor_limits", "responses", "host"}
+"""What says how the answers were obtained (a live session, or a responses file): the rest of a
+summary is what was judged."""
+
+
+def test_an_offline_run_of_the_expected_answers_of_edge_is_a_live_run_of_the_reference_vendor(
+        edge: Path, keys: dict[str, Path], tmp_path: Path) -> None:
+    """Both CERTIFIED, signed and verified against the lab's key, and their summaries equal but for
+    the timings and how the answers came (issue 23: offline is a source of answers like an adapter)."""
+    live, offline = tmp_path / "live", tmp_path / "offline"
+    done = certify(edge, live, "--sign", str(keys["sign"]), "--batch-size", "1000", vendor="reference")  # as offline
+    assert done.returncode == 0, done.stderr
+    hello = json.loads((live / "summary.json").read_text())["vendor_hello"]
+    responses = write_lines(tmp_path / "responses.jsonl", [{"hello": hello}, *expected_answers(edge)])
+    done = tablecert("validate", "--responses", str(responses), "--suite-dir", str(edge), "--out", str(offline),
+                     "--quiet")
+    assert done.returncode == 0, done.stderr
+    signed = tablecert("report", str(offline), "--sign", str(keys["sign"]))
+    assert signed.returncode == 0, signed.stderr
+    for run in (live, offline):
+        checked = tablecert("verify-report", str(run / "certificate.pdf"), "--pubkey", str(keys["sign"].with_suffix(".pub")))
+        assert checked.returncode == 0, checked.stdout
+        assert "CERTIFIED" in page_one(run / "certificate.pdf")
+    summaries = [{k: v for k, v in json.loads((run / "summary.json").read_text()).items()
+                  if k not in DROP | HOW_ANSWERED} for run in (live, offline)]
+    assert summaries[0]["verdict"] == "pass" and summaries[0]["judged"] is not None
+    assert summaries[0] == summaries[1]
+
+
 def limited(megabytes: int) -> Any:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))

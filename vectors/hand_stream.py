@@ -35,6 +35,7 @@ import numpy as np
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, JOKER, colex_unrank, hand_codes
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES, PLAYER_LABELS
 from tablecert.oracle.labeller import block_size, block_start, label_hands_with_top
+from tablecert.oracle.names import HAND_SUITES
 
 EXPECTED_STREAM_FORMAT = (
     "tablecert expected hand stream v1: for each hand of the suite in canonical order (colex over "
@@ -46,7 +47,7 @@ EXPECTED_STREAM_FORMAT = (
 )
 """The byte format of the expected stream, as stated to labs (and pinned by the tests)."""
 
-SUITES: tuple[str, ...] = ("joker", "exhaustive")
+SUITES: tuple[str, ...] = HAND_SUITES
 """The suites whose expected answers are a hand stream."""
 
 GOLDEN_FILE = "golden/hand_streams.toml"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
+from tablecert.oracle.names import HAND_SUITES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
 from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases
 from tablecert.vectors.model import VectorGroup
@@ -34,7 +35,6 @@ MANIFEST = "manifest.json"
 MANIFEST_SCHEMA = "tablecert-suite-manifest"
 CRAPS_OPS = ("craps.odds_limits", "craps.place_odds", "craps.settle")
 PAIGOW_OPS = ("paigow.player_bonus", "paigow.banker_bonus", "paigow.settle")
-HAND_SUITES = ("joker", "exhaustive")
 
 
 class SuiteError(ValueError):

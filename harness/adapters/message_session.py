@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tablecert.harness.contract import (
+    Confined,
+    Metered,
     FaultKind,
     Hello,
     SessionOptions,
@@ -23,8 +25,10 @@ from tablecert.harness.protocol_versions import greet
 BYE_TIMEOUT = 1.0
 
 
-class MessageSession:
-    """hello / batch / close over ``_call``; one caller at a time."""
+class MessageSession(Metered, Confined):
+    """hello / batch / close over ``_call``; one caller at a time. It counts its answers
+    (:class:`~tablecert.harness.contract.Metered`) and a subclass says how its vendor is confined
+    (:class:`~tablecert.harness.contract.Confined`: ``isolation``)."""
 
     def __init__(self, options: SessionOptions) -> None:
         self._options = options

@@ -39,6 +39,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tablecert.harness.contract import (
+    Confined,
+    Metered,
+    RawExchange,
     FaultKind,
     Hello,
     SessionOptions,
@@ -137,8 +140,9 @@ class _StderrTail:
         self._thread.join()
 
 
-class SubprocessSession:
-    """One running vendor process. Not thread-safe: one caller at a time."""
+class SubprocessSession(RawExchange, Metered, Confined):
+    """One running vendor process (it offers every optional capability of the contract). Not
+    thread-safe: one caller at a time."""
 
     def __init__(self, argv: list[str], options: SessionOptions) -> None:
         self._options = options

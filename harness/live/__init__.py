@@ -2,5 +2,5 @@
 same ``state_dir`` (:mod:`.instance`), the driver that plays a live-suite vector one step per
 request, interrupts it and judges every answer (:mod:`.driver`), the findings and replays of a
 vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
-runner reaches it only through :func:`.run.run_live_batch`; ``certify`` makes the run's
+runner reaches it only through :class:`.run.LiveBatch`, a unit of the run pipeline; ``certify`` makes the run's
 :class:`.run.LiveRun`."""

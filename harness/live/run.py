@@ -7,9 +7,10 @@ one an earlier, killed invocation of the run left behind is removed first),
 the interruption plan over the whole suite (:func:`~tablecert.harness.live.driver.plan_interruptions`,
 kept in the run's meta as ``live``) and the vendor instance it kills and restarts
 (:class:`~tablecert.harness.live.instance.InstanceControl`, each restart checked to be the
-vendor the run began with). :func:`run_live_batch` judges one batch with
-:func:`~tablecert.harness.live.driver.judge_live`; a vendor that does not declare every live op
-(or speaks ``tablecert-vendor/1``) gets the batch as *unsupported*.
+vendor the run began with). Each batch is judged with
+:func:`~tablecert.harness.live.driver.judge_live`, as a unit of the run pipeline
+(:class:`LiveBatch`, which :func:`tablecert.harness.run.judging.judge` plays); a vendor that does
+not declare every live op (or speaks ``tablecert-vendor/1``) gets the batch as *unsupported*.
 """
 
 from __future__ import annotations
@@ -18,17 +19,23 @@ import shlex
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.contract import SessionOptions
+from tablecert.harness.contract import Hello, SessionOptions, VendorFault
 from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
                                            judge_live, plan_interruptions)
 from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, vendor_state_dir,
                                              vendor_user)
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
+from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suite_reader import Batch, iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.protocol import V2
+
+if TYPE_CHECKING:
+    from tablecert.harness.runner import Runner
 
 
 @dataclass(frozen=True)
@@ -63,32 +70,39 @@ class LiveRun:
             self.control.close()
         self._stack.close()
 
-    def instance(self, runner: Any) -> InstanceControl:
-        """The vendor instance on this run's state_dir (made on first use)."""
-        if self.control is None:
-            from tablecert.harness.runner import _identity, restarted_as_before
+    def unit(self, batch: Batch, runner: Runner) -> LiveBatch:
+        """A live batch of ``runner``'s suite as a unit of the run pipeline
+        (:func:`tablecert.harness.run.judging.judge` plays it)."""
+        return LiveBatch(self, batch, runner.suite_dir, runner.batch_size, runner.db)
 
+    def instance(self, began: Identity) -> InstanceControl:
+        """The vendor instance on this run's state_dir (made on first use), each restart checked
+        to be the vendor ``began`` (the run's)."""
+        if self.control is None:
             argv = shlex.split(self.target)
             remove_stale_state(self.base)
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_user(argv, self.options)))
-            began = _identity(runner.hello)
             opener = live_opener(self.target, self.options, self.state_dir)
 
-            def check(hello: Any) -> None:
-                restarted_as_before(control.session, _identity(hello), began)  # type: ignore[arg-type]
+            def check(hello: Hello) -> None:
+                try:
+                    restarted_as_before(identity_of(hello), began)
+                except VendorFault:
+                    control.session.close()
+                    raise
 
             control = InstanceControl(opener, check)
             self.control = control
         return self.control
 
-    def plan_of(self, runner: Any) -> LivePlan:
+    def plan_of(self, suite_dir: Path, batch_size: int, db: RunDatabase) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-                       for batch in iter_batches(runner.suite_dir, runner.batch_size) if batch.op in GAME_OF_OP
+                       for batch in iter_batches(suite_dir, batch_size) if batch.op in GAME_OF_OP
                        for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled)
-            runner.db.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
+            db.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
                                      "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
                                                   "writable into its sandbox, kept across restarts, removed at the end"})
         return self.plan
@@ -100,20 +114,31 @@ def supports_live(hello: Any) -> bool:
     return hello.protocol == V2 and isinstance(ops, list) and all(op in ops for op in LIVE_OPS)
 
 
-def run_live_batch(runner: Any, batch: Batch) -> BatchOutcome:
-    """Judge one live batch in ``runner`` (a Runner, whose ``live`` is a :class:`LiveRun`)."""
-    from tablecert.harness.runner import whole_batch
+@dataclass(frozen=True)
+class LiveBatch:
+    """One batch of the live suite as a unit of the run pipeline: played through its own instance
+    of the vendor on the run's state_dir (the run's instance is dropped first: one instance of the
+    vendor at a time), and judged step by step (:func:`~tablecert.harness.live.driver.judge_live`);
+    a vendor that does not declare every live op (or speaks ``tablecert-vendor/1``) gets it as
+    *unsupported*."""
 
-    if runner.hello is None or not supports_live(runner.hello) or runner.live is None:
-        return whole_batch(batch, "unsupported", "unsupported")
-    live: LiveRun = runner.live
-    plan = live.plan_of(runner)
-    runner._drop()          # one instance of the vendor at a time: the live one, on the state_dir
-    details: dict[str, Any] = {}
-    outcome = judge_live(live.instance(runner), batch, plan, details)
-    if details:
-        runner.db.set_meta(live_failures={**(runner.db.meta().get("live_failures") or {}), **details})
-    return outcome
+    live: LiveRun
+    batch: Batch
+    suite_dir: Path
+    batch_size: int
+    db: RunDatabase
+
+    def play(self, instance: VendorInstance) -> BatchOutcome:
+        instance.session()                  # the run's vendor greeted: its identity known
+        if instance.hello is None or instance.began is None or not supports_live(instance.hello):
+            return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
+        plan = self.live.plan_of(self.suite_dir, self.batch_size, self.db)
+        instance.drop()
+        details: dict[str, Any] = {}
+        outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details)
+        if details:
+            self.db.set_meta(live_failures={**(self.db.meta().get("live_failures") or {}), **details})
+        return outcome
 
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:
@@ -127,4 +152,4 @@ def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dic
 
 LIVE_SUITE_OPS = tuple(GAME_OF_OP)
 """The live suite's ops (``craps.table``, ``paigow.table``): each batch of them is played here."""
-__all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveRun", "LiveSettings", "live_summary", "run_live_batch", "supports_live"]
+__all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveBatch", "LiveRun", "LiveSettings", "live_summary", "supports_live"]

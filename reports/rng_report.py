@@ -1,8 +1,8 @@
 """The RNG evaluation report (``rng-report.pdf``), rendered from ``summary.json`` alone.
 
 The wording is ``templates/rng.xml.j2`` (the reports' Jinja2 environment, with its escaping and
-filters, pointed at this package's templates); the layout is the reports' renderer
-(:func:`tablecert.reports.layout.build_pdf`); the charts are :mod:`tablecert.rng.charts`. The PDF
+filters, beside the other reports' templates); the layout is the reports' renderer
+(:func:`tablecert.reports.layout.build_pdf`); the charts are :mod:`tablecert.reports.rng_charts`. The PDF
 is dated by the collection's recorded finish, never by the clock, so the same summary gives the
 same bytes.
 """
@@ -10,24 +10,16 @@ same bytes.
 from __future__ import annotations
 
 import datetime as dt
-from functools import cache
 from typing import Any
-
-from jinja2 import Environment, PackageLoader
 
 from tablecert.reports.layout import build_pdf
 from tablecert.reports.markup import environment
-from tablecert.rng.charts import rng_charts
-
-
-@cache
-def rng_environment() -> Environment:
-    return environment().overlay(loader=PackageLoader("tablecert.rng", "templates"))
+from tablecert.reports.rng_charts import rng_charts
 
 
 def report_xml(summary: dict[str, Any]) -> str:
     """The report's XML (:mod:`tablecert.reports.layout`), before it is laid out."""
-    return rng_environment().get_template("rng.xml.j2").render(s=summary)
+    return environment().get_template("rng.xml.j2").render(s=summary)
 
 
 def render_report(summary: dict[str, Any]) -> bytes:

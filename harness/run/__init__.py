@@ -1,0 +1,23 @@
+"""The run pipeline: every way of judging a vendor goes through these three parts.
+
+* :class:`~tablecert.harness.run.instance.VendorInstance` - one vendor instance: opened on demand,
+  greeted, checked to be the vendor the run began with and confined as the run records it,
+  dropped after a fault, its answer bytes counted. It holds the instance's fault recovery.
+* :func:`~tablecert.harness.run.judging.judge` ``(instance, unit) -> BatchOutcome`` - one unit of
+  work (a vector-set batch, round scripts included; or one op of a hand batch) sent through the
+  instance and judged (:mod:`tablecert.harness.run.vectors` for vector batches).
+* :class:`~tablecert.harness.run.recorder.Recorder` - the run database's only writer: each
+  outcome into ``run.db`` and the ``JudgedRecord``, the failures counted, the caps
+  (stop-after-failures, the answers' bytes, the wall clock), progress, and the verdict.
+
+The one-worker run (:class:`tablecert.harness.runner.Runner`), the hand run
+(:mod:`tablecert.harness.hand_runner`), the worker threads and Ray actors
+(:mod:`tablecert.parallel`) and offline validation (:mod:`tablecert.harness.offline`, whose
+responses file is a source of answers like an adapter) are loops over units that use them; so
+equal inputs give equal rows whichever path ran them.
+"""
+
+
+class RunError(Exception):
+    """A run that cannot start or go on (the vendor cannot be started or greeted, a run folder
+    that belongs to another run, an instance confined otherwise than the run)."""

@@ -1,0 +1,133 @@
+"""One vendor instance of a run: its session, opened and greeted on demand, and its recovery.
+
+A :class:`VendorInstance` opens a session through the run's opener (the same adapter and
+:class:`~tablecert.harness.contract.SessionOptions` for every instance: sandbox, hidden paths,
+limits, passed environment) when a unit needs one, and greets it. The first greeting of a run is
+handed to the run (``on_first_hello``: the one-worker run checks a resumed run's vendor and keeps
+its identity in the meta); every later one (a restart after a fault, another worker's instance)
+must say it is the vendor the run began with, or it is closed and that is a ``bad_hello`` fault;
+and it must be confined as the run records it (``isolation``), or the run stops (RunError: a node
+set up differently is the lab's problem, never a weaker run under the same certificate). The
+instance counts its sessions' answer bytes (for the run's cap) and holds its own
+:class:`~tablecert.harness.recovery.Recovery`: a fault restarts this instance's vendor only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, answer_bytes, isolation_of)
+from tablecert.harness.recovery import FaultPolicy, Recovery
+from tablecert.harness.run import RunError
+from tablecert.harness.run.stats import HandStats
+from tablecert.harness.run.vectors import judge_batch, whole_batch
+from tablecert.oracle.protocol import V1
+
+Identity = dict[str, Any]
+
+
+def identity_of(hello: Hello) -> Identity:
+    """What a hello says the vendor is (kept in the run's meta as ``vendor``), with its declared
+    capabilities when it declares any."""
+    declared = {"capabilities": hello.raw["capabilities"]} if "capabilities" in hello.raw else {}
+    return {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops),
+            "protocol": hello.protocol, **declared}
+
+
+def describe(identity: Identity) -> str:
+    """A vendor's identity from its hello, for messages (its strings shortened)."""
+    ops = ", ".join(identity.get("ops", []))
+    return (f"{str(identity.get('name'))[:60]!r} {str(identity.get('version'))[:30]!r} "
+            f"build {str(identity.get('build'))[:60]!r} (ops {ops or 'none'})")
+
+
+def same_vendor(a: Identity, b: Identity) -> bool:
+    """The same implementation (name, version, build) with the same ops, in any order, speaking the
+    same contract version, with the same declared capabilities."""
+    return ({k: a.get(k) for k in ("name", "version", "build")} == {k: b.get(k) for k in ("name", "version", "build")}
+            and sorted(a.get("ops", [])) == sorted(b.get("ops", [])) and a.get("capabilities") == b.get("capabilities")
+            and a.get("protocol", V1) == b.get("protocol", V1))
+
+
+def restarted_as_before(identity: Identity, began: Identity) -> None:
+    """A restarted (or another) instance of the vendor must say it is the vendor the run began
+    with; otherwise that is a ``bad_hello`` fault (the caller closes the session)."""
+    if not same_vendor(identity, began):
+        raise VendorFault(FaultKind.BAD_HELLO, f"the restarted vendor says it is {describe(identity)}, "
+                                               f"not {describe(began)}")
+
+
+class VendorInstance:
+    """One vendor instance (see the module docstring). ``began``: the run's vendor identity when
+    the run already knows it (a worker's instance), else the first hello gives it, after
+    ``on_first_hello(session, hello)`` accepted it; ``isolation``: how the run records its vendor
+    is confined (None: not checked); ``session``: an already greeted session to begin with;
+    ``kinds_kept``, ``unanswered_runs``: the run's fault state read back from its database."""
+
+    def __init__(self, open_session: Callable[[], VendorSession], policy: FaultPolicy, *,
+                 began: Identity | None = None, isolation: str | None = None,
+                 on_first_hello: Callable[[VendorSession, Hello], None] | None = None,
+                 session: VendorSession | None = None, kinds_kept: set[str] | None = None,
+                 unanswered_runs: dict[str, int] | None = None) -> None:
+        self.open_session, self.began, self.isolation = open_session, began, isolation
+        self.on_first_hello = on_first_hello
+        self.hello: Hello | None = None
+        self.live: VendorSession | None = session
+        self.closed_bytes = 0
+        self.stats = HandStats()
+        self.recovery = Recovery(self.session, self.drop, policy, judge_batch, whole_batch, unanswered_runs,
+                                 kinds_kept)
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The ops the run's vendor listed in its hello (the others are ``unsupported``; none
+        before the run's first greeting)."""
+        return tuple(self.began["ops"]) if self.began is not None else ()
+
+    @property
+    def protocol(self) -> str:
+        """The contract version the run's vendor speaks."""
+        return str(self.began.get("protocol", V1)) if self.began is not None else V1
+
+    def session(self) -> VendorSession:
+        """The live session, starting and greeting the vendor first if there is none (VendorFault
+        if it cannot be started or greeted, or says it is another vendor; RunError if it is
+        another vendor on a run's first greeting, or confined otherwise than the run)."""
+        if self.live is None:
+            session = self.open_session()
+            try:
+                hello = session.hello()
+                if self.began is None:
+                    if self.on_first_hello is not None:
+                        self.on_first_hello(session, hello)
+                    self.began, self.hello = identity_of(hello), hello
+                    self.isolation = self.isolation or isolation_of(session)     # a restart is confined alike
+                else:
+                    restarted_as_before(identity_of(hello), self.began)
+                had = isolation_of(session)
+                if self.isolation is not None and had is not None and had != self.isolation:
+                    raise RunError(f"a vendor instance runs with isolation {had!r}, the run with {self.isolation!r}: "
+                                   "every instance must be confined alike (the same set-up on every node)")
+            except BaseException:
+                session.close()
+                raise
+            self.live = session
+        return self.live
+
+    def drop(self) -> None:
+        """End the live session (after a fault, or at the end of the run), keeping its answer bytes."""
+        if self.live is not None:
+            self.live.close()
+            self.closed_bytes += answer_bytes(self.live)
+            self.live = None
+
+    def hand_over(self) -> VendorSession | None:
+        """Give the live session to another instance (its answer bytes go with it)."""
+        session, self.live = self.live, None
+        return session
+
+    @property
+    def answer_bytes(self) -> int:
+        """The answers of every session this instance opened, the live one included."""
+        return self.closed_bytes + answer_bytes(self.live)

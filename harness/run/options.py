@@ -1,0 +1,60 @@
+"""What a run is asked to do: :class:`RunOptions`, one typed value in place of fifteen arguments.
+
+The one-worker run, a parallel one and a resumed one all read their choices from it
+(:class:`tablecert.harness.runner.Runner`); ``certify`` builds it from its own options
+(:class:`tablecert.harness.certify.CertifyOptions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tablecert.harness.hand_slices import HandSlice
+from tablecert.harness.recovery import FaultPolicy
+
+if TYPE_CHECKING:
+    from tablecert.harness.runner import Runner
+
+
+class SpreadRun(Protocol):
+    """A way of running the batches other than the one-worker loop (several workers, a Ray
+    cluster, a shard: :class:`tablecert.parallel.ParallelOptions`)."""
+
+    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The choices of one run.
+
+    ``batch_size``: cases per request (default DEFAULT_BATCH_SIZE; for a hand suite, when given,
+    also the hands per request, whose default is DEFAULT_HAND_BATCH_SIZE); ``hand_batch_size``:
+    hands per request of a hand suite (kept in the run's meta so a resumed run meets the same
+    batches); ``max_hands``: run only the first hands of a hand suite (a slice, for tests and
+    trials; the verdict is then ``incomplete``); ``hand_slice``: run only a range or a sample of
+    a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass); ``require``: the ops the lab
+    requires (:func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a
+    resumed run the ones it began with); ``policy``: the fault handling; ``resume``: continue the
+    run database in the run folder; ``stop_after_failures``: send nothing more after this many
+    failed vectors; ``max_run_answer_bytes``: once the vendor's answers in this run (all
+    sessions) pass this size, nothing more is sent, the reason is kept in the meta (``stopped``)
+    and the verdict is ``incomplete``; ``max_run_seconds``: likewise once this invocation has run
+    this long (``--resume`` continues); ``parallel``: runs the batches instead of the one-worker
+    loop; ``run_meta``: kept in a new run's meta (``adapter``, ``target``, ``suite_anchor``,
+    ``run_id``); ``progress(done, total)``: told the vectors met so far."""
+
+    batch_size: int | None = None
+    hand_batch_size: int | None = None
+    max_hands: int | None = None
+    hand_slice: HandSlice | None = None
+    require: str | None = None
+    policy: FaultPolicy = FaultPolicy()
+    resume: bool = False
+    stop_after_failures: int | None = None
+    max_run_answer_bytes: int | None = None
+    max_run_seconds: float | None = None
+    parallel: SpreadRun | None = None
+    run_meta: Mapping[str, Any] = field(default_factory=dict)
+    progress: Callable[[int, int], None] | None = None
