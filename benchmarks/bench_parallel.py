@@ -18,6 +18,13 @@ The model behind the table (printed with the measured inputs): for ``L`` = 308,2
 where ``o`` is the measured per-request cost outside the vendor's compute on a worker (sending,
 receiving, judging, per 20,000-hand request) and ``c`` the coordinator's measured cost per label
 (preparing the batches and recording the outcomes: what one writer cannot spread).
+
+The Ray run's fixed cost is broken down (:func:`ray_timeline`, timestamps taken around the pool's
+steps and inside the actors, which cost nothing measurable): connecting (``import ray`` and
+``ray.init``), each actor's start (from being asked for to its first line, and its process's own
+start: Ray starts a run's workers as the coordinator connects), its first unit against the mean of
+the others (the vendor's start in its sandbox), the bytes and the pickling time of a unit shipped
+(its prepared hand batch) and of its outcomes, and closing.
 """
 
 from __future__ import annotations
@@ -26,10 +33,13 @@ import argparse
 import json
 import math
 import os
+import pickle
 import shlex
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +81,106 @@ def one_run(suite: Path, out: Path, hands: int, batch: int, parallel: ParallelOp
             "harness_cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
             "vendor_cpu_s": (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system),
             "stats": STATS.as_dict(), "totals": result.totals}
+
+
+def process_start(pid: int) -> float:
+    """When process ``pid`` started (time.time() clock), from /proc."""
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    booted = time.time() - float(Path("/proc/uptime").read_text().split()[0])
+    return booted + ticks / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def ray_timeline() -> Iterator[dict[str, Any]]:
+    """Timestamps of the Ray pool's steps and of its actors' lives during the run inside the
+    block, and the sizes of what they ship; the parts are filled in when the block ends."""
+    from tablecert.parallel import ray_pool
+
+    marks: dict[str, float] = {}
+    parts: dict[str, Any] = {}
+    pool_cls, actor_cls = ray_pool.RayPool, ray_pool.VendorActor
+
+    class TimedActor(actor_cls):  # type: ignore[misc,valid-type]
+        def __init__(self, *args: Any) -> None:
+            self.entered = time.time()
+            super().__init__(*args)
+            self.units: list[tuple[float, float, int, float]] = []
+
+        def run(self, unit: Any, skip: frozenset[str]) -> Any:
+            t0 = time.time()
+            out = super().run(unit, skip)
+            t1 = time.time()
+            self.units.append((t0, t1, len(pickle.dumps(out)), time.time() - t1))
+            return out
+
+        def timeline(self) -> dict[str, Any]:
+            return {"started": process_start(os.getpid()), "entered": self.entered, "units": self.units}
+
+    class TimedPool(pool_cls):  # type: ignore[misc,valid-type]
+        def __init__(self, runner: Any, options: Any) -> None:
+            marks["pool"] = time.time()
+            import ray
+
+            marks["imported"] = time.time()
+            real_init = ray.init
+
+            def init(*args: Any, **kwargs: Any) -> Any:
+                marks["init"] = time.time()
+                try:
+                    return real_init(*args, **kwargs)
+                finally:
+                    marks["connected"] = time.time()
+            ray.init = init
+            try:
+                super().__init__(runner, options)
+            finally:
+                ray.init = real_init
+            marks["asked"] = time.time()
+
+        def submit(self, unit: Any, skip: frozenset[str]) -> None:
+            super().submit(unit, skip)
+            if "unit_bytes" not in parts and unit.hand_batch is not None:
+                t0 = time.perf_counter()
+                parts["unit_bytes"] = len(pickle.dumps(unit, protocol=5))
+                parts["unit_pickle_s"] = time.perf_counter() - t0
+
+        def close(self, abort: bool) -> None:
+            parts["actors"] = self.ray.get([a.timeline.remote() for a in self.actors])
+            marks["close"] = time.time()
+            super().close(abort)
+            marks["closed"] = time.time()
+
+    ray_pool.RayPool, ray_pool.VendorActor = TimedPool, TimedActor
+    try:
+        yield parts
+    finally:
+        ray_pool.RayPool, ray_pool.VendorActor = pool_cls, actor_cls
+    parts.update({"import_ray_s": marks["imported"] - marks["pool"], "ray_init_s": marks["connected"] - marks["init"],
+                  "close_s": marks["closed"] - marks["close"]})
+    for actor in parts["actors"]:
+        units = actor.pop("units")
+        actor.update({"start_s": actor["entered"] - marks["asked"], "process_started_s": actor["started"] - marks["init"],
+                      "first_unit_s": units[0][1] - units[0][0],
+                      "other_units_mean_s": sum(b - a for a, b, _, _ in units[1:]) / max(1, len(units) - 1),
+                      "outcome_bytes_mean": sum(n for _, _, n, _ in units) / len(units),
+                      "outcome_pickle_s_mean": sum(t for *_, t in units) / len(units)})
+
+
+def ray_parts_text(parts: dict[str, Any]) -> str:
+    actors = parts["actors"]
+
+    def each(key: str, scale: float = 1.0, fmt: str = ".2f") -> str:
+        return " / ".join(f"{a[key] * scale:{fmt}}" for a in actors)
+    return "\n".join([
+        "Ray's fixed cost (the run above; per actor where it says so):",
+        f"  import ray {parts['import_ray_s']:.2f} s, ray.init (connect) {parts['ray_init_s']:.2f} s",
+        f"  actor start, asked -> its __init__ (placing, importing its class): {each('start_s')} s; its worker "
+        f"process started {each('process_started_s')} s after ray.init began",
+        f"  first unit {each('first_unit_s')} s against {each('other_units_mean_s')} s for the others "
+        "(the vendor's start in its sandbox, first calls)",
+        f"  shipping a unit: {parts.get('unit_bytes', 0):,} bytes pickled in {parts.get('unit_pickle_s', 0) * 1e3:.1f} ms; "
+        f"its outcomes {each('outcome_bytes_mean', 1, ',.0f')} bytes in {each('outcome_pickle_s_mean', 1e3, '.2f')} ms",
+        f"  closing (bye to each vendor, actors killed, ray.shutdown) {parts['close_s']:.2f} s"])
 
 
 def model(cpu: dict[str, Any], small: dict[str, Any], large: dict[str, Any]) -> dict[str, Any]:
@@ -123,9 +233,13 @@ def main() -> int:
         if not args.no_ray:
             from tablecert.parallel.local_cluster import local_head
 
+            t0 = time.perf_counter()
             with local_head(cpus=2) as head:
-                runs["ray 2 CPUs"] = one_run(suite, Path(tmp) / "ray", args.hands, args.batch,
-                                             ParallelOptions(workers=2, ray_address=head.address))
+                head_s = time.perf_counter() - t0
+                with ray_timeline() as ray_parts:
+                    runs["ray 2 CPUs"] = one_run(suite, Path(tmp) / "ray", args.hands, args.batch,
+                                                 ParallelOptions(workers=2, ray_address=head.address))
+            ray_parts["head_start_s"] = head_s
     print(f"load average after: {os.getloadavg()}")
     base = runs["workers 1"]["wall_s"]
     print(f"\njoker, first {args.hands:,} hands x 2 ops ({2 * args.hands:,} labels), {args.batch:,} hands per request")
@@ -133,6 +247,9 @@ def main() -> int:
     for name, r in runs.items():
         print(f"{name:<12} {r['wall_s']:8.1f} {r['labels_per_s']:10,.0f} {base / r['wall_s']:9.2f} "
               f"{r['harness_cpu_s']:14.1f} {r['vendor_cpu_s']:13.1f}")
+    if "ray 2 CPUs" in runs:
+        print(f"\n{ray_parts_text(ray_parts)}\n  (the local head's own start, not in the run: {ray_parts['head_start_s']:.1f} s)")
+        runs["ray 2 CPUs"]["fixed_cost_parts"] = ray_parts
     costs = model(runs["workers 1"], runs["reference A"], runs["reference B"])
     print(f"\n(speed-ups against 'workers 1'; 'reference A/B': the reference vendor on {REFERENCE_HANDS[0]:,} and "
           f"{REFERENCE_HANDS[1]:,} hands, 20,000 hands per request, for the per-request costs)")

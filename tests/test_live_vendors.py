@@ -23,7 +23,7 @@ from live_faulty_vendors import LIVE_FAULTY_VENDORS
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence, plan_interruptions
-from tablecert.harness.live.findings import replay_live
+from tablecert.harness.live.driver import replay_live
 from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live_opener, remove_stale_state,
                                              vendor_state_dir, vendor_user)
 from tablecert.harness.live.run import LiveRun

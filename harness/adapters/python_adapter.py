@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablecert.harness.adapters.message_session import MessageSession
+from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.contract import (
     FaultKind,
     PythonVendor,
@@ -35,6 +36,7 @@ from tablecert.harness.contract import (
     decode_answer,
     find_python_vendor,
 )
+from tablecert.harness.suite_reader import json_line
 
 TAIL_CHARS = 8 * 1024
 
@@ -98,11 +100,11 @@ class PythonSession(MessageSession):
         if not self._alive:
             raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
         # The vendor's own copy of the request, exactly what it would read from the wire.
-        text = json.dumps(request, separators=(",", ":"), allow_nan=False)
+        text = request_line(request)
         handle = self._vendor.handle
 
         def run() -> Any:
-            return handle(json.loads(text))
+            return handle(json_line(text))
 
         try:
             ok, value = self._worker.call(run, timeout)

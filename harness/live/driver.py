@@ -35,8 +35,10 @@ from typing import Any
 
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.judge import strict_equal
+from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.results import BatchOutcome, stored_answer, stored_expected
+from tablecert.harness.run.vectors import judge_batch
 from tablecert.harness.suite_reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
 
@@ -190,10 +192,6 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     vendor's (:func:`~tablecert.harness.live.findings.compared_pair`), and its finding with its
     comment; plus the interruption counts. ``details`` gets each failing vector's whole record,
     by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`)."""
-    from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
-    from tablecert.harness.results import stored_answer, stored_expected
-    from tablecert.harness.runner import judge_batch
-
     results: list[Any] = []
     notes: dict[int, str] = {}
     pairs: dict[int, tuple[str, str]] = {}
@@ -228,3 +226,16 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
             if n:
                 out.counts[(DIMENSION, mode, what)] += n
     return out
+
+
+def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
+    """Play a replay file's script with its interruptions on ``control`` (an
+    :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
+    (None if the vendor now answers every request as the oracle does)."""
+    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    try:
+        play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+                    Play(replay["tcId"]), replay.get("game", "craps"))
+    except (Divergence, VendorFault) as err:
+        return err
+    return None

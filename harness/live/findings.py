@@ -12,7 +12,7 @@
 * :func:`live_replays`: per failing vector a replay (one JSON line of its group's file in ``failures/``): the config, the
   script cut after the divergent step, where to kill (each interruption: step and kind) and how
   to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
-  (:func:`replay_live`).
+  (:func:`tablecert.harness.live.driver.replay_live`).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
     (run database failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
-    kept (for :func:`replay_live`)."""
+    kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
     from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
 
     out: dict[str, str] = {}
@@ -151,18 +151,3 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
         file = name(rec["file"], op, rec["tg_id"])
         out[file] = out.get(file, "") + json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
     return out
-
-
-def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
-    """Play a replay file's script with its interruptions on ``control`` (an
-    :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
-    (None if the vendor now answers every request as the oracle does)."""
-    from tablecert.harness.live.driver import Divergence, Play, play_vector
-
-    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
-    try:
-        play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-                    Play(replay["tcId"]), replay.get("game", "craps"))
-    except (Divergence, VendorFault) as err:
-        return err
-    return None
