@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tablecert.harness.certify import prepare_suite
+from tablecert.harness.run.certify import prepare_suite
 from tablecert.vectors.anchor import anchor_suite
 from tablecert.vectors.checks import verify
 from tablecert.vectors.suites import generate

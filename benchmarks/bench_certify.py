@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablecert.harness.certify import VendorTarget
+from tablecert.harness.run.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.runner import Runner
+from tablecert.harness.run.runner import Runner
 from tablecert.vectors.suites import generate
 
 

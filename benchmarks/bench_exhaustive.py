@@ -89,7 +89,7 @@ def run_confusion(out: Path) -> dict[str, dict[str, int]]:
 def child(suite: str, out: Path) -> dict[str, Any]:
     """Run the certify command in this process; the measurements as a dict."""
     from tablecert.cli import main
-    from tablecert.harness import hand_runner
+    from tablecert.harness.run import hand_runner
 
     peak_run = [0]
     stop = threading.Event()

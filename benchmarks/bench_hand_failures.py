@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from tablecert.harness.hand_failures import LABEL_NAMES, add_wrong_hands
-from tablecert.harness.hand_runner import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
-from tablecert.harness.judged import JudgedRecord, database_digest
-from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.answers.hand_failures import LABEL_NAMES, add_wrong_hands
+from tablecert.harness.run.hand_runner import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
+from tablecert.harness.record.judged_record import JudgedRecord, database_digest
+from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
 from tablecert.oracle.cards import HAND_COUNT
 from tablecert.vectors.suites import generate
 
@@ -42,7 +42,7 @@ ROOT = Path(__file__).parents[1]
 CHILD = """
 import resource, sys, time
 from pathlib import Path
-from tablecert.harness.outputs import write_outputs
+from tablecert.harness.record.outputs import write_outputs
 from tablecert.reports import write_reports
 run = Path(sys.argv[1])
 t0 = time.perf_counter(); write_outputs(run); t1 = time.perf_counter(); write_reports(run); t2 = time.perf_counter()

@@ -11,7 +11,7 @@ clock starts), so the figures are the harness's own cost: sending, reading, deco
 and, for the hand suites, recording.
 
 * Hand suites: ``--hands`` hands of ``joker`` (both ops: twice as many answers) through the whole
-  :class:`~tablecert.harness.runner.Runner`, in requests of 20,000 hands, with a canned vendor as a
+  :class:`~tablecert.harness.run.runner.Runner`, in requests of 20,000 hands, with a canned vendor as a
   subprocess (compact lines: the byte-identical path; spaced lines: the bulk judge; spaced lines
   with the bulk judge switched off: the strict path, on ``--strict-hands`` hands) and as a Python
   plugin (its answers are Python values).
@@ -42,16 +42,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablecert.harness import bulk_judge, hand_runner
+from tablecert.harness.answers import bulk as bulk_judge
+
+from tablecert.harness.run import hand_runner
 from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
-from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.run.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
+from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
-from tablecert.harness.runner import Runner
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.run.runner import Runner
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.vectors.suites import generate
 
 SETTLE_OPS = ("craps.settle", "paigow.settle")

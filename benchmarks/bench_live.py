@@ -27,7 +27,7 @@ from pathlib import Path
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import EVERY_STEP_FLAG, MODES, judge_live, plan_interruptions
 from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir, vendor_user
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP
 from tablecert.vectors.suites import generate
 

@@ -43,11 +43,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.certify import VendorTarget
+from tablecert.harness.run.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.hand_runner import STATS
-from tablecert.harness.progress import duration
-from tablecert.harness.runner import Runner
+from tablecert.harness.run.hand_runner import STATS
+from tablecert.harness.run.progress import duration
+from tablecert.harness.run.runner import Runner
 from tablecert.parallel import ParallelOptions
 from tablecert.vectors.suites import generate
 

@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablecert.harness.certify import VendorTarget
+from tablecert.harness.run.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.runner import Runner
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.run.runner import Runner
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.vectors.suites import generate
 
 POISON_VENDOR = Path(__file__).parents[1] / "tests" / "poison_vendor.py"

@@ -20,9 +20,9 @@ from pypdf import PdfReader
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.runner import Runner
-from tablecert.harness.seal import run_key, seal_folder
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.runner import Runner
+from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.reports import KINDS, render_pdf, verify_report, write_reports
 from tablecert.reports.data import load_report_data
 from tablecert.vectors.suites import generate
@@ -34,7 +34,7 @@ from test_reports import fabricate_failures  # noqa: E402  (the test suite's fab
 def demo_run(folder: Path) -> Path:
     generate("edge", folder / "suite")
     adapter = PythonAdapter()
-    spec = "tablecert.harness.demo_vendor:DemoVendor"
+    spec = "tablecert.harness.vendors.demo_vendor:DemoVendor"
     Runner(lambda: adapter.open(spec, SessionOptions(timeout=60)), folder / "suite", folder).run()
     seal_folder(folder, run_key())          # as certify does after a run
     write_outputs(folder)

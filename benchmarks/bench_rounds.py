@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_judging import answers_of, load, timed, vendors  # noqa: E402
 
-from tablecert.harness.recovery import FaultPolicy  # noqa: E402
+from tablecert.harness.run.recovery import FaultPolicy  # noqa: E402
 from tablecert.harness.run.instance import VendorInstance, identity_of  # noqa: E402
 from tablecert.harness.run.judging import judge  # noqa: E402
-from tablecert.harness.suite_reader import iter_batches  # noqa: E402
+from tablecert.harness.suites.reader import iter_batches  # noqa: E402
 from tablecert.vectors.suites import generate  # noqa: E402
 
 OP = "craps.round"

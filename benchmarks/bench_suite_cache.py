@@ -1,8 +1,8 @@
-"""Suite start-up of ``certify`` with a cold and a warm suite cache (harness/suite_cache.py).
+"""Suite start-up of ``certify`` with a cold and a warm suite cache (harness/suites/cache.py).
 
     .venv/bin/python benchmarks/bench_suite_cache.py [--suite standard]
 
-Times :func:`tablecert.harness.certify.prepare_suite` into a new run folder: first with an empty
+Times :func:`tablecert.harness.run.certify.prepare_suite` into a new run folder: first with an empty
 cache (the suite is generated, then copied into the cache), then with the cache warm (copied into
 the run folder and anchored in the release). Everything under a temporary folder."""
 
@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablecert.harness.certify import prepare_suite
+from tablecert.harness.run.certify import prepare_suite
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ oracle says what the answers must be, and the first answer that differs is shrun
 to a minimal example.
 
 A failure is known by its *signature*: its cause as a run's analysis files it
-(:mod:`tablecert.harness.causes`: an error code for another, a result for an error, a label, a
+(:mod:`tablecert.harness.answers.causes`: an error code for another, a result for an error, a label, a
 stake disposition, an amount too high or too low). After each failure the search restarts, with
 the signatures found so far no longer counted, until the time budget is spent: every distinct
 failure is found once and shrunk once. The search stops at four fifths of the budget and
@@ -27,11 +27,11 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from tablecert.fuzz.strategies import Example, examples
-from tablecert.harness.causes import cause_of
-from tablecert.harness.round_findings import round_difference
+from tablecert.harness.answers.causes import cause_of
+from tablecert.harness.answers.round_findings import round_difference
 from tablecert.harness.contract import VendorFault, VendorSession
-from tablecert.harness.judge import passes
-from tablecert.harness.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
+from tablecert.harness.answers.compare import passes
+from tablecert.harness.run.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
@@ -94,9 +94,9 @@ def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
 
 def signature(op: str, expected: dict[str, Any], actual: Any) -> str:
     """What kind of difference this is, for telling failures apart: the cause the run analysis
-    would file it under (:func:`tablecert.harness.causes.cause_of`), so one bug seen in several
+    would file it under (:func:`tablecert.harness.answers.causes.cause_of`), so one bug seen in several
     ops (a joker straight misjudged in the player bonus and in a settled seat) is one finding; a
-    round by the step where it departs (:func:`tablecert.harness.round_findings.round_difference`)."""
+    round by the step where it departs (:func:`tablecert.harness.answers.round_findings.round_difference`)."""
     if (op == ROUND_OP and "result" in expected and isinstance(actual, dict)
             and isinstance(actual.get("steps"), list)):
         return f"{op}: {round_difference(expected['result'], actual)}"

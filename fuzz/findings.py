@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.fuzz.engine import Failure, FuzzStats
-from tablecert.harness.causes import unwrapped
+from tablecert.harness.answers.causes import unwrapped
 from tablecert.harness.contract import Hello
-from tablecert.harness.round_findings import divergence_note
+from tablecert.harness.answers.round_findings import divergence_note
 from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.suites import MANIFEST, build_manifest

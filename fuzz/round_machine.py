@@ -22,7 +22,7 @@ from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, i
 
 from tablecert.fuzz.round_strategies import house_rules, step
 from tablecert.fuzz.strategies import craps_tables
-from tablecert.harness.round_findings import first_divergence
+from tablecert.harness.answers.round_findings import first_divergence
 from tablecert.oracle.craps_round import Table, apply_step, parse_round_config
 
 if TYPE_CHECKING:

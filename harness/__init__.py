@@ -1,20 +1,29 @@
-"""tablecert.harness: runs a vendor against a suite and records what it answered.
+"""tablecert.harness: runs a vendor against a suite and records what it answered. One folder a job:
 
-* the vendor contract and its transports: :mod:`~tablecert.harness.contract` (the typed session
-  and its optional capabilities), ``adapters/`` (subprocess, Python plugin, HTTP),
-  :mod:`~tablecert.harness.sandbox` (confining a vendor process), ``vendor-protocol.md``;
-* the run pipeline, ``run/``: a vendor instance, ``judge(instance, unit)`` and the recorder
-  (:mod:`tablecert.harness.run`), used by the one-worker run (:mod:`~tablecert.harness.runner`),
-  the hand suites (:mod:`~tablecert.harness.hand_runner`), the parallel runs and offline
-  validation (:mod:`~tablecert.harness.offline`); fault recovery
-  (:mod:`~tablecert.harness.recovery`);
-* judging answers: :mod:`~tablecert.harness.judge` (one answer), :mod:`~tablecert.harness.bulk_judge`
-  (a whole right batch), :mod:`~tablecert.harness.hand_failures` (hand batches),
-  :mod:`~tablecert.harness.capabilities` (what a vendor declared);
-* storage and outputs: :mod:`~tablecert.harness.results` (``run.db``),
-  :mod:`~tablecert.harness.judged` and :mod:`~tablecert.harness.seal` (the record checked and
-  sealed), :mod:`~tablecert.harness.verdict`, :mod:`~tablecert.harness.outputs`,
-  :mod:`~tablecert.harness.causes`, :mod:`~tablecert.harness.run_folder`;
-* suites: :mod:`~tablecert.harness.suite_reader`, :mod:`~tablecert.harness.suite_cache`;
-* ``tablecert certify`` as a library call: :func:`tablecert.harness.certify.certify`.
+* the vendor contract: :mod:`~tablecert.harness.contract` (the typed session and its optional
+  capabilities, declared), ``vendor-protocol.md`` (the published text) and
+  ``capabilities.schema.json``;
+* ``adapters/``: the transports (subprocess, Python plugin, HTTP);
+* ``confine/``: confining a vendor process (:mod:`~tablecert.harness.confine.sandbox`, bubblewrap;
+  :mod:`~tablecert.harness.confine.vendor_trees`, the folders it may see;
+  :mod:`~tablecert.harness.confine.sandbox_check`);
+* ``run/``: the run pipeline (:mod:`tablecert.harness.run`: a vendor instance,
+  ``judge(instance, unit)`` and the recorder) and the loops that use it: the one-worker run
+  (:mod:`~tablecert.harness.run.runner`), the hand suites (:mod:`~tablecert.harness.run.hand_runner`),
+  offline validation (:mod:`~tablecert.harness.run.offline`), fault recovery
+  (:mod:`~tablecert.harness.run.recovery`) and ``tablecert certify`` as a library call
+  (:func:`tablecert.harness.run.certify.certify`);
+* ``live/``: live tables, the vendor killed and restarted on its ``state_dir``;
+* ``answers/``: judging answers: one answer (:mod:`~tablecert.harness.answers.compare`), a whole
+  right batch (:mod:`~tablecert.harness.answers.bulk`), hand batches
+  (:mod:`~tablecert.harness.answers.hand_failures`), declared capabilities
+  (:mod:`~tablecert.harness.answers.capabilities`), causes (:mod:`~tablecert.harness.answers.causes`),
+  round divergences (:mod:`~tablecert.harness.answers.round_findings`);
+* ``record/``: the run's record: ``run.db`` (:mod:`~tablecert.harness.record.run_db`), the
+  harness's own judged record and the seal (:mod:`~tablecert.harness.record.judged_record`,
+  :mod:`~tablecert.harness.record.seal`, :mod:`~tablecert.harness.record.keys`), the verdict
+  (:mod:`~tablecert.harness.record.verdict`), the run folder and its outputs;
+* ``suites/``: suite folders as the harness reads them (:mod:`~tablecert.harness.suites.reader`)
+  and the suite cache (:mod:`~tablecert.harness.suites.cache`);
+* ``vendors/``: the demo vendor and the kit for vendors that differ from the reference.
 """

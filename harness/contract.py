@@ -70,7 +70,7 @@ class Hello:
     build: str
     ops: tuple[str, ...]
     raw: Mapping[str, Any] = field(default_factory=dict)
-    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/protocol_versions.py)
+    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/run/protocol_versions.py)
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class SessionOptions:
     max_line_bytes: int = 16 << 20        # longest answer line accepted (a decoded answer costs ~35x in memory)
     memory_limit_mb: int | None = 4096    # address-space limit of a vendor process
     cpu_limit_s: int | None = 3600        # CPU-time limit of a vendor process (a restart starts afresh)
-    isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/sandbox.py)
+    isolation: str = "none"               # subprocess vendors: auto | strict | none (harness/confine/sandbox.py)
     vendor_network: bool = False          # a sandboxed vendor keeps the host's network
     hidden_paths: tuple[str, ...] = ()    # folders a sandboxed vendor must not see (run folder, key's folder)
     vendor_paths: tuple[str, ...] = ()    # host folders bound read-only into the sandbox (--vendor-path)
@@ -149,7 +149,7 @@ class Confined(ABC):
 
 class RawBatches(ABC):
     """Sends a batch and gives back the answer line undecoded, so that a right answer can be
-    confirmed in bulk (:mod:`tablecert.harness.bulk_judge`) without decoding it."""
+    confirmed in bulk (:mod:`tablecert.harness.answers.bulk`) without decoding it."""
 
     @abstractmethod
     def batch_raw(self, op: str, config: Any, cases: Sequence[Any]) -> tuple[int, bytes]:
@@ -179,7 +179,7 @@ class RawExchange(RawBatches):
 
 class AnswersByTest(ABC):
     """A source of answers addressed by test, not a live vendor: the answers a vendor gave
-    offline to each (file, tcId) of the suite (:mod:`tablecert.harness.offline`). The run asks it
+    offline to each (file, tcId) of the suite (:mod:`tablecert.harness.run.offline`). The run asks it
     for a batch's answers instead of sending the batch."""
 
     @abstractmethod
@@ -275,7 +275,7 @@ def parse_hello(answer: Any, request_id: int) -> Hello:
         raise VendorFault(FaultKind.BAD_HELLO, "hello lacks implementation.name/version/build strings")
     if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
         raise VendorFault(FaultKind.BAD_HELLO, "hello lacks an 'ops' list of strings")
-    from tablecert.harness.capabilities import CapabilityError, check_declaration
+    from tablecert.harness.answers.capabilities import CapabilityError, check_declaration
 
     try:
         check_declaration(answer)

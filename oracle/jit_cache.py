@@ -2,7 +2,7 @@
 
 numba keeps a kernel's compiled code beside its source (``oracle/__pycache__``) only where it may
 write there; otherwise it looks in a user-wide folder, and compiles again in every process that
-finds none. Run as a confined vendor (:mod:`tablecert.harness.sandbox`), the reference vendor's
+finds none. Run as a confined vendor (:mod:`tablecert.harness.confine.sandbox`), the reference vendor's
 install tree is read-only and its HOME a new empty folder: every start would compile the hand
 kernels again (1.5 s measured on the ``standard`` suite's banker-bonus batches, +14 % of a run).
 

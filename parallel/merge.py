@@ -2,7 +2,7 @@
 run folder whose database, ``summary.json`` and reports are those of an unsharded run.
 
 The shards are checked, never believed: each must be sealed by a trusted run key (its record,
-meta and tables, as it is now; :mod:`tablecert.harness.seal`), a finished shard run whose database
+meta and tables, as it is now; :mod:`tablecert.harness.record.seal`), a finished shard run whose database
 holds what its harness recorded (the ``judged`` record in its meta, recomputed from its rows, as
 signing checks it) and no link; all must be of the same suite (manifest digest and anchor), the
 same vendor (hello name, version, build, ops), the same adapter, target, isolation, required ops,
@@ -16,7 +16,7 @@ The merged database is written batch by batch in run order (each batch's row, it
 failures and poisoned cases), so it holds the rows of an unsharded run in its order; counts,
 confusion and hand causes are summed over the shards (their rows in key order), the first request of each fault
 kind is the one met first in run order, and the verdict is decided from the merged database by
-:mod:`tablecert.harness.verdict`. The meta names the shards merged (``merged_from``: each shard
+:mod:`tablecert.harness.record.verdict`. The meta names the shards merged (``merged_from``: each shard
 and its database's sha256), and the merged record is sealed with the merging process's run key.
 """
 
@@ -31,15 +31,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tablecert.harness.certify import copy_anchored
-from tablecert.harness.hand_failures import has_hand_failures
-from tablecert.harness.judged import database_digest
-from tablecert.harness.results import RunDatabase, has_table
-from tablecert.harness.run_folder import check_database_files, refuse_link
+from tablecert.harness.run.certify import copy_anchored
+from tablecert.harness.answers.hand_failures import has_hand_failures
+from tablecert.harness.record.judged_record import database_digest
+from tablecert.harness.record.run_db import RunDatabase, has_table
+from tablecert.harness.record.run_folder import check_database_files, refuse_link
 from tablecert.harness.run.instance import same_vendor
-from tablecert.harness.causes import keep_spectrum
-from tablecert.harness.seal import SealError, check_seal, seal_run
-from tablecert.harness.verdict import conclude
+from tablecert.harness.answers.causes import keep_spectrum
+from tablecert.harness.record.seal import SealError, check_seal, seal_run
+from tablecert.harness.record.verdict import conclude
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.parallel.units import Shard, suite_units
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from tablecert.parallel.units import Shard
 
 if TYPE_CHECKING:
-    from tablecert.harness.certify import VendorTarget
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.certify import VendorTarget
+    from tablecert.harness.run.runner import Runner
 
 
 @dataclass(frozen=True)

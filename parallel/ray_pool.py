@@ -28,14 +28,14 @@ from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.hand_runner import HandBatch, HandSuite
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
 from tablecert.parallel.units import Unit
 from tablecert.parallel.workers import Worker
 
 if TYPE_CHECKING:
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
     from tablecert.parallel.options import ParallelOptions
 
 MAX_LOSSES = 3

@@ -7,7 +7,7 @@ and give back its judged outcomes. The writer (the runner's thread, the only one
 database) keeps at most a few units per worker in flight, and records each unit's outcomes when
 every unit before it is recorded: the run database receives the same rows in the same order as a
 one-worker run, whatever the number of workers or the order they finish in. In run order it also
-decides which ops are given up (:class:`~tablecert.harness.recovery.GiveUp`), counts failures and
+decides which ops are given up (:class:`~tablecert.harness.run.recovery.GiveUp`), counts failures and
 answer bytes, and stops as the one-worker loop would: the outcomes go to the run's
 :class:`~tablecert.harness.run.recorder.Recorder`, as a one-worker run's do.
 """
@@ -20,16 +20,16 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Protocol
 
-from tablecert.harness.capabilities import mark_batch
+from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
 
 if TYPE_CHECKING:
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
     from tablecert.parallel.options import ParallelOptions
 
 IN_FLIGHT_PER_WORKER = 2
@@ -195,7 +195,7 @@ class Writer:
 
 def marked(units: Iterator[Unit], runner: Runner) -> Iterator[Unit]:
     """The units with each vector-set batch marked with the vendor's declared capabilities, as the
-    one-worker loop marks them (harness/capabilities.py): the worker then counts the vectors
+    one-worker loop marks them (harness/answers/capabilities.py): the worker then counts the vectors
     outside them unsupported and sends a batch with no vector inside them nowhere."""
     for unit in units:
         if unit.batch is not None:

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablecert.harness.hand_failures import count_all
-from tablecert.harness.hand_runner import HandBatch, HandSuite, hand_ranges
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.answers.hand_failures import count_all
+from tablecert.harness.run.hand_runner import HandBatch, HandSuite, hand_ranges
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.vectors import whole_batch
-from tablecert.harness.suite_reader import Batch, iter_batches
+from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 
 Key = tuple[str, str, int]

@@ -8,7 +8,7 @@ Each op of a unit is judged by :func:`tablecert.harness.run.judging.judge` on th
 instance, as a one-worker run judges it. The outcome is judged here, on the worker;
 the single writer only records it. Two things a one-worker run carries from batch to batch are
 settled by the writer in run order instead: which ops are given up (the worker never gives up;
-see :class:`~tablecert.harness.recovery.GiveUp`), and which request is the first of each fault
+see :class:`~tablecert.harness.run.recovery.GiveUp`), and which request is the first of each fault
 kind (every batch keeps the first request of each kind it meets; the database keeps the first in
 run order).
 """
@@ -21,9 +21,9 @@ from dataclasses import replace
 from typing import Any
 
 from tablecert.harness.contract import VendorSession
-from tablecert.harness.hand_runner import HandBatch, HandSuite
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.instance import Identity, VendorInstance
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.parallel.units import Unit

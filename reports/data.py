@@ -21,17 +21,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
+from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.contract import shown
-from tablecert.harness.outputs import poisoned_replay_name, replay_name
-from tablecert.harness.run_folder import check_database_files, run_is_live
+from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
+from tablecert.harness.record.run_folder import check_database_files, run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
-from tablecert.harness.hand_failures import cause_counts
-from tablecert.harness.results import OUTCOMES, has_table
+from tablecert.harness.answers.hand_failures import cause_counts
+from tablecert.harness.record.run_db import OUTCOMES, has_table
 from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
-from tablecert.harness.protocol_versions import unchecked_note
+from tablecert.harness.run.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
@@ -249,7 +249,7 @@ class ReportData:
     fingerprint: str = ""            # the signing key's, when the report is to be signed
     hands: HandFindings | None = None  # a hand suite's wrong hands by cause
     protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
-    causes: CauseAnalysis | None = None  # the failures by cause (tablecert.harness.causes)
+    causes: CauseAnalysis | None = None  # the failures by cause (tablecert.harness.answers.causes)
     live: dict[str, Any] | None = None   # a live run's interruptions made and survived (summary.json's live)
 
     @property
@@ -497,8 +497,8 @@ def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[Fa
 
 def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
     """Each fault kind, most severe first, with its first occurrence and first kept request."""
-    from tablecert.harness.outputs import fault_replay_name
-    from tablecert.harness.verdict import severity
+    from tablecert.harness.record.outputs import fault_replay_name
+    from tablecert.harness.record.verdict import severity
 
     words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))
     has = {row[1] for row in db.execute("PRAGMA table_info(faults)")}

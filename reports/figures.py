@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.record.run_db import RunDatabase
 from tablecert.reports.inputs import Declared
 
 GAME_MATH_KEY = "game_math"

@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from tablecert.harness.hand_failures import HAND_OPS, REPLAY_PER_GROUP, cause_counts, hand_codes, label_name, plainest
+from tablecert.harness.answers.hand_failures import HAND_OPS, REPLAY_PER_GROUP, cause_counts, hand_codes, label_name, plainest
 from tablecert.oracle.hand_features import Feature, cause_feature, feature_ids
 
 EXAMPLES = 3          # example hands shown per cause and per cell

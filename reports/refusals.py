@@ -9,7 +9,7 @@ bugs under thousands of "PayoutRatio" failures.
 
 The runner counts, per table and per bet, the answers where a result was expected that were an
 error (``refused``) and those that were not (``answered``): counts dimensions ``table`` and ``bet``
-(:data:`tablecert.harness.judge.REFUSAL_OPS`). A table or bet with refusals and no other answer was
+(:data:`tablecert.harness.answers.compare.REFUSAL_OPS`). A table or bet with refusals and no other answer was
 refused as a whole. A table's refusals are its class; a bet's are those not already in a refused
 table's class. Vectors outside the vendor's declared capabilities were never judged, so a refusal
 here is of something the vendor said it offers.

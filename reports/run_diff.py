@@ -1,7 +1,7 @@
 """Two runs of one suite compared by cause (``tablecert diff OLD_RUN NEW_RUN``), as wpt.fyi
 compares two test runs: two builds of one vendor, before and after a fix.
 
-Each run's failures are filed by cause (:mod:`tablecert.harness.causes`, the same analysis as its
+Each run's failures are filed by cause (:mod:`tablecert.harness.answers.causes`, the same analysis as its
 findings) and its failing vectors read from its run database (file, op, tcId). A cause is
 **fixed** when the old run has it and the new one does not, **still failing** when both have it
 (with how many of its vectors were fixed and how many newly fail), **newly failing** when only the
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.causes import CauseAnalysis, run_causes
+from tablecert.harness.answers.causes import CauseAnalysis, run_causes
 
 
 class RunDiffError(ValueError):
@@ -78,7 +78,7 @@ class RunDiff:
 
 def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
     """A run's meta, its failing vectors (each with its cause key), its fault kinds and its causes."""
-    from tablecert.harness.causes import cause_key, differences
+    from tablecert.harness.answers.causes import cause_key, differences
 
     if not (run_dir / "run.db").is_file():
         raise RunDiffError(f"{run_dir}: not a run folder (no run.db)")

@@ -28,10 +28,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
 
-from tablecert.harness.keys import (SigningError,  # noqa: F401 (re-exported: the reports read keys through here)
+from tablecert.harness.record.keys import (SigningError,  # noqa: F401 (re-exported: the reports read keys through here)
                                     fingerprint, load_private_key, load_public_key, raw_public,
                                     read_key_file, trusted_keys)
-from tablecert.harness.run_folder import write_atomically
+from tablecert.harness.record.run_folder import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
@@ -192,15 +192,15 @@ def verify_pdf(pdf: Path, trusted: list[Ed25519PublicKey] | None = None) -> tupl
 # -- what may be signed
 def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = None) -> None:
     """Refuse to sign a run folder whose record is not sealed by one of the ``seal_keys`` (default
-    :func:`tablecert.harness.seal.trusted_seal_keys`: ``$TABLECERT_TRUST`` and the lab's run key)
+    :func:`tablecert.harness.record.seal.trusted_seal_keys`: ``$TABLECERT_TRUST`` and the lab's run key)
     as it is now, or whose summary.json or recorded verdict is not what its run database's results
-    give: the summary is recomputed (``harness.outputs.summary``) and the verdict too
-    (``harness.verdict.decide``, the rule the run itself applied)."""
-    from tablecert.harness.outputs import summary as recompute
-    from tablecert.harness.results import RunDatabase
-    from tablecert.harness.judged import database_digest
-    from tablecert.harness.seal import SealError, check_seal, trusted_seal_keys
-    from tablecert.harness.verdict import decide
+    give: the summary is recomputed (``harness.record.outputs.summary``) and the verdict too
+    (``harness.record.verdict.decide``, the rule the run itself applied)."""
+    from tablecert.harness.record.outputs import summary as recompute
+    from tablecert.harness.record.run_db import RunDatabase
+    from tablecert.harness.record.judged_record import database_digest
+    from tablecert.harness.record.seal import SealError, check_seal, trusted_seal_keys
+    from tablecert.harness.record.verdict import decide
 
     path = run_dir / "run.db"
     if not path.is_file():

@@ -163,8 +163,8 @@ ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
 
 def main(argv: Sequence[str] | None = None) -> int:
     from tablecert.harness.contract import shown
-    from tablecert.harness.results import StorageError
-    from tablecert.harness.runner import RunError
+    from tablecert.harness.record.run_db import StorageError
+    from tablecert.harness.run.runner import RunError
     from tablecert.oracle.errors import ConfigError
 
     parser = build_parser()

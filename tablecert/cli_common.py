@@ -20,7 +20,7 @@ class UsageError(Exception):
 def progress_bar(label: str, quiet: bool, unit: str = "hands") -> Callable[[int, int], None] | None:
     if quiet:
         return None
-    from tablecert.harness.progress import progress_callback
+    from tablecert.harness.run.progress import progress_callback
 
     return progress_callback(label, unit)
 
@@ -70,7 +70,7 @@ def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
 
 def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
     """The SessionOptions fields of the confinement options (UsageError for a bad one)."""
-    from tablecert.harness.sandbox import vendor_path_problem
+    from tablecert.harness.confine.sandbox import vendor_path_problem
 
     for path in args.vendor_path:
         problem = vendor_path_problem(path)

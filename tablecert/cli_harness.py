@@ -99,9 +99,9 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    from tablecert.harness.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify
+    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify
     from tablecert.harness.run.options import RunOptions
-    from tablecert.harness.verdict import EXIT_CODES
+    from tablecert.harness.record.verdict import EXIT_CODES
     from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions
 
@@ -112,7 +112,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError("--max-run-seconds must be above 0")
     if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
         raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
-    from tablecert.harness.recovery import FaultPolicy
+    from tablecert.harness.run.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     if args.interruptions is not None and args.interruptions < 0:
@@ -130,7 +130,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
-    from tablecert.harness.run_folder import check_new_run_folder
+    from tablecert.harness.record.run_folder import check_new_run_folder
     from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.suites import SUITES
 
@@ -158,7 +158,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
 def _interrupted(out: Path) -> int:
     """A run stopped with Ctrl-C (or SIGTERM): its summary.json written (verdict incomplete) from
     what the run database holds, one line saying how to continue; exit 130 (stopped by a signal)."""
-    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.record.outputs import write_outputs
 
     written = ""
     if (out / "run.db").is_file():
@@ -170,7 +170,7 @@ def _interrupted(out: Path) -> int:
 
 def _suite_cache(args: argparse.Namespace) -> Path | None:
     """The suite cache folder the options name (default under $XDG_CACHE_HOME), or None."""
-    from tablecert.harness.suite_cache import default_cache_dir
+    from tablecert.harness.suites.cache import default_cache_dir
 
     if args.no_suite_cache:
         return None
@@ -181,7 +181,7 @@ def chosen_slice(args: argparse.Namespace) -> Any:
     """The hand-suite slice asked for (--range, or --sample with --seed), or None; UsageError for
     a slice of another suite or a malformed one."""
     from tablecert.oracle.names import HAND_SUITES
-    from tablecert.harness.hand_slices import HandSlice, SliceError
+    from tablecert.harness.run.hand_slices import HandSlice, SliceError
 
     if args.range is None and args.sample is None:
         if args.seed is not None:
@@ -213,9 +213,9 @@ def _path(text: str | None) -> Path | None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from tablecert.harness.verdict import EXIT_CODES
-    from tablecert.harness.offline import validate_responses
-    from tablecert.harness.outputs import write_outputs
+    from tablecert.harness.record.verdict import EXIT_CODES
+    from tablecert.harness.run.offline import validate_responses
+    from tablecert.harness.record.outputs import write_outputs
 
     from tablecert.oracle.profiles import resolve_profile
 
@@ -247,11 +247,11 @@ def cmd_serve_vendor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
     reference vendor against the standard suite, both as real subprocesses."""
-    from tablecert.harness.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify, prepare_suite
+    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify, prepare_suite
     from tablecert.harness.run.options import RunOptions
     from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.run_folder import prepare_run_folder, remove_our_folder
+    from tablecert.harness.record.run_folder import prepare_run_folder, remove_our_folder
 
     out = Path(args.out)
     exe = shlex.join([sys.executable, "-m", "tablecert"])
@@ -279,7 +279,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_sandbox_check(args: argparse.Namespace) -> int:
     """Start a vendor confined as a run would, say what it could see, greet it: 0 greeted, 2 not."""
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.sandbox_check import check
+    from tablecert.harness.confine.sandbox_check import check
 
     if not args.vendor_cmd:
         raise UsageError("sandbox-check needs --vendor-cmd (only a subprocess vendor is confined)")

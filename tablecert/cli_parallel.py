@@ -10,10 +10,10 @@ from tablecert.cli_common import UsageError, add_seal_arguments, existing_dir, s
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from tablecert.cli_harness import _path, format_run_summary
-    from tablecert.harness import seal
-    from tablecert.harness.outputs import write_outputs
-    from tablecert.harness.run_folder import locked_run_folder, prepare_run_folder
-    from tablecert.harness.verdict import EXIT_CODES
+    from tablecert.harness.record import seal
+    from tablecert.harness.record.outputs import write_outputs
+    from tablecert.harness.record.run_folder import locked_run_folder, prepare_run_folder
+    from tablecert.harness.record.verdict import EXIT_CODES
     from tablecert.parallel import merge_shards
 
     shards = [existing_dir(d) for d in args.shards]

@@ -39,7 +39,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         store_game_math(run_dir, progress_bar("labelling hands", args.quiet))
     seal_keys = None
     if args.sign:
-        from tablecert.harness.seal import trusted_seal_keys
+        from tablecert.harness.record.seal import trusted_seal_keys
 
         seal_keys = trusted_seal_keys(args.trust, Path(args.seal_key) if args.seal_key else None)
     written = write_reports(run_dir, submission=args.submission, declared=args.declared, sign_key=args.sign,
@@ -81,7 +81,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
     import json
 
-    from tablecert.harness.run_folder import prepare_run_folder, write_atomically
+    from tablecert.harness.record.run_folder import prepare_run_folder, write_atomically
     from tablecert.reports.data import load_report_data
     from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
 

@@ -5,7 +5,7 @@ hand. :data:`CONFIG_FAULTY_VENDORS` lists ``(class, fault)``.
 
 Built like tests/faulty_vendors.py on the reference vendor (nothing of the oracle is patched):
 :class:`MisreadConfig` answers every craps request as the reference answers the table the vendor
-*believes* it was sent; :class:`~tablecert.harness.vendor_kit.PatchedVendor` rewrites single
+*believes* it was sent; :class:`~tablecert.harness.vendors.vendor_kit.PatchedVendor` rewrites single
 answers. This is a test helper module (tests/test_config_space.py uses it).
 """
 
@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
-from tablecert.harness.vendor_kit import PaigowVendor, PatchedVendor
+from tablecert.harness.vendors.vendor_kit import PaigowVendor, PatchedVendor
 from tablecert.oracle import craps, hands
 from tablecert.oracle.cards import JOKER, rank_of, suit_of
 from tablecert.oracle.errors import ConfigError

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-# No test writes to the lab user's suite cache (harness/suite_cache.py): every test process, and the
+# No test writes to the lab user's suite cache (harness/suites/cache.py): every test process, and the
 # tablecert processes it starts, keep theirs in a temporary folder.
 _CACHE = tempfile.mkdtemp(prefix="tablecert-test-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
-# nor to the lab user's config folder: the default run key (harness/seal.py) is made in a temporary one.
+# nor to the lab user's config folder: the default run key (harness/record/seal.py) is made in a temporary one.
 _CONFIG = tempfile.mkdtemp(prefix="tablecert-test-config-")
 os.environ["XDG_CONFIG_HOME"] = _CONFIG
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from tablecert.harness.vendor_kit import PatchedVendor
+from tablecert.harness.vendors.vendor_kit import PatchedVendor
 from tablecert.oracle import craps
 from tablecert.oracle.protocol import V1
 from tablecert.oracle.vendor import serve

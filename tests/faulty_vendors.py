@@ -17,7 +17,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from tablecert.harness.vendor_kit import PaigowVendor, PatchedVendor, of_a_kind
+from tablecert.harness.vendors.vendor_kit import PaigowVendor, PatchedVendor, of_a_kind
 from tablecert.oracle import craps, hands
 from tablecert.oracle.cards import ACE, JOKER, RANKS, card_index, rank_of, suit_of
 from tablecert.oracle.errors import CaseError
@@ -31,7 +31,7 @@ LABEL_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 
 
 # ============================================================================================
-# Bases: PatchedVendor and PaigowVendor (tablecert.harness.vendor_kit), the reference's answers
+# Bases: PatchedVendor and PaigowVendor (tablecert.harness.vendors.vendor_kit), the reference's answers
 # rewritten case by case
 
 

@@ -28,7 +28,7 @@ def main() -> None:
     mode = sys.argv[2]
     base = sys.argv[3] if len(sys.argv) > 3 else "reference"
     if base == "demo":
-        from tablecert.harness.demo_vendor import DemoVendor as Vendor
+        from tablecert.harness.vendors.demo_vendor import DemoVendor as Vendor
     else:
         from tablecert.oracle.vendor import ReferenceVendor as Vendor
     vendor = Vendor()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablecert.harness.vendor_kit import PatchedVendor
+from tablecert.harness.vendors.vendor_kit import PatchedVendor
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import BOX_BETS, Bet, Table, play
 from tablecert.oracle.errors import CaseError

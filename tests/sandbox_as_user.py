@@ -18,7 +18,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tablecert.harness import sandbox
+from tablecert.harness.confine import sandbox
 from tablecert.harness.contract import SessionOptions
 from tablecert.vectors.suites import generate
 

@@ -88,7 +88,7 @@ def test_a_gzip_bomb_suite_file_is_refused_by_the_reader_and_the_linter(edge: Pa
     name = next(p.name for p in (suite / "prompt").iterdir() if p.name.endswith(".jsonl.gz"))
     write_bomb(suite / "prompt" / name)
     probe = ("import sys; from pathlib import Path\n"
-             "from tablecert.harness.suite_reader import SuiteReadError, iter_batches\n"
+             "from tablecert.harness.suites.reader import SuiteReadError, iter_batches\n"
              "from tablecert.vectors.checks import lint_file\n"
              "problems = []\n"
              f"lint_file(Path({str(suite / 'prompt' / name)!r}), 'prompt', 'x', problems, set())\n"
@@ -126,8 +126,8 @@ def test_large_failing_answers_are_cut_in_run_db_and_junit(edge: Path, tmp_path:
 
     from tablecert.harness.adapters.python_adapter import PythonAdapter
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.outputs import write_outputs
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.record.outputs import write_outputs
+    from tablecert.harness.run.runner import Runner
 
     runner = Runner(lambda: PythonAdapter().open("test_bounds:BloatedVendor", SessionOptions(timeout=60)), edge,
                     tmp_path, batch_size=200)
@@ -148,8 +148,8 @@ def test_large_failing_answers_are_cut_in_run_db_and_junit(edge: Path, tmp_path:
 def test_a_run_stops_sending_once_the_answers_pass_the_run_cap(edge: Path, tmp_path: Path) -> None:
     from tablecert.harness.adapters.python_adapter import PythonAdapter
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.outputs import write_outputs
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.record.outputs import write_outputs
+    from tablecert.harness.run.runner import Runner
 
     runner = Runner(lambda: PythonAdapter().open("reference", SessionOptions(timeout=60)), edge, tmp_path,
                     batch_size=100, max_run_answer_bytes=50_000)

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import bulk_judge
+from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
-from tablecert.harness.bulk_judge import Expected, confirms_line, confirms_values
+from tablecert.harness.answers.bulk import Expected, confirms_line, confirms_values
 from tablecert.harness.contract import SessionOptions, VendorFault, check_batch_answer, decode_answer
-from tablecert.harness.judge import passes
-from tablecert.harness.runner import Runner
+from tablecert.harness.answers.compare import passes
+from tablecert.harness.run.runner import Runner
 from tablecert.vectors.suites import generate
 
 RID = 17

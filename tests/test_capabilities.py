@@ -1,4 +1,4 @@
-"""Declared capabilities (harness/capabilities.py): vectors outside what a vendor declares are
+"""Declared capabilities (harness/answers/capabilities.py): vectors outside what a vendor declares are
 unsupported, never failed, and the certificate's scope names the bets and table features it
 certifies; tables or bets refused as a whole are one cause each in the findings
 (reports/refusals.py); craps ops have expected -> answered matrices like the pai gow ones.
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from tablecert.harness.capabilities import (Capabilities, CapabilityError, check_declaration, split_require)
+from tablecert.harness.answers.capabilities import (Capabilities, CapabilityError, check_declaration, split_require)
 from tablecert.vectors.suites import generate
 
 HERE = Path(__file__).parent

@@ -1,4 +1,4 @@
-"""Failures by cause (tablecert.harness.causes): difference signatures, the demo vendor's three
+"""Failures by cause (tablecert.harness.answers.causes): difference signatures, the demo vendor's three
 bugs as three causes, the disposition faulty vendors named by the field that differs, and one
 count of failing vectors in the terminal, summary.json, junit.xml and both PDFs."""
 
@@ -16,11 +16,11 @@ from pypdf import PdfReader
 
 from tablecert.cli_harness import cause_lines, format_run_summary
 from tablecert.harness.adapters.python_adapter import PythonAdapter
-from tablecert.harness.causes import differences, run_causes, unwrapped
+from tablecert.harness.answers.causes import differences, run_causes, unwrapped
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import _cause_case, write_outputs
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.runner import Runner
+from tablecert.harness.record.outputs import _cause_case, write_outputs
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.run.runner import Runner
 from tablecert.reports import render_report
 from tablecert.reports.data import example_json
 from tablecert.vectors.suites import generate
@@ -45,7 +45,7 @@ def run(spec: str, edge: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def demo(edge, tmp_path_factory) -> Path:
-    return run("tablecert.harness.demo_vendor:DemoVendor", edge, tmp_path_factory.mktemp("causes-demo"))
+    return run("tablecert.harness.vendors.demo_vendor:DemoVendor", edge, tmp_path_factory.mktemp("causes-demo"))
 
 
 def test_differences_compare_the_answer_with_the_expected_in_one_shape():

@@ -16,7 +16,7 @@ import pytest
 from config_faulty_vendors import CONFIG_FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.runner import Runner
+from tablecert.harness.run.runner import Runner
 from tablecert.oracle.cards import card_code
 from tablecert.oracle.config_space import CRAPS_FACTORS, config_space, is_legal
 from tablecert.oracle.profiles import list_profiles, load_profile

@@ -43,7 +43,7 @@ from faulty_vendors import (
     WheelMissed,
 )
 from tables import raw_config
-from tablecert.harness.demo_vendor import DemoVendor
+from tablecert.harness.vendors.demo_vendor import DemoVendor
 from tablecert.oracle.vendor import OPS, PROTOCOL, ReferenceVendor
 from tablecert.oracle.protocol import v1_result
 

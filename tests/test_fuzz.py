@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablecert.harness.contract import VendorFault, check_batch_answer, parse_hello
-from tablecert.harness.judge import label_of, passes
+from tablecert.harness.answers.compare import label_of, passes
 import sqlite3
 
-from tablecert.harness.offline import ResponsesError, SuiteIndex, read_responses
+from tablecert.harness.run.offline import ResponsesError, SuiteIndex, read_responses
 from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.errors import CaseError
 from tablecert.oracle.vendor import OPS, ReferenceVendor

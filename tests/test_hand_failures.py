@@ -16,9 +16,9 @@ import numpy as np
 import pypdf
 import pytest
 
-from tablecert.harness.hand_failures import REPLAY_PER_GROUP, judge_hand_batch
-from tablecert.harness.hand_slices import HandSlice
-from tablecert.harness.suite_reader import HAND_CLAUSES, Batch
+from tablecert.harness.answers.hand_failures import REPLAY_PER_GROUP, judge_hand_batch
+from tablecert.harness.run.hand_slices import HandSlice
+from tablecert.harness.suites.reader import HAND_CLAUSES, Batch
 from tablecert.oracle.cards import JOKER, parse_hand
 from tablecert.oracle.hand_features import feature_ids, hand_features
 from tablecert.oracle.hands import player_label
@@ -182,7 +182,7 @@ def test_an_interrupted_run_is_reported_interrupted_with_how_far_it_got(joker: P
 
 
 def test_a_replay_file_is_split_into_lines_of_the_batch_size(tmp_path: Path) -> None:
-    from tablecert.harness.outputs import _write_replays
+    from tablecert.harness.record.outputs import _write_replays
 
     cases = [{"cards": ["2c", "3c", "4c", "5c", "6c", "7c", str(i)]} for i in range(5)]
     _write_replays({"x.jsonl": ("paigow.player_bonus", {"cap": 1}, cases, [1, 2, 3, 4, 5])}, tmp_path, 2,

@@ -1,4 +1,4 @@
-"""A hand suite's wrong hands are checked at the speed of the data (harness/hand_fingerprint.py):
+"""A hand suite's wrong hands are checked at the speed of the data (harness/record/hand_fingerprint.py):
 SQLite's aggregate and numpy's arithmetic agree exactly on any valid rows in any order, a change
 to any column of any row changes the fingerprint, a vendor that reaches run.db during a hand-suite
 run and edits its wrong hands gets no verdict, a database changed afterwards is not signed, and a
@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
-from tablecert.harness.judged import database_digest
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.runner import Runner, RunError
-from tablecert.harness.seal import run_key, seal_folder
+from tablecert.harness.record.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
+from tablecert.harness.record.judged_record import database_digest
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.run.runner import Runner, RunError
+from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -122,7 +122,7 @@ def test_a_vendor_that_edits_its_wrong_hands_gets_no_verdict(joker_suite: Path, 
 
 def legacy_sum(db: sqlite3.Connection) -> str:
     """The release before's digest of hand_failures: the sum mod 2^256 of each row's SHA-256 of
-    its repr (stated here independently of harness/judged.py)."""
+    its repr (stated here independently of harness/record/judged_record.py)."""
     total = sum(int.from_bytes(hashlib.sha256(repr(tuple(r)).encode()).digest(), "big") for r in db.execute(
         "SELECT op, expected, actual, cause, simplicity, tc_id, features FROM hand_failures"))
     return f"{total % 2**256:064x}"

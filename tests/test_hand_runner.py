@@ -18,13 +18,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import bulk_judge, hand_runner
+from tablecert.harness.answers import bulk as bulk_judge
+
+from tablecert.harness.run import hand_runner
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.harness.hand_runner import HandBatch, HandSuite
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.runner import Runner, RunError
+from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle import label_batch
 from tablecert.oracle.census import published_counts
 from tablecert.oracle.cards import parse_hand

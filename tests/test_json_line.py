@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness.suite_reader import json_line
+from tablecert.harness.suites.reader import json_line
 
 
 def outcome(decode: Any, line: bytes) -> tuple[str, str] | type[BaseException]:

@@ -1,4 +1,4 @@
-"""The verdict is anchored in what the harness judged (harness/judged.py): a vendor that reaches
+"""The verdict is anchored in what the harness judged (harness/record/judged_record.py): a vendor that reaches
 run.db during the run and turns its failures into passes gets no verdict at all, and a run folder
 whose database was changed after the run is not signed."""
 
@@ -12,10 +12,10 @@ import pytest
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.demo_vendor import DemoVendor
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.runner import Runner, RunError
-from tablecert.harness.seal import run_key, seal_folder
+from tablecert.harness.vendors.demo_vendor import DemoVendor
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.runner import Runner, RunError
+from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
 from tablecert.vectors.suites import generate
 

@@ -27,9 +27,9 @@ from tablecert.harness.live.driver import replay_live
 from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live_opener, remove_stale_state,
                                              vendor_state_dir, vendor_user)
 from tablecert.harness.live.run import LiveRun
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.runner import Runner
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.run.runner import Runner
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors import live_cases
 from tablecert.vectors.model import VectorGroup

@@ -19,10 +19,10 @@ import pytest
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.runner import Runner, judge_batch
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.run.runner import Runner, judge_batch
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.parallel import ParallelOptions
 from tablecert.vectors.suites import generate
 import parallel_vendors
@@ -147,9 +147,9 @@ def sorted_rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
 def sharded(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An unsharded run (two workers, command line) and three shards of it (shard 1 through the
     command line, the others through certify() without PDFs, which is what the command calls)."""
-    from tablecert.harness.certify import VendorTarget, certify
+    from tablecert.harness.run.certify import VendorTarget, certify
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.suite_reader import count_cases
+    from tablecert.harness.suites.reader import count_cases
     from tablecert.parallel import Shard
 
     base = tmp_path_factory.mktemp("sharded")
@@ -214,7 +214,7 @@ def test_an_overlapping_shard_is_refused_naming_it(edge: Path, sharded: dict[str
 
 def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from tablecert.harness import progress
+    from tablecert.harness.run import progress
 
     clock = iter([100.0, 120.0, 140.0])
     monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False)
@@ -290,8 +290,8 @@ def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path
 
 
 def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
-    from tablecert.harness.recovery import FaultPolicy
-    from tablecert.harness.runner import RunError, _identity
+    from tablecert.harness.run.recovery import FaultPolicy
+    from tablecert.harness.run.runner import RunError, _identity
     from tablecert.parallel.workers import Worker
 
     adapter = PythonAdapter()
@@ -312,7 +312,7 @@ def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
 
 
 def test_a_shard_resumes_only_as_the_same_shard(edge: Path, tmp_path: Path) -> None:
-    from tablecert.harness.runner import RunError
+    from tablecert.harness.run.runner import RunError
     from tablecert.parallel import Shard
 
     def stop(done: int, total: int) -> None:

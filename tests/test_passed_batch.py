@@ -2,7 +2,7 @@
 judging its vectors one by one counts: every batch of the ``edge`` and ``configs`` parts of the
 standard suite, unmarked (everything offered) and marked with declarations that leave tables,
 bets and banking out, against a plain count written here case by case from
-:func:`~tablecert.harness.judge.label_of` and :func:`~tablecert.harness.judge.refusal_bet`."""
+:func:`~tablecert.harness.answers.compare.label_of` and :func:`~tablecert.harness.answers.compare.refusal_bet`."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness import judge
-from tablecert.harness.capabilities import Capabilities, case_features, mark_batch, table_features, vector_features
-from tablecert.harness.runner import passed_batch, whole_batch
-from tablecert.harness.suite_reader import Batch, _file_batches, vector_set_files
+from tablecert.harness.answers import compare as judge
+from tablecert.harness.answers.capabilities import Capabilities, case_features, mark_batch, table_features, vector_features
+from tablecert.harness.run.runner import passed_batch, whole_batch
+from tablecert.harness.suites.reader import Batch, _file_batches, vector_set_files
 from tablecert.vectors.checks import load_manifest
 
 DECLARATIONS = [

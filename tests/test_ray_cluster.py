@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.vectors.suites import generate
 
 ray = pytest.importorskip("ray")
@@ -87,9 +87,9 @@ def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
 
 def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
         cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
-    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.run.certify import VendorTarget
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
     from tablecert.parallel import ParallelOptions
     from test_parallel import WRONG_LABELS
 

@@ -21,10 +21,10 @@ from test_runner import CrashesOnSettle, run
 
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.recovery import FaultPolicy, bisect_budget
-from tablecert.harness.runner import Runner
-from tablecert.harness.suite_reader import iter_batches
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.recovery import FaultPolicy, bisect_budget
+from tablecert.harness.run.runner import Runner
+from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.vectors.suites import generate
 

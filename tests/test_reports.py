@@ -24,10 +24,10 @@ from pypdf import PdfReader
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.runner import Runner
-from tablecert.harness.seal import run_key, seal_folder
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.run.runner import Runner
+from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.reports import (
     check_report,
@@ -73,7 +73,7 @@ def demo_run(tmp_path_factory) -> Path:
     """The demo vendor (it fails) on the edge suite, the suite inside the run folder."""
     out = tmp_path_factory.mktemp("demo-run")
     generate("edge", out / "suite")
-    return run_vendor("tablecert.harness.demo_vendor:DemoVendor", out / "suite", out)
+    return run_vendor("tablecert.harness.vendors.demo_vendor:DemoVendor", out / "suite", out)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tablecert.harness.adapters.request_json import compact, request_line
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession
-from tablecert.harness.suite_reader import _file_batches, vector_set_files
+from tablecert.harness.suites.reader import _file_batches, vector_set_files
 from tablecert.vectors.checks import load_manifest
 
 

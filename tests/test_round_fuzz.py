@@ -15,7 +15,7 @@ from tablecert.fuzz import fuzz
 from tablecert.fuzz.engine import Failure, Fuzzer, expected_of
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.round_findings import first_divergence
+from tablecert.harness.answers.round_findings import first_divergence
 
 DEFAULT_BUDGET = 60.0       # tablecert fuzz --budget's default
 TABLE = {"unit": 100, "free_odds": {p: "3" for p in ("4", "5", "6", "8", "9", "10")},

@@ -18,11 +18,11 @@ import pytest
 
 from round_faulty_vendors import ROUND_FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
-from tablecert.harness.certify import VendorTarget
+from tablecert.harness.run.certify import VendorTarget
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.runner import Runner
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.run.runner import Runner
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.oracle.vendor import ReferenceVendor
@@ -96,10 +96,10 @@ def test_each_faulty_vendor_is_not_certified_by_standards_round_part(standard_ro
 
 
 def test_the_demo_vendor_plays_rounds_right(standard_rounds: Path, tmp_path: Path) -> None:
-    """The demo vendor's three bugs (harness/demo_vendor.py) are outside round play (its rounds are
+    """The demo vendor's three bugs (harness/vendors/demo_vendor.py) are outside round play (its rounds are
     the reference's, commission included), so on standard its findings stay three bugs, three
     causes (tests/test_causes.py, README)."""
-    result = run("tablecert.harness.demo_vendor:DemoVendor", standard_rounds, tmp_path / "demo")
+    result = run("tablecert.harness.vendors.demo_vendor:DemoVendor", standard_rounds, tmp_path / "demo")
     assert result.verdict == "pass" and result.totals["pass"] == load_manifest(standard_rounds)["numberOfTests"]
 
 

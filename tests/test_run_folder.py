@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.harness.run_folder import UnsafeRunFolder, locked_run_folder, write_atomically
+from tablecert.harness.record.run_folder import UnsafeRunFolder, locked_run_folder, write_atomically
 from tablecert.vectors.suites import generate
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
@@ -152,7 +152,7 @@ def test_write_atomically_replaces_a_link_and_leaves_no_part(tmp_path: Path) -> 
 def test_the_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     with locked_run_folder(tmp_path):
         probe = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
-                                "from tablecert.harness.run_folder import locked_run_folder\n"
+                                "from tablecert.harness.record.run_folder import locked_run_folder\n"
                                 "with locked_run_folder(Path(sys.argv[1])): pass", str(tmp_path)],
                                capture_output=True, text=True, timeout=60)
         assert probe.returncode == 1 and "another tablecert run is using this run folder" in probe.stderr

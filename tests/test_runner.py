@@ -16,8 +16,8 @@ import pytest
 
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.runner import Runner, RunError
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.vectors.suites import generate
 

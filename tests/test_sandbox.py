@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from pypdf import PdfReader
 
-from tablecert.harness import sandbox
+from tablecert.harness.confine import sandbox
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.vectors.suites import generate
@@ -63,13 +63,14 @@ def _processes_with(marker: str) -> list[int]:
 DRIVER = """
 import json, sys
 from pathlib import Path
-from tablecert.harness.certify import VendorTarget, certify
+from tablecert.harness.run.certify import OutputOptions, VendorTarget, certify
 from tablecert.harness.contract import SessionOptions
+from tablecert.reports import report_step
 cmd, suite, out, key, report = sys.argv[1:6]
 # The hostile vendor's one writable folder (its report), bound in as a vendor's own state folder is.
 options = SessionOptions(isolation="auto", writable_paths=(report,))
 result, summary = certify(VendorTarget("subprocess", cmd, options), "edge", Path(out), suite_dir=Path(suite),
-                          sign_key=Path(key))
+                          sign_key=Path(key), then=report_step(OutputOptions(sign_key=Path(key))))
 print("verdict:", summary["verdict"])
 sys.exit(0 if summary["verdict"] == "pass" else 1)
 """

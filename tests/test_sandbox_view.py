@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.harness import sandbox
+from tablecert.harness.confine import sandbox
 from tablecert.harness.contract import SessionOptions
 from tablecert.vectors.suites import generate
 

@@ -24,10 +24,10 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import faulty_vendors
-from tablecert.harness.judged import database_digest
-from tablecert.harness.outputs import write_outputs
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.verdict import conclude
+from tablecert.harness.record.judged_record import database_digest
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.record.verdict import conclude
 
 TESTS = Path(__file__).parent
 WRONG = "faulty_vendors:FreeOddsLimitUnitLow"        # one unit low on the free odds limit: fails edge
@@ -181,7 +181,7 @@ def test_a_record_is_accepted_only_from_a_trusted_key(runs: dict[str, Path], key
     """Another machine's lab: no run key of its own; it accepts the seal by --trust."""
     trust = tmp_path / "trust"
     trust.mkdir()
-    from tablecert.harness.keys import load_private_key
+    from tablecert.harness.record.keys import load_private_key
 
     (trust / "lab-run.pem").write_bytes(load_private_key(lab_run_key()).public_key().public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
@@ -388,7 +388,7 @@ def limited(megabytes: int) -> Any:
 @pytest.fixture(scope="module")
 def bulky(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 0.6 MB gzip holding 40 answers of 14 MB each (to 40 real cases, each of another batch)."""
-    from tablecert.harness.suite_reader import iter_batches
+    from tablecert.harness.suites.reader import iter_batches
 
     answers = [{"file": b.file, "tcId": b.tc_ids[0]} for b in iter_batches(edge, 1000)][:40]
     assert len(answers) == 40

@@ -74,13 +74,13 @@ def refused(done: subprocess.CompletedProcess, *words: str) -> None:
 
 
 def set_meta(run: Path, resealed: bool = True, **values: object) -> None:
-    """Edit meta values; the seal then refuses the folder (harness/seal.py), so to reach the checks
+    """Edit meta values; the seal then refuses the folder (harness/record/seal.py), so to reach the checks
     behind it the edited record is sealed again with the lab's run key (``resealed``: as if the
     lab's own tablecert had written it)."""
     with sqlite3.connect(run / "run.db") as db:
         db.executemany("UPDATE meta SET value = ? WHERE key = ?", [(json.dumps(v), k) for k, v in values.items()])
     if resealed:
-        from tablecert.harness.seal import run_key, seal_folder
+        from tablecert.harness.record.seal import run_key, seal_folder
 
         seal_folder(run, run_key())
 

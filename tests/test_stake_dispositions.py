@@ -18,7 +18,7 @@ from test_config_space import _one_op
 from disposition_faulty_vendors import DISPOSITION_FAULTY_VENDORS
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.harness.runner import Runner
+from tablecert.harness.run.runner import Runner
 from tablecert.oracle import craps
 from tablecert.oracle.table_config import parse_table_config
 from tablecert.vectors.suites import generate
@@ -203,7 +203,7 @@ def test_an_unknown_protocol_in_the_hello_is_bad_hello(edge, tmp_path):
 
 def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
     # a v1 vendor answers every case of the prompt view (it reads odds_working as absent: working)
-    from tablecert.harness.suite_reader import iter_batches
+    from tablecert.harness.suites.reader import iter_batches
     from tablecert.oracle.protocol import V1, v1_case
     from tablecert.oracle.vendor import ReferenceVendor
 
@@ -233,7 +233,7 @@ def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
 
 def test_fuzz_compares_the_v2_result_and_projects_it_for_a_v1_vendor(tmp_path):
     from tablecert.fuzz import fuzz
-    from tablecert.harness.certify import VendorTarget
+    from tablecert.harness.run.certify import VendorTarget
 
     def run(cmd: str, out: str):   # type: ignore[no-untyped-def]
         opener = VendorTarget("subprocess", cmd, SessionOptions(timeout=60, isolation="none")).opener()

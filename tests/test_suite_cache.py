@@ -1,4 +1,4 @@
-"""The suite cache (harness/suite_cache.py): a second ``certify`` of the same suite takes it from
+"""The suite cache (harness/suites/cache.py): a second ``certify`` of the same suite takes it from
 the cache instead of generating it; a cached suite is checked on every use, and a tampered one is
 said so, removed and generated again, never run. Each test keeps its cache in its own folder
 (``--suite-cache``), never the lab user's."""

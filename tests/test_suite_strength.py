@@ -11,7 +11,7 @@ import pytest
 from faulty_vendors import FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.runner import Runner
+from tablecert.harness.run.runner import Runner
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """A certificate means a clean, complete run: every vendor fault is a finding, untested scope is
-named (harness/verdict.py).
+named (harness/record/verdict.py).
 
 Each fault kind is committed by a real vendor process (``fault_kinds_vendor.py``) both in a way
 a retry recovers (the twentieth request of every process) and in a way it does not (a poisoned case

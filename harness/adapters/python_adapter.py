@@ -36,7 +36,7 @@ from tablecert.harness.contract import (
     decode_answer,
     find_python_vendor,
 )
-from tablecert.harness.suite_reader import json_line
+from tablecert.harness.suites.reader import json_line
 
 TAIL_CHARS = 8 * 1024
 

@@ -50,8 +50,8 @@ from tablecert.harness.contract import (
     decode_answer,
 )
 from tablecert.harness.adapters.request_json import request_line
-from tablecert.harness.protocol_versions import greet
-from tablecert.harness.sandbox import SAFE_PATH, exit_code, plan, resolve
+from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.confine.sandbox import SAFE_PATH, exit_code, plan, resolve
 
 STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20

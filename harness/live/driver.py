@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablecert.harness.contract import VendorFault
-from tablecert.harness.judge import strict_equal
+from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.harness.results import BatchOutcome, stored_answer, stored_expected
+from tablecert.harness.record.run_db import BatchOutcome, stored_answer, stored_expected
 from tablecert.harness.run.vectors import judge_batch
-from tablecert.harness.suite_reader import Batch
+from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
 
 MODES = ("between", "written", "answered")

@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from tablecert.harness.contract import VendorFault
-from tablecert.harness.round_findings import differing_fields
+from tablecert.harness.answers.round_findings import differing_fields
 
 NOTE_CHARS = 1500
 TRANSCRIPT_TAIL = 4

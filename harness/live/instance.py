@@ -29,8 +29,8 @@ from typing import Any
 
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
-from tablecert.harness.protocol_versions import greet
-from tablecert.harness.sandbox import SANDBOX_USER, plan, resolve
+from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.confine.sandbox import SANDBOX_USER, plan, resolve
 
 STATE_PREFIX = ".live-state-"
 

@@ -26,16 +26,16 @@ from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVE
                                            judge_live, plan_interruptions)
 from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, vendor_state_dir,
                                              vendor_user)
-from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import whole_batch
-from tablecert.harness.suite_reader import Batch, iter_batches
+from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.protocol import V2
 
 if TYPE_CHECKING:
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
 
 
 @dataclass(frozen=True)

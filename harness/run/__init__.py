@@ -1,4 +1,5 @@
-"""The run pipeline: every way of judging a vendor goes through these three parts.
+"""Running a vendor against a suite. The run pipeline: every way of judging a vendor goes through
+these three parts.
 
 * :class:`~tablecert.harness.run.instance.VendorInstance` - one vendor instance: opened on demand,
   greeted, checked to be the vendor the run began with and confined as the run records it,
@@ -10,9 +11,9 @@
   outcome into ``run.db`` and the ``JudgedRecord``, the failures counted, the caps
   (stop-after-failures, the answers' bytes, the wall clock), progress, and the verdict.
 
-The one-worker run (:class:`tablecert.harness.runner.Runner`), the hand run
-(:mod:`tablecert.harness.hand_runner`), the worker threads and Ray actors
-(:mod:`tablecert.parallel`) and offline validation (:mod:`tablecert.harness.offline`, whose
+The one-worker run (:class:`tablecert.harness.run.runner.Runner`), the hand run
+(:mod:`tablecert.harness.run.hand_runner`), the worker threads and Ray actors
+(:mod:`tablecert.parallel`) and offline validation (:mod:`tablecert.harness.run.offline`, whose
 responses file is a source of answers like an adapter) are loops over units that use them; so
 equal inputs give equal rows whichever path ran them.
 """

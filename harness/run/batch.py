@@ -1,6 +1,6 @@
 """What one request of a vector-set suite carries: :class:`Batch`, the unit the run pipeline sends.
 
-The suite reader makes batches (:func:`tablecert.harness.suite_reader.iter_batches`), the hand
+The suite reader makes batches (:func:`tablecert.harness.suites.reader.iter_batches`), the hand
 suites make theirs from their hand batches (``HandBatch.batch``); everything that judges, retries
 or splits a batch takes this type from here, below the readers of either kind of suite.
 """
@@ -25,7 +25,7 @@ class Batch:
     flags: list[list[str]]
     clauses: list[list[str]]
     comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
-    features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/capabilities.py)
+    features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/answers/capabilities.py)
     outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
 
     @property

@@ -9,7 +9,7 @@ must say it is the vendor the run began with, or it is closed and that is a ``ba
 and it must be confined as the run records it (``isolation``), or the run stops (RunError: a node
 set up differently is the lab's problem, never a weaker run under the same certificate). The
 instance counts its sessions' answer bytes (for the run's cap) and holds its own
-:class:`~tablecert.harness.recovery.Recovery`: a fault restarts this instance's vendor only.
+:class:`~tablecert.harness.run.recovery.Recovery`: a fault restarts this instance's vendor only.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, answer_bytes, isolation_of)
-from tablecert.harness.recovery import FaultPolicy, Recovery
+from tablecert.harness.run.recovery import FaultPolicy, Recovery
 from tablecert.harness.run import RunError
 from tablecert.harness.run.stats import HandStats
 from tablecert.harness.run.vectors import judge_batch, whole_batch

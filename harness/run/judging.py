@@ -1,26 +1,26 @@
 """``judge(instance, unit)``: one unit of work sent through a vendor instance and judged.
 
-A unit is a vector-set batch (:class:`~tablecert.harness.suite_reader.Batch`, of any op: round
+A unit is a vector-set batch (:class:`~tablecert.harness.suites.reader.Batch`, of any op: round
 scripts are batches of ``craps.round``), one op of a hand batch (:class:`HandOp`) or a unit that
 plays itself through the instance, one request at a time (:class:`Played`: a batch of live tables,
 :mod:`tablecert.harness.live.run`, which kills and restarts the vendor). What the
 vendor did not declare is not sent (:func:`nothing_to_send`: counted ``unsupported``). The rest
 goes through the instance's fault recovery (retry, restart, bisect:
-:mod:`tablecert.harness.recovery`), by the fastest way the session declares
+:mod:`tablecert.harness.run.recovery`), by the fastest way the session declares
 (:mod:`tablecert.harness.contract`):
 
 * vector batches: a source of answers by test (:class:`~tablecert.harness.contract.AnswersByTest`,
   offline validation) is asked for them; a :class:`~tablecert.harness.contract.RawBatches`
   session's answer line is confirmed in bulk before anything is decoded; any other session's
   results are judged as values. A session speaking contract v1 gets the part of the batch v1
-  expresses (:func:`~tablecert.harness.protocol_versions.run_v1`).
+  expresses (:func:`~tablecert.harness.run.protocol_versions.run_v1`).
 * hand batches: a :class:`~tablecert.harness.contract.RawExchange` session gets the request line
   the kernels wrote and an answer equal to the expected line passes the whole batch (else it is
   confirmed in bulk, else decoded and judged case by case); any other session gets the cases as
   values. Time and counts go to the instance's own :class:`~tablecert.harness.run.stats.HandStats`.
 
 The answers are judged by :mod:`tablecert.harness.run.vectors` and
-:mod:`tablecert.harness.hand_failures`, whichever path brought them.
+:mod:`tablecert.harness.answers.hand_failures`, whichever path brought them.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from tablecert.harness import bulk_judge
+from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.contract import AnswersByTest, RawBatches, RawExchange
-from tablecert.harness.hand_failures import judge_hand_batch
-from tablecert.harness.protocol_versions import run_v1
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.answers.hand_failures import judge_hand_batch
+from tablecert.harness.run.protocol_versions import run_v1
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.instance import VendorInstance
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import judge_answer_line, judge_batch, whole_batch
@@ -42,7 +42,7 @@ from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.protocol import V1
 
 if TYPE_CHECKING:
-    from tablecert.harness.hand_runner import HandBatch
+    from tablecert.harness.run.hand_runner import HandBatch
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def _hand_op(instance: VendorInstance, hb: HandBatch, op: str) -> BatchOutcome:
 def _hand_answer_line(instance: VendorInstance, session: RawBatches, hb: HandBatch, op: str, rid: int,
                       answer: bytes) -> BatchOutcome:
     """The outcome of an undecoded answer to a hand batch: the whole batch passes if it is the
-    canonical expected line or :func:`~tablecert.harness.bulk_judge.confirms_line` confirms it
+    canonical expected line or :func:`~tablecert.harness.answers.bulk.confirms_line` confirms it
     (another formatting of the right answer), else it is decoded and checked (VendorFault as
     ``batch`` raises it) and judged case by case."""
     stats = instance.stats

@@ -1,8 +1,8 @@
 """What a run is asked to do: :class:`RunOptions`, one typed value in place of fifteen arguments.
 
 The one-worker run, a parallel one and a resumed one all read their choices from it
-(:class:`tablecert.harness.runner.Runner`); ``certify`` builds it from its own options
-(:class:`tablecert.harness.certify.CertifyOptions`).
+(:class:`tablecert.harness.run.runner.Runner`); ``certify`` builds it from its own options
+(:class:`tablecert.harness.run.certify.CertifyOptions`).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tablecert.harness.hand_slices import HandSlice
-from tablecert.harness.recovery import FaultPolicy
+from tablecert.harness.run.hand_slices import HandSlice
+from tablecert.harness.run.recovery import FaultPolicy
 
 if TYPE_CHECKING:
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
 
 
 class SpreadRun(Protocol):
@@ -34,8 +34,8 @@ class RunOptions:
     hands per request of a hand suite (kept in the run's meta so a resumed run meets the same
     batches); ``max_hands``: run only the first hands of a hand suite (a slice, for tests and
     trials; the verdict is then ``incomplete``); ``hand_slice``: run only a range or a sample of
-    a hand suite (:mod:`tablecert.harness.hand_slices`; never a pass); ``require``: the ops the lab
-    requires (:func:`~tablecert.harness.verdict.required_ops`; default all the suite's, or on a
+    a hand suite (:mod:`tablecert.harness.run.hand_slices`; never a pass); ``require``: the ops the lab
+    requires (:func:`~tablecert.harness.record.verdict.required_ops`; default all the suite's, or on a
     resumed run the ones it began with); ``policy``: the fault handling; ``resume``: continue the
     run database in the run folder; ``stop_after_failures``: send nothing more after this many
     failed vectors; ``max_run_answer_bytes``: once the vendor's answers in this run (all

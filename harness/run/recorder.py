@@ -2,8 +2,8 @@
 
 Every way of running a suite hands each judged outcome, in run order, to :meth:`Recorder.record`:
 the batch goes into ``run.db`` in one transaction (a batch already there is not counted again)
-and into the harness's own :class:`~tablecert.harness.judged.JudgedRecord`, and its failed
-vectors are counted (:attr:`~tablecert.harness.results.BatchOutcome.failed`: JSON failure rows
+and into the harness's own :class:`~tablecert.harness.record.judged_record.JudgedRecord`, and its failed
+vectors are counted (:attr:`~tablecert.harness.record.run_db.BatchOutcome.failed`: JSON failure rows
 and a hand batch's wrong hands alike). :meth:`Recorder.should_stop` says when nothing more is to
 be sent: after ``stop_after_failures`` failures, once the vendor's answers pass
 ``max_run_answer_bytes`` (all sessions of every instance: ``answer_bytes`` gives them), or once the
@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tablecert.harness.judged import JudgedRecord, TamperedRunDatabase
-from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.record.judged_record import JudgedRecord, TamperedRunDatabase
+from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
 from tablecert.harness.run import RunError
 from tablecert.harness.run.outcomes import Outcome
-from tablecert.harness.verdict import Decision, conclude
+from tablecert.harness.record.verdict import Decision, conclude
 
 
 class Recorder:

@@ -1,11 +1,11 @@
 """Judging a vector-set batch: every answer against its expected value, into one batch outcome.
 
 :func:`judge_batch` judges a batch's decoded results (a right batch is confirmed in bulk first,
-:mod:`tablecert.harness.bulk_judge`); :func:`judge_answer_line` an undecoded answer line (from a
+:mod:`tablecert.harness.answers.bulk`); :func:`judge_answer_line` an undecoded answer line (from a
 session that is :class:`~tablecert.harness.contract.RawBatches`); :func:`passed_batch` is what a
 batch whose every answer passed counts, and :func:`whole_batch` every vector of a batch with one
 outcome (unsupported, fault). A vector outside the vendor's declared capabilities is counted
-``unsupported``, never judged (:mod:`tablecert.harness.capabilities`). Pure functions of the batch
+``unsupported``, never judged (:mod:`tablecert.harness.answers.capabilities`). Pure functions of the batch
 and the answers: whichever path ran the batch, equal answers give an equal outcome.
 """
 
@@ -15,15 +15,15 @@ from collections import Counter
 from itertools import chain, compress
 from typing import Any
 
-from tablecert.harness import bulk_judge
-from tablecert.harness.bulk_judge import Expected
-from tablecert.harness.capabilities import UNSUPPORTED_DIMENSION, count_features, features_of
+from tablecert.harness.answers import bulk as bulk_judge
+from tablecert.harness.answers.bulk import Expected
+from tablecert.harness.answers.capabilities import UNSUPPORTED_DIMENSION, count_features, features_of
 from tablecert.harness.contract import RawBatches
-from tablecert.harness.hand_failures import judge_hand_batch
-from tablecert.harness.judge import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_counts, label_of, passes,
+from tablecert.harness.answers.hand_failures import judge_hand_batch
+from tablecert.harness.answers.compare import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_counts, label_of, passes,
                                      refusal_bet, refusal_bets, refusal_table)
-from tablecert.harness.results import BatchOutcome, dumps, stored_answer, stored_expected
-from tablecert.harness.round_findings import divergence_note
+from tablecert.harness.record.run_db import BatchOutcome, dumps, stored_answer, stored_expected
+from tablecert.harness.answers.round_findings import divergence_note
 from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_one, count_vectors
 from tablecert.harness.run.batch import Batch
 from tablecert.oracle.names import CRAPS_ROUND, HAND_FILE
@@ -37,7 +37,7 @@ def all_inside(batch: Batch) -> bool:
 
 def judge_answer_line(session: RawBatches, batch: Batch, rid: int, answer: bytes) -> BatchOutcome:
     """Judge an undecoded answer line to ``batch``: one that
-    :func:`~tablecert.harness.bulk_judge.confirms_line` confirms passes in bulk, any other is
+    :func:`~tablecert.harness.answers.bulk.confirms_line` confirms passes in bulk, any other is
     decoded and checked as ``session.batch`` would, then judged case by case."""
     if all_inside(batch) and bulk_judge.confirms_line(answer, rid, batch.op, Expected.of(batch.expected)):
         return passed_batch(batch)
@@ -46,9 +46,9 @@ def judge_answer_line(session: RawBatches, batch: Batch, rid: int, answer: bytes
 
 def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
     """Judge every answer of a batch; failures keep inputs, expected and actual (a hand suite's as
-    codes, :mod:`tablecert.harness.hand_failures`). A vector outside the vendor's declared
-    capabilities is counted ``unsupported``, not judged (harness/capabilities.py). A batch whose
-    answers all pass (and none outside) is counted in bulk: :mod:`tablecert.harness.bulk_judge`."""
+    codes, :mod:`tablecert.harness.answers.hand_failures`). A vector outside the vendor's declared
+    capabilities is counted ``unsupported``, not judged (harness/answers/capabilities.py). A batch whose
+    answers all pass (and none outside) is counted in bulk: :mod:`tablecert.harness.answers.bulk`."""
     if batch.file == HAND_FILE:
         return judge_hand_batch(batch, results)
     if all_inside(batch) and bulk_judge.confirms_values(results, Expected.of(batch.expected)):
@@ -91,7 +91,7 @@ def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
 
 def _comment(batch: Batch, i: int, actual: Any) -> str:
     """A failing vector's comment as kept in the run database; a round's with where it departs
-    (:func:`~tablecert.harness.round_findings.divergence_note`)."""
+    (:func:`~tablecert.harness.answers.round_findings.divergence_note`)."""
     comment = batch.comments[i] if batch.comments else ""
     if batch.op == CRAPS_ROUND and "result" in batch.expected[i]:
         note = divergence_note(batch.cases[i], batch.expected[i]["result"], actual)

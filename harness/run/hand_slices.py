@@ -19,7 +19,7 @@ import numpy as np
 from tablecert.oracle.names import HAND_SUITES
 
 if TYPE_CHECKING:
-    from tablecert.harness.results import RunDatabase
+    from tablecert.harness.record.run_db import RunDatabase
 
 
 class SliceError(ValueError):

@@ -13,8 +13,8 @@ from typing import Any
 
 from collections.abc import Mapping
 
-from tablecert.harness.capabilities import HOUSE_RULE, house_rule_feature
-from tablecert.harness.judge import strict_equal
+from tablecert.harness.answers.capabilities import HOUSE_RULE, house_rule_feature
+from tablecert.harness.answers.compare import strict_equal
 from tablecert.oracle.craps_round import HOUSE_RULES
 
 ROUND_OP = "craps.round"

@@ -4,9 +4,9 @@ The suite is generated into ``OUT/suite`` unless a suite folder is given; an exi
 reused only when it is the release's suite and profile asked for (:mod:`tablecert.vectors.anchor`).
 A suite folder given must be the release's too, unless the lab asks for a custom suite; it is
 copied into ``OUT/suite`` and the copy anchored and run, so the bytes judged are the bytes checked.
-The run's record is sealed with the lab's run key (:mod:`tablecert.harness.seal`) before any output
-is written. The run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.outputs`), which
-the run holds locked and never writes through a link (:mod:`tablecert.harness.run_folder`). What
+The run's record is sealed with the lab's run key (:mod:`tablecert.harness.record.seal`) before any output
+is written. The run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.record.outputs`), which
+the run holds locked and never writes through a link (:mod:`tablecert.harness.record.run_folder`). What
 ``certify`` is asked is one typed value, :class:`CertifyOptions`; the certificate and findings
 PDFs are the layer above's job, done by the report step the caller passes (``then``: the command
 line passes :func:`tablecert.reports.report_step`).
@@ -22,13 +22,15 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness import seal, suite_cache
+from tablecert.harness.record import seal
+
+from tablecert.harness.suites import cache as suite_cache
 from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
 from tablecert.harness.live.run import LiveRun, LiveSettings
-from tablecert.harness.outputs import write_outputs
+from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
-from tablecert.harness.runner import Runner, RunResult, VendorNotGreeted
-from tablecert.harness.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
+from tablecert.harness.run.runner import Runner, RunResult, VendorNotGreeted
+from tablecert.harness.record.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
                                           remove_our_folder, replace_folder)
 from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
@@ -79,7 +81,7 @@ def prepare_suite(suite: str, profile: str | None, out: Path, suite_dir: Path | 
     found to be: a copy of the one given in OUT/suite (a custom one only with ``custom``;
     :func:`copy_anchored`), a release suite already in
     OUT/suite, or a new one put there (built in a new folder and renamed into place): copied from
-    the suite cache ``cache`` and checked (:mod:`tablecert.harness.suite_cache`), else generated
+    the suite cache ``cache`` and checked (:mod:`tablecert.harness.suites.cache`), else generated
     (and then kept in the cache)."""
     folder = out / "suite"
     refuse_link(folder, "suite/")
@@ -128,7 +130,7 @@ class SuiteOptions:
 @dataclass(frozen=True)
 class OutputOptions:
     """The lab's files of a run: ``seal_key`` the run key sealing the record (None: the lab's,
-    :func:`tablecert.harness.seal.run_key`); ``sign_key``, ``cert``, ``submission``,
+    :func:`tablecert.harness.record.seal.run_key`); ``sign_key``, ``cert``, ``submission``,
     ``declared`` what the report step uses (their folders are hidden from a confined vendor);
     ``run_id`` names the run (its shards must share it to be merged)."""
 
@@ -185,7 +187,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
     """Run the suite and write every output, then the report step (``options.then``). The run
     folder is held (locked) for the whole run. A vendor that cannot be started or greeted still
     gets ``summary.json`` (nothing judged, the reason and any fault in it) before
-    :class:`~tablecert.harness.runner.VendorNotGreeted` is raised. ``options.run.parallel``: a
+    :class:`~tablecert.harness.run.runner.VendorNotGreeted` is raised. ``options.run.parallel``: a
     :class:`tablecert.parallel.ParallelOptions` (workers, Ray cluster, shard); each vendor
     instance gets the same confined vendor target. The run's record is sealed with the run key
     before any output is written. ``named``: the options by their names instead

@@ -20,7 +20,7 @@ point and resumed records the same faults as an uninterrupted run. A case that f
 (every attempt of it alone) is also kept with its inputs (``poisoned``) for the reports and a
 replay file. So is the first request that met each fault kind, replayed alone into a fresh
 process from ``failures/fault.*.jsonl``. Retries and bisection are for diagnosis: any fault,
-recovered or not, withholds certification (:mod:`tablecert.harness.verdict`).
+recovered or not, withholds certification (:mod:`tablecert.harness.record.verdict`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tablecert.harness.contract import VendorFault, VendorSession
-from tablecert.harness.results import BatchOutcome, dumps
+from tablecert.harness.record.run_db import BatchOutcome, dumps
 from tablecert.harness.run.batch import Batch
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.outcomes import answered as answered_in

@@ -6,7 +6,7 @@ else a system one), the way programming-contest judges confine submissions:
 
 * **an allow-list file system**: an empty root into which are bound, read-only, the system folders
   a program needs (``/usr``, ``/bin``, ``/sbin``, ``/lib*`` and the few :data:`ETC_ENTRIES`), the
-  vendor program's own install trees (:mod:`tablecert.harness.vendor_trees`: its prefix, its
+  vendor program's own install trees (:mod:`tablecert.harness.confine.vendor_trees`: its prefix, its
   interpreter, a venv's base Python and editable sources) and the folders the lab names
   (``vendor_paths``, ``--vendor-path``); a private, empty, size-limited ``/tmp``, ``/var/tmp``,
   ``/dev/shm`` and ``HOME``; a minimal ``/dev``; its own ``/proc``. Nothing else of the host exists
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.harness.vendor_trees import outermost, program_trees, resolve_program
+from tablecert.harness.confine.vendor_trees import outermost, program_trees, resolve_program
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"   # the whole PATH a vendor process gets
 ISOLATION_LEVELS = ("auto", "strict", "none")

@@ -6,18 +6,18 @@ run already recorded (``resume``), and hands each to the run pipeline (:mod:`tab
 ``judge`` sends it through the run's :class:`~tablecert.harness.run.instance.VendorInstance` and
 judges every answer, the :class:`~tablecert.harness.run.recorder.Recorder` records the batch
 atomically. Ops the vendor did not list in ``hello`` are *unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
-:mod:`tablecert.harness.recovery`: the vendor is restarted, the batch retried, then bisected to
+:mod:`tablecert.harness.run.recovery`: the vendor is restarted, the batch retried, then bisected to
 the case that kills the vendor; vectors left unanswered are ``fault``. Any fault, even one a
-retry recovered, makes the run's verdict ``fail`` (:mod:`tablecert.harness.verdict` decides it,
+retry recovered, makes the run's verdict ``fail`` (:mod:`tablecert.harness.record.verdict` decides it,
 with the scope the lab requires). A vendor that cannot be started or greeted ends the run with
 :class:`VendorNotGreeted`, after the run database records why (a fault, unless the program could
 not be executed at all) so that ``summary.json`` can be written.
 
-The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.hand_runner`,
+The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.run.hand_runner`,
 a parallel run through ``options.parallel`` (:mod:`tablecert.parallel`): the same pipeline, the
 same outcomes and database, without Python work per case while answers are right.
 Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
-same batches): by default :data:`~tablecert.harness.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
+same batches): by default :data:`~tablecert.harness.run.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
 batch size is the generic default, else the batch size asked for.
 """
 
@@ -32,20 +32,20 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
-from tablecert.harness.capabilities import Capabilities, mark_batch, split_require
+from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession, isolation_of, limits_of
-from tablecert.harness.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
-from tablecert.harness.hand_slices import SliceError, check_slice
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
+from tablecert.harness.run.hand_slices import SliceError, check_slice
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, describe, identity_of, same_vendor
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.run.vectors import judge_batch, passed_batch, whole_batch
-from tablecert.harness.suite_reader import count_cases, iter_batches
-from tablecert.harness.verdict import Decision, ScopeError, required_ops, suite_ops
+from tablecert.harness.suites.reader import count_cases, iter_batches
+from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
 from tablecert.oracle.live_tables import GAME_OF_OP as LIVE_SUITE_OPS
 from tablecert.vectors.checks import load_manifest

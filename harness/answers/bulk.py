@@ -2,7 +2,7 @@
 the data, without Python work per case.
 
 The strict path (:func:`tablecert.harness.contract.decode_answer`, the contract checks, then
-:func:`tablecert.harness.runner.judge_batch` case by case) decides every outcome. This module only
+:func:`tablecert.harness.run.runner.judge_batch` case by case) decides every outcome. This module only
 *confirms* that a whole batch passes, and says ``False`` whenever it is not sure; the caller then
 takes the strict path, which records failures and faults exactly as before. So the fast path can
 never pass what the strict path fails:
@@ -23,7 +23,7 @@ never pass what the strict path fails:
 * **Comparing**: the results, encoded canonically (``msgspec.json.encode(..., order="sorted")``:
   compact, keys sorted, ``1`` and ``1.0`` and ``true`` three different texts), must be byte for
   byte the canonical encoding of the expected results (made once per batch). Equal canonical
-  encodings are equal JSON values of the same types: what :func:`~tablecert.harness.judge.passes`
+  encodings are equal JSON values of the same types: what :func:`~tablecert.harness.answers.compare.passes`
   asks for ``{"result": R}``. It does not know any result's shape, so fields added to results
   need no change here.
 * **Expected rejections** (``{"error": CODE}``) are checked case by case with ``passes`` (the
@@ -42,7 +42,7 @@ from typing import Any
 
 import msgspec
 
-from tablecert.harness.judge import passes
+from tablecert.harness.answers.compare import passes
 
 
 @dataclass

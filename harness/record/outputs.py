@@ -1,7 +1,7 @@
 """The run folder's outputs, all written from the run database (so a resumed run writes the same):
 
 * ``summary.json``: verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
-  :mod:`tablecert.harness.verdict`) with its reasons and scope, totals by outcome, op, clause and
+  :mod:`tablecert.harness.record.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
   wrong hands per op, confusion cell and cause;
@@ -12,7 +12,7 @@
 * ``failures/``: one replayable file per failing group, holding the exact request line(s) of the
   failing cases, at most the run's batch size per line (pipe it into the vendor:
   ``vendor < failures/FILE.jsonl``); for a hand suite one file per op with a bounded selection of
-  its wrong hands (:func:`tablecert.harness.hand_failures.hand_replays`: every cause of every
+  its wrong hands (:func:`tablecert.harness.answers.hand_failures.hand_replays`: every cause of every
   confusion cell, its plainest hands first; all failing tcIds stay in ``run.db``); for a failing
   round group also ``*.shortest.jsonl``, each failing script cut after its first divergent step; one
   ``poisoned.*.jsonl`` per case that faults the vendor on its own (``summary.json``'s ``poisoned``)
@@ -27,16 +27,16 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from tablecert.harness.causes import analyse, keep_spectrum
-from tablecert.harness.hand_failures import hand_cause_totals, hand_examples, hand_replays
+from tablecert.harness.answers.causes import analyse, keep_spectrum
+from tablecert.harness.answers.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
-from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.round_findings import shortest_script
-from tablecert.harness.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
+from tablecert.harness.run.protocol_versions import NEEDS_V2, V2, hello_request
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.answers.round_findings import shortest_script
+from tablecert.harness.record.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
                                          replace_folder, replay_name, write_atomically)
-from tablecert.harness.verdict import fault_counts
+from tablecert.harness.record.verdict import fault_counts
 
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
@@ -100,7 +100,7 @@ def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
 
 def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
     """One <testsuite> per op; in it one failing <testcase> per cause of wrong answers
-    (:mod:`tablecert.harness.causes`; summary.json's ``causes``, given as ``causes``) with its
+    (:mod:`tablecert.harness.answers.causes`; summary.json's ``causes``, given as ``causes``) with its
     smallest failures, one passing test case per flag of the op that no vector failed, and
     error/skipped cases for faults and unsupported vectors. Every count is of vectors and each
     failing vector is in exactly one test case: the root's ``failures`` is the run's failing

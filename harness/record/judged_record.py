@@ -14,7 +14,7 @@ matches its summary.
 
 A hand suite's wrong hands (``hand_failures``) can number hundreds of millions (a vendor wrong on
 every hand of ``exhaustive``: 308,286,160 rows), too many to hash row by row in Python, so that
-table is fingerprinted instead (:mod:`tablecert.harness.hand_fingerprint`): its row count and
+table is fingerprinted instead (:mod:`tablecert.harness.record.hand_fingerprint`): its row count and
 sums, modulo nothing, of products of two linear forms of each row's codes modulo 2^31 - 1, which
 SQLite computes in one aggregate scan and numpy as each batch is written. The harness checks the
 database with lanes whose coefficients are drawn at random for this process and never written
@@ -30,8 +30,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from tablecert.harness.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
-from tablecert.harness.results import BatchOutcome, RunDatabase
+from tablecert.harness.record.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
+from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
 
 MOD = 1 << 256
 TABLES = {
@@ -77,7 +77,7 @@ def _hex(sums: dict[str, int]) -> dict[str, str]:
 
 def row_digests(db: RunDatabase, tables: dict[str, str]) -> dict[str, str]:
     """Each table's order-free digest of its rows (the columns named), as hex: what the run seal
-    covers of the tables this record leaves out (:mod:`tablecert.harness.seal`)."""
+    covers of the tables this record leaves out (:mod:`tablecert.harness.record.seal`)."""
     return _hex(_sums(db, tables))
 
 

@@ -4,7 +4,7 @@ Tables:
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
   host, adapter and target, start and end times, state; ``seal``: the run record sealed with the
-  lab's run key (:mod:`tablecert.harness.seal`);
+  lab's run key (:mod:`tablecert.harness.record.seal`);
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
@@ -20,12 +20,12 @@ Tables:
 * ``poisoned``: each case found to fault the vendor on its own (after retries, or isolated by
   bisection), with its inputs, so it can be replayed;
 * ``hand_failures`` and ``hand_answers``: a hand suite's wrong hands as integer codes, and the
-  text of its answers that are not a label (see :mod:`tablecert.harness.hand_failures`);
+  text of its answers that are not a label (see :mod:`tablecert.harness.answers.hand_failures`);
   ``hand_causes`` (op, expected, actual, cause, n): how many of them each cause of each
   confusion cell has, added up as batches are written, so reports never scan the wrong hands;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause and flag and outcome;
 * ``confusion`` (op, expected, actual, n): expected x answered labels (hand labels, a craps
-  settle's outcome, ``result`` or ``error:CODE``; :data:`tablecert.harness.judge.CONFUSION_KEYS`).
+  settle's outcome, ``result`` or ``error:CODE``; :data:`tablecert.harness.answers.compare.CONFUSION_KEYS`).
 
 Passing vectors are counted, not stored. Each batch's results and its ``batches`` row are written
 in one transaction, so a run killed at any point (even with SIGKILL) resumes to exactly the
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
-from tablecert.harness.run_folder import FILE_MODE, check_database_files
+from tablecert.harness.record.run_folder import FILE_MODE, check_database_files
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -4,7 +4,7 @@
 ships three realistic bugs. It is registered as the Python plugin ``demo`` (entry-point group
 ``tablecert.vendors``), so ``tablecert`` can certify it like any outside vendor and produce a
 failing report. It is built on the reference vendor (through
-:class:`~tablecert.harness.vendor_kit.PaigowVendor`): every answer is the oracle's except where
+:class:`~tablecert.harness.vendors.vendor_kit.PaigowVendor`): every answer is the oracle's except where
 one of the bugs below changes it (nothing of the oracle is patched).
 """
 
@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from tablecert.harness.vendor_kit import PaigowVendor, of_a_kind
+from tablecert.harness.vendors.vendor_kit import PaigowVendor, of_a_kind
 from tablecert.oracle import craps
 from tablecert.oracle.cards import ACE, JOKER, rank_of, suit_of
 from tablecert.oracle.hands import PLAYER_CATEGORIES, PLAYER_LABELS, STRAIGHTS, player_category

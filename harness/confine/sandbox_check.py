@@ -1,7 +1,7 @@
 """``tablecert sandbox-check``: what a confined vendor would see, and whether it starts and greets.
 
 For a lab setting up a new vendor: the vendor's command line is planned exactly as a run would
-plan it (:func:`tablecert.harness.sandbox.plan`), a probe (``/bin/sh`` reading ``/proc``) is started
+plan it (:func:`tablecert.harness.confine.sandbox.plan`), a probe (``/bin/sh`` reading ``/proc``) is started
 in that same sandbox to list what it can see (mounts, user, limits, network interfaces), then the
 vendor itself is started confined and greeted. Nothing of the vendor runs outside the sandbox.
 """
@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from tablecert.harness.contract import SessionOptions, VendorFault, shown
-from tablecert.harness.sandbox import SAFE_PATH, Sandbox, plan, resolve
+from tablecert.harness.confine.sandbox import SAFE_PATH, Sandbox, plan, resolve
 
 PROBE = ("echo \"user: $(id)\"; echo '--mounts'; cat /proc/self/mountinfo; echo '--limits'; cat /proc/self/limits; "
          "echo '--net'; cat /proc/net/dev")

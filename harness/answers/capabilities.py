@@ -1,7 +1,7 @@
 """Declared capabilities: what a vendor's game offers, and which vectors that puts out of scope.
 
 In ``hello`` a vendor may declare ``capabilities`` (**New in tablecert-vendor/2**; shape in
-``capabilities.schema.json`` beside this module): the craps bets it offers and the table features
+``harness/capabilities.schema.json``, beside the contract): the craps bets it offers and the table features
 it supports (commission, commission and payout roundings, bar numbers, units, fractional odds
 multiples), and for pai gow whether a player may bank. An absent declaration, or an absent key of
 it, offers everything, as before.
@@ -24,7 +24,7 @@ A ``craps.round`` vector of a well-formed round table also carries its house rul
 ``oracle/craps_round.py``'s HOUSE_RULES, **new with craps.round**): not capabilities (every vendor
 of the op offers every house rule, so they never put a vector outside), counted only so that a
 run's scope can say which settings its judged rounds covered (``round_play``, see
-:func:`tablecert.harness.round_findings.round_scope`); they stay out of the features certified.
+:func:`tablecert.harness.answers.round_findings.round_scope`); they stay out of the features certified.
 
 A vector is *outside* the declaration when it carries a feature the vendor does not offer; its
 reason is the first such feature (table features first, in the config's field order). Never

@@ -3,7 +3,7 @@ cut into batches of at most ``batch_size`` cases that never span two groups.
 
 Vector-set files are read in a fixed order (edge parts before domain parts, then by name), so a
 run is reproducible and a resumed run meets the same batches. Hand-stream suites produce their
-cases from the canonical hand order (compiled enumeration, see :mod:`tablecert.harness.hand_runner`)
+cases from the canonical hand order (compiled enumeration, see :mod:`tablecert.harness.run.hand_runner`)
 and their expected answers from the label stream.
 """
 
@@ -59,7 +59,7 @@ def count_cases(suite_dir: Path) -> int:
 
 def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
     """Every batch of the suite, in run order. (A hand suite's batches as JSON values, one per op
-    and group of hands; runs take them faster through :mod:`tablecert.harness.hand_runner`.)"""
+    and group of hands; runs take them faster through :mod:`tablecert.harness.run.hand_runner`.)"""
     manifest = load_manifest(suite_dir)
     if "prompt" not in manifest["views"] or "expected" not in manifest["views"]:
         raise SuiteReadError(f"{suite_dir}: a run needs both the prompt and the expected view")
@@ -121,7 +121,7 @@ def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int, fi
     for the run's batches), ``max_hands`` hands at most; each group of hands goes to both ops."""
     import os
 
-    from tablecert.harness.hand_runner import HandSuite, iter_hand_batches
+    from tablecert.harness.run.hand_runner import HandSuite, iter_hand_batches
     from tablecert.oracle.names import HAND_OPS
 
     suite = HandSuite.load(suite_dir)

@@ -13,7 +13,7 @@ point, amounts) is the failure's **cause key**; each failing vector has exactly 
 
 Each cause is then located like spectrum-based fault localisation (GZoltar's Ochiai and
 Tarantula): every vector of the cause's ops has **factors** — its op, craps bet, point, odds
-working or off, each table feature (:func:`tablecert.harness.capabilities.table_features`:
+working or off, each table feature (:func:`tablecert.harness.answers.capabilities.table_features`:
 ``unit=100``, ``commission``, ``commission_rounding=down`` ...), a pai gow hand holding the joker,
 a player-banked round, and each flag of the vector. With ``ef`` the cause's failures that have a
 factor, ``F`` all of them, ``ep`` the vectors of the same ops that did not fail and have it and
@@ -49,9 +49,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.capabilities import case_features, table_features
-from tablecert.harness.run_folder import replay_name
-from tablecert.harness.suite_reader import json_line, vector_set_files
+from tablecert.harness.answers.capabilities import case_features, table_features
+from tablecert.harness.record.run_folder import replay_name
+from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
 
 DISPOSITIONS = frozenset({"won", "taken", "returned", "in_action", "none"})
@@ -379,8 +379,8 @@ def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, 
 
 def keep_spectrum(db: Any, run_dir: Path) -> None:
     """Store the spectrum :func:`spectrum_to_keep` gives in the run's meta (``db``: a
-    :class:`~tablecert.harness.results.RunDatabase`). Done before the run's record is sealed
-    (:mod:`tablecert.harness.seal`), so that the counts the findings rest on are sealed with it."""
+    :class:`~tablecert.harness.record.run_db.RunDatabase`). Done before the run's record is sealed
+    (:mod:`tablecert.harness.record.seal`), so that the counts the findings rest on are sealed with it."""
     kept = spectrum_to_keep(db.db, run_dir, db.meta())
     if kept is not None:
         db.set_meta(**{SPECTRUM_KEY: kept})
@@ -526,10 +526,10 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
 
 def hand_causes(db: sqlite3.Connection) -> list[Cause]:
     """A hand suite's wrong hands (counted per confusion cell and hand feature as the run went:
-    :func:`tablecert.harness.hand_failures.hand_cause_totals`) as one label cause per op, its
+    :func:`tablecert.harness.answers.hand_failures.hand_cause_totals`) as one label cause per op, its
     factors the hand features the rules turn on (how many of its wrong hands have each as their
     most specific one; the suite's other hands are not counted, so no score)."""
-    from tablecert.harness.hand_failures import hand_cause_totals
+    from tablecert.harness.answers.hand_failures import hand_cause_totals
 
     by_op: dict[str, list[dict[str, Any]]] = {}
     for cell in hand_cause_totals(db):

@@ -20,10 +20,10 @@ done per case in Python unless an answer is wrong:
   lines (:class:`~tablecert.harness.contract.RawExchange`, the subprocess adapter), an answer equal to the expected line passes the whole batch: the counts (per op, its
   clauses, flag ``Exhaustive``, op and flag) are ``n`` passes and the confusion matrix is the
   diagonal, from ``np.bincount`` of the expected codes; nothing is decoded. An answer in another
-  formatting (spaces, key order) that :mod:`tablecert.harness.bulk_judge` confirms passes the
+  formatting (spaces, key order) that :mod:`tablecert.harness.answers.bulk` confirms passes the
   same way. Any other answer (wrong, or not surely right) is decoded and checked as
   :meth:`SubprocessSession.batch` would check it and judged case by case
-  (:func:`tablecert.harness.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
+  (:func:`tablecert.harness.answers.hand_failures.judge_hand_batch`: wrong hands stored as codes), so the
   run database is the same either way.
   Other sessions (Python plugins, HTTP) get the batch's cases as JSON values;
   their answers are confirmed in bulk too, else judged by the generic judge.
@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
-from tablecert.harness.hand_failures import LABEL_NAMES, count_all
-from tablecert.harness.bulk_judge import Expected
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.answers.hand_failures import LABEL_NAMES, count_all
+from tablecert.harness.answers.bulk import Expected
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.stats import HandStats
@@ -60,7 +60,7 @@ from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
 from tablecert.oracle.names import HAND_CLAUSES, HAND_FILE, HAND_FLAGS, HAND_OPS
 
 if TYPE_CHECKING:
-    from tablecert.harness.runner import Runner
+    from tablecert.harness.run.runner import Runner
 
 DEFAULT_HAND_BATCH_SIZE = 20_000
 """Hands per request of a hand suite when the run's batch size is the generic default."""
@@ -264,7 +264,7 @@ class HandBatch:
         return b"".join((answer_head(rid), self._results[op], b"]}"))
 
     def expected(self, op: str) -> Expected:
-        """The expected results of ``op`` for :mod:`~tablecert.harness.bulk_judge` (the compact
+        """The expected results of ``op`` for :mod:`~tablecert.harness.answers.bulk` (the compact
         results are canonical already: one key each)."""
         return Expected.hand_labels(self.n, b"".join((b"[", self._results[op], b"]")))
 

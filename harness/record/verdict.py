@@ -40,12 +40,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablecert.harness.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
+from tablecert.harness.answers.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
                                             not_certified_features)
 from tablecert.harness.contract import KNOWN_OPS
-from tablecert.harness.protocol_versions import unchecked_note
-from tablecert.harness.results import RunDatabase
-from tablecert.harness.round_findings import round_scope
+from tablecert.harness.run.protocol_versions import unchecked_note
+from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.answers.round_findings import round_scope
 from tablecert.harness.run.outcomes import Outcome, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.protocol import V2_OPS
@@ -117,8 +117,8 @@ class Scope:
     tested: tuple[str, ...]
     untested: tuple[str, ...]
     untested_clauses: tuple[str, ...]
-    features: Mapping[str, Any] = field(default_factory=dict)   # harness/capabilities.py:feature_scope
-    round_play: Mapping[str, Any] | None = None                # harness/round_findings.py:round_scope
+    features: Mapping[str, Any] = field(default_factory=dict)   # harness/answers/capabilities.py:feature_scope
+    round_play: Mapping[str, Any] | None = None                # harness/answers/round_findings.py:round_scope
 
     @property
     def required_untested(self) -> tuple[str, ...]:

@@ -49,17 +49,17 @@ from typing import Any, BinaryIO
 
 from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault, parse_hello
-from tablecert.harness.protocol_versions import V2, v1_expressible
-from tablecert.harness.recovery import FaultPolicy
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.run.protocol_versions import V2, v1_expressible
+from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
-from tablecert.harness.run_folder import locked_run_folder
-from tablecert.harness.runner import manifest_digest, utc_now
-from tablecert.harness.suite_reader import iter_batches
-from tablecert.harness.verdict import suite_ops
+from tablecert.harness.record.run_folder import locked_run_folder
+from tablecert.harness.run.runner import manifest_digest, utc_now
+from tablecert.harness.suites.reader import iter_batches
+from tablecert.harness.record.verdict import suite_ops
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.vectors.anchor import SuiteAnchor
 from tablecert.vectors.checks import load_manifest
@@ -252,10 +252,10 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     (bounded, refused as read, see the module docstring) and must answer every case before
     anything is judged. ``protocol``: the contract version the answers follow (a v1 file need not
     answer the vectors v1 cannot express; answers to them are not judged, see
-    :mod:`tablecert.harness.protocol_versions`). The run record is sealed with ``seal_key``
-    (default the lab's run key, :mod:`tablecert.harness.seal`)."""
-    from tablecert.harness import seal
-    from tablecert.harness.certify import copy_anchored
+    :mod:`tablecert.harness.run.protocol_versions`). The run record is sealed with ``seal_key``
+    (default the lab's run key, :mod:`tablecert.harness.record.seal`)."""
+    from tablecert.harness.record import seal
+    from tablecert.harness.run.certify import copy_anchored
 
     key = seal.run_key(seal_key)
     with locked_run_folder(run_dir):

@@ -11,7 +11,7 @@ signing key's.
 ``meta`` except the seal itself and the game math (exact house edges the reports compute from the
 oracle, not evidence of the run): so the ``judged`` record (row digests of ``batches``,
 ``failures``, ``faults``, ``hand_answers``, the fingerprint of ``hand_failures``, the digests of
-``counts`` and ``hand_causes``; :mod:`tablecert.harness.judged`), the verdict with its reasons and
+``counts`` and ``hand_causes``; :mod:`tablecert.harness.record.judged_record`), the verdict with its reasons and
 scope, the vendor's identity and hello, the suite, its manifest digest and anchor, the profile,
 adapter, target and isolation, the shard K/N, batch sizes and run id, the responses file's
 sha256 and size of an offline run, the run's times and host; and the row digests of the tables the
@@ -26,7 +26,7 @@ the signature must verify with one of the *trusted* keys (a folder of the lab's 
 ``--trust``, as ``verify-report`` takes, or the run key's own public key): the key recorded
 beside the signature is never believed. An offline run's responses file is read again and must
 have the sealed sha256 and size. The caller then compares the ``judged`` record with the
-rows (:func:`tablecert.harness.judged.database_digest`), which ties the rows to the seal.
+rows (:func:`tablecert.harness.record.judged_record.database_digest`), which ties the rows to the seal.
 
 **What it does not cover**: the suite's files (only their manifest's digest is sealed; the
 suite folder is anchored again where it is read), the responses file's bytes (only their digest),
@@ -52,10 +52,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tablecert.harness.causes import keep_spectrum
-from tablecert.harness.judged import row_digests
-from tablecert.harness.keys import fingerprint, load_private_key, raw_public, trusted_keys
-from tablecert.harness.results import RunDatabase
+from tablecert.harness.answers.causes import keep_spectrum
+from tablecert.harness.record.judged_record import row_digests
+from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
+from tablecert.harness.record.run_db import RunDatabase
 
 SEAL = "seal"
 """The meta key holding the seal."""

@@ -21,8 +21,8 @@ from dataclasses import replace
 from typing import Any
 
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id, shown
-from tablecert.harness.recovery import merge
-from tablecert.harness.results import BatchOutcome
+from tablecert.harness.run.recovery import merge
+from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.batch import Batch
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_case, v1_expressible, v1_result

@@ -1,6 +1,6 @@
 """The lab's Ed25519 keys: private keys read from PEM or OpenSSH files, public keys from PEM keys,
 certificates or OpenSSH public keys, their fingerprints, and a trust store (a folder of the public
-keys and certificates the lab trusts). Used by the run seal (:mod:`tablecert.harness.seal`) and by
+keys and certificates the lab trusts). Used by the run seal (:mod:`tablecert.harness.record.seal`) and by
 the report signatures (:mod:`tablecert.reports.signing`, which re-exports these names).
 """
 

@@ -1,6 +1,6 @@
 """What a vendor program needs to run: the folders the sandbox binds in read-only, found from its command line.
 
-The vendor's file system is built from nothing (:mod:`tablecert.harness.sandbox`): besides the
+The vendor's file system is built from nothing (:mod:`tablecert.harness.confine.sandbox`): besides the
 system folders, only what :func:`program_trees` finds here is there, and what the lab names with
 ``--vendor-path``. From the command line:
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from tablecert.harness.judge import label_of, passes
-from tablecert.harness.results import BatchOutcome, has_table, stored_answer
+from tablecert.harness.answers.compare import label_of, passes
+from tablecert.harness.record.run_db import BatchOutcome, has_table, stored_answer
 from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_vectors
 from tablecert.harness.run.batch import Batch
 from tablecert.oracle.cards import card_code, colex_unrank, parse_hand

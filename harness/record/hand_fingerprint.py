@@ -1,7 +1,7 @@
 """Fingerprints of a hand suite's wrong hands (``hand_failures``), computed at the speed of the data.
 
 A vendor wrong on every hand of ``exhaustive`` leaves 308,286,160 rows of seven integer codes.
-Hashing each row in Python (what :mod:`tablecert.harness.judged` does for the other tables) would
+Hashing each row in Python (what :mod:`tablecert.harness.record.judged_record` does for the other tables) would
 take about half an hour per pass; reading them out of SQLite alone costs more than a microsecond a
 row. So these rows are fingerprinted by arithmetic that SQLite evaluates inside one aggregate scan
 (per op, on as many threads: SQLite runs without Python's lock) and numpy evaluates on each
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablecert.harness.results import has_table
+from tablecert.harness.record.run_db import has_table
 
 P = 2**31 - 1
 COLUMNS = ("op", "expected", "actual", "cause", "simplicity", "tc_id", "features")

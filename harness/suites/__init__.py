@@ -1,0 +1,1 @@
+"""Suite folders as the harness reads them: the batch stream and the suite cache."""
