@@ -210,6 +210,20 @@ def test_a_vendor_without_the_op_gets_rounds_unsupported(named_suite: Path, tmp_
     assert result.verdict == "pass" and result.totals["pass"] == tests
 
 
+def test_an_old_v2_vendor_is_certified_on_standard_for_what_it_declares(tmp_path: Path) -> None:
+    """A tablecert-vendor/2 vendor built before craps.round (it does not declare the op) keeps its
+    certificate on a suite holding other ops too (standard): under the default requirement an op
+    added in this release is required only of a vendor that declares it (scoped pass, exit 0,
+    rounds named not tested); required by name, rounds fail it."""
+    suite = tmp_path / "suite"
+    generate("standard", suite, ops=("craps.round", "craps.odds_limits"))
+    result = run("test_round_vendors:OldVendor", suite, tmp_path / "old")
+    assert result.verdict == "scoped_pass" and result.totals["fail"] == 0
+    assert run("test_round_vendors:OldVendor", suite, tmp_path / "req", require="craps.round").verdict == "fail"
+    declared = run("round_faulty_vendors:BarPushLostVendor", suite, tmp_path / "faulty")
+    assert declared.verdict == "fail"             # a vendor that declares the op must play every round right
+
+
 def test_a_failing_round_says_where_it_departs(named_suite: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert run("round_faulty_vendors:BarPushLostVendor", named_suite, out).verdict == "fail"

@@ -26,11 +26,12 @@ verdict         exit meaning
 Retries, restarts and bisection exist to diagnose a faulty vendor in one run; they never make a
 faulty run pass.
 
-A vendor of ``tablecert-vendor/1`` never receives the ops of version 2 (``craps.round``): under
-the default requirement (every op of the suite) they are not required of it when the suite holds
-others (``standard``), so it is certified for what v1 can carry (a ``scoped_pass`` naming them not
-tested), as before ``standard`` held rounds; a ``--require`` of some ops that names them still
-fails it.
+An op added to the contract in this release (``craps.round``, :data:`~tablecert.oracle.protocol.V2_OPS`)
+is, under the default requirement (every op of the suite), required only of a vendor that
+declares it when the suite holds others (``standard``): a vendor of ``tablecert-vendor/1``, which
+never receives it, or one of v2 built before it, is certified for what it declared, as before
+(a ``scoped_pass`` naming it not tested); a ``--require`` that names it makes it required of every
+vendor.
 """
 
 from __future__ import annotations
