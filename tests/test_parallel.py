@@ -291,7 +291,8 @@ def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path
 
 def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
     from tablecert.harness.run.recovery import FaultPolicy
-    from tablecert.harness.run.runner import RunError, _identity
+    from tablecert.harness.run.instance import identity_of
+    from tablecert.harness.run.runner import RunError
     from tablecert.parallel.workers import Worker
 
     adapter = PythonAdapter()
@@ -299,7 +300,7 @@ def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
     first = adapter.open(spec, SessionOptions())
     said = first.hello()
     first.close()
-    identity = _identity(said)
+    identity = identity_of(said)
     alike = Worker(lambda: adapter.open(spec, SessionOptions()), identity, FaultPolicy(), set(),
                    isolation="none (in-process plugin)")
     assert alike._start() is not None

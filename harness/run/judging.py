@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.contract import AnswersByTest, RawBatches, RawExchange
@@ -53,7 +53,6 @@ class HandOp:
     op: str
 
 
-@runtime_checkable
 class Played(Protocol):
     """A unit that plays itself through the instance, one request at a time, and is judged as it
     goes (a batch of live tables: :class:`tablecert.harness.live.run.LiveBatch`)."""
@@ -76,12 +75,12 @@ def unsupported(batch: Batch) -> BatchOutcome:
 
 def judge(instance: VendorInstance, unit: Unit) -> BatchOutcome:
     """The judged outcome of ``unit`` sent through ``instance`` (see the module docstring)."""
-    if isinstance(unit, Played):
-        return unit.play(instance)
     if isinstance(unit, HandOp):
         if unit.op not in instance.ops:
             return unit.batch.whole(unit.op, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
         return _hand_op(instance, unit.batch, unit.op)
+    if not isinstance(unit, Batch):
+        return unit.play(instance)
     if nothing_to_send(instance.ops, unit):
         return unsupported(unit)
     if instance.protocol != V1:

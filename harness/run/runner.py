@@ -37,6 +37,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.live.run import LIVE_SUITE_OPS
 from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, describe, identity_of, same_vendor
@@ -47,12 +48,10 @@ from tablecert.harness.run.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
-from tablecert.oracle.live_tables import GAME_OF_OP as LIVE_SUITE_OPS
 from tablecert.vectors.checks import load_manifest
 
 __all__ = ["DEFAULT_BATCH_SIZE", "RunError", "RunOptions", "RunResult", "Runner", "VendorNotGreeted", "judge_batch",
            "passed_batch", "whole_batch"]
-_identity = identity_of     # (the name tests/test_parallel.py imports)
 
 DEFAULT_BATCH_SIZE = 1000
 
