@@ -89,14 +89,21 @@ def run_confusion(out: Path) -> dict[str, dict[str, int]]:
 def child(suite: str, out: Path) -> dict[str, Any]:
     """Run the certify command in this process; the measurements as a dict."""
     from tablecert.cli import main
-    from tablecert.harness.run import hand_runner
+    from tablecert.harness.run.instance import VendorInstance
 
+    instances: list[VendorInstance] = []             # the run's instance: its own stats (no process-wide ones)
+    made = VendorInstance.__init__
+
+    def keep(self: VendorInstance, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        instances.append(self)
+    VendorInstance.__init__ = keep  # type: ignore[method-assign]
     peak_run = [0]
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.wait(0.2):
-            if hand_runner.STATS.hands:              # the run proper has started
+            if instances and instances[0].stats.hands:        # the run proper has started
                 peak_run[0] = max(peak_run[0], _rss_kib())
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -107,11 +114,12 @@ def child(suite: str, out: Path) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     stop.set()
     sampler.join()
+    VendorInstance.__init__ = made  # type: ignore[method-assign]
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"suite": suite, "exit": status, "verdict": summary["verdict"], "totals": summary["totals"],
             "confusion_is_published": run_confusion(out) == published_confusion(suite),
-            "wall_s": wall, "stats": hand_runner.STATS.as_dict(),
+            "wall_s": wall, "stats": instances[0].stats.as_dict(),
             "harness_cpu_s": me.ru_utime + me.ru_stime, "harness_maxrss_mib": me.ru_maxrss / 1024,
             "harness_run_peak_rss_mib": peak_run[0] / 1024,
             "vendor_user_s": kids.ru_utime, "vendor_sys_s": kids.ru_stime, "vendor_maxrss_mib": kids.ru_maxrss / 1024}

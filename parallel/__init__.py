@@ -9,8 +9,19 @@ run of the same vendor (timings aside). Public API: :class:`ParallelOptions` (gi
 runner, whose batch loop it replaces), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
 """
 
-from tablecert.parallel.merge import MergeError, merge_shards
+from typing import Any
+
 from tablecert.parallel.options import ParallelOptions
 from tablecert.parallel.units import Shard
 
 __all__ = ["MergeError", "ParallelOptions", "Shard", "merge_shards"]
+
+
+def __getattr__(name: str) -> Any:
+    """``merge_shards`` and ``MergeError`` are imported when first asked for: merging needs the
+    run's outputs and seals, which a Ray actor importing this package for its units never uses."""
+    if name in ("MergeError", "merge_shards"):
+        from tablecert.parallel import merge
+
+        return getattr(merge, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,6 +4,7 @@ command-line arguments, and the hook the runner calls instead of its one-worker 
 from __future__ import annotations
 
 import argparse
+from importlib.util import find_spec
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ from tablecert.parallel.units import Shard
 if TYPE_CHECKING:
     from tablecert.harness.run.certify import VendorTarget
     from tablecert.harness.run.runner import Runner
+    from tablecert.parallel.scheduler import Starting
 
 
 @dataclass(frozen=True)
@@ -26,11 +28,20 @@ class ParallelOptions:
     shard: Shard | None = None
     vendor: VendorTarget | None = None
 
-    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int) -> None:
+    def start(self, runner: Runner) -> Starting | None:
+        """What the runner calls before it greets its vendor: begins, in the background, what
+        the pool will need (:func:`~tablecert.parallel.scheduler.start_pool`); given back to
+        :meth:`run`, and cancelled by the runner whatever happens."""
+        from tablecert.parallel.scheduler import start_pool
+
+        return start_pool(runner, self)
+
+    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int,
+            started: Starting | None = None) -> None:
         """What the runner calls instead of its one-worker loop."""
         from tablecert.parallel.scheduler import run_scheduled
 
-        run_scheduled(runner, done, total, self)
+        run_scheduled(runner, done, total, self, started)
 
 
 def parallel_options(workers: int | None, ray: str | None, shard: str | None) -> ParallelOptions | None:
@@ -38,11 +49,8 @@ def parallel_options(workers: int | None, ray: str | None, shard: str | None) ->
     plain one-worker run of the whole suite."""
     if workers is not None and workers < (0 if ray else 1):
         raise ValueError(f"--workers {workers}: give at least 1" + (" (0 with --ray: one per CPU)" if ray else ""))
-    if ray is not None:
-        try:
-            import ray as _ray  # noqa: F401
-        except ImportError:
-            raise ValueError("--ray needs Ray: pip install 'tablecert[ray]'") from None
+    if ray is not None and find_spec("ray") is None:      # imported as the run connects, beside the greeting
+        raise ValueError("--ray needs Ray: pip install 'tablecert[ray]'")
     parsed = Shard.parse(shard) if shard is not None else None
     if ray is None and parsed is None and (workers or 1) == 1:
         return None

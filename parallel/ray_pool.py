@@ -12,6 +12,9 @@ the network, never the vendor's answers. The expected answers go to the actor, a
 a lab node; the vendor, confined in its sandbox there, never sees them: the node's Ray folders
 (sockets, logs, spilled objects) are hidden from it like the run folder.
 
+The coordinator connects to the cluster on a thread while it starts and greets its vendor
+(:class:`RayConnection`): the two waits overlap.
+
 An actor (or its node) that is lost mid-unit is replaced by a new one and its units are sent
 again; a unit that is lost :data:`MAX_LOSSES` times ends the run (it can be resumed). A unit that
 comes back twice is recorded once (the writer records each unit once, and the run database
@@ -22,8 +25,10 @@ recovery and recorded like any other.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -48,6 +53,48 @@ def ray_folders() -> list[str]:
     node = getattr(import_module("ray._private.worker"), "_global_node", None)
     found = [node.get_temp_dir_path()] if node is not None and hasattr(node, "get_temp_dir_path") else []
     return [*found, os.path.join(tempfile.gettempdir(), "ray")]
+
+
+def connect(address: str) -> Any:
+    """``import ray`` and connect to the cluster at ``address``; the ``ray`` module. Ray's warning
+    that a thread other than the main one sets no SIGTERM handler is kept quiet: the command keeps
+    its own handling of signals."""
+    import ray
+
+    worker_log = logging.getLogger("ray._private.worker")
+    level = worker_log.level
+    worker_log.setLevel(logging.ERROR)
+    try:
+        ray.init(address=address, ignore_reinit_error=True, log_to_driver=False, logging_level="ERROR",
+                 configure_logging=False)
+    finally:
+        worker_log.setLevel(level)
+    return ray
+
+
+class RayConnection:
+    """Connecting to the cluster on a thread, begun before the runner starts and greets its
+    vendor (:func:`~tablecert.parallel.scheduler.start_pool`): the two waits overlap. The pool
+    takes the connection (:meth:`take`); one it never took is closed by :meth:`cancel`."""
+
+    def __init__(self, address: str) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ray-connect")
+        self._future = self._executor.submit(connect, address)
+        self._taken = False
+
+    def take(self) -> Any:
+        """The ``ray`` module, connected (the connection's error, if it failed)."""
+        ray = self._future.result()
+        self._taken = True
+        return ray
+
+    def cancel(self) -> None:
+        """Leave the cluster if no pool took the connection (a pool leaves it as it closes), then
+        end the connecting thread."""
+        self._executor.shutdown(wait=True)
+        if not self._taken and self._future.exception() is None:
+            self._future.result().shutdown()
+        self._taken = True
 
 
 class VendorActor:
@@ -76,15 +123,11 @@ class VendorActor:
 class RayPool:
     """Ray actors running the units (see the module docstring)."""
 
-    def __init__(self, runner: Runner, options: ParallelOptions) -> None:
-        import ray
-
-        assert runner.instance.began is not None and options.vendor is not None
-        self.ray = ray
+    def __init__(self, runner: Runner, options: ParallelOptions, connection: RayConnection | None = None) -> None:
+        assert runner.instance.began is not None and options.vendor is not None and options.ray_address is not None
         runner.instance.drop()               # the coordinator's greeting session: the actors run the vendor
         self.runner = runner
-        ray.init(address=options.ray_address, ignore_reinit_error=True, log_to_driver=False,
-                 logging_level="ERROR", configure_logging=False)
+        self.ray = ray = connection.take() if connection is not None else connect(options.ray_address)
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(VendorActor)
         self.args = (options.vendor, runner.recovery.policy, runner.instance.began, runner.db.fault_kinds(),
                      runner.db.meta().get("isolation"))

@@ -31,13 +31,14 @@ from tablecert.harness.record.run_db import OUTCOMES, has_table
 from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
+from tablecert.harness.run.outcomes import Outcome, Verdict
 from tablecert.harness.run.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
 
-VERDICTS = {"pass": "CERTIFIED", "scoped_pass": "CERTIFIED FOR A STATED SCOPE", "fail": "NOT CERTIFIED",
-            "incomplete": "INCOMPLETE"}
+VERDICTS = {Verdict.PASS: "CERTIFIED", Verdict.SCOPED_PASS: "CERTIFIED FOR A STATED SCOPE", Verdict.FAIL: "NOT CERTIFIED",
+            Verdict.INCOMPLETE: "INCOMPLETE"}
 EXEMPLARS = 5            # smallest failures kept per class (the certificate shows the first 3)
 EXEMPLAR_WINDOW = 1000   # failures of a class read (in run order) to choose them and list replays
 REPLAYS_SHOWN = 12       # replay files listed per class
@@ -120,9 +121,9 @@ class TraceRow:
     def status(self) -> str:
         if not self.vectors:
             return "NOT TESTED"
-        if self.counts["fail"]:
+        if self.counts[Outcome.FAIL]:
             return "FAILED"
-        if self.counts["fault"] or self.counts["unsupported"]:
+        if self.counts[Outcome.FAULT] or self.counts[Outcome.UNSUPPORTED]:
             return "INCOMPLETE"
         return "passed"
 
@@ -394,7 +395,7 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
     """The failure classes by flag, without the failures of tables and bets refused as a whole."""
     notes = _notes()
     by_op_flag = _totals(db, "op_flag")
-    by_op_flag = {k: {**c, "fail": c["fail"] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
+    by_op_flag = {k: {**c, Outcome.FAIL: c[Outcome.FAIL] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
     counts, sets = attributed(db, (refused.condition, refused.params) if refused.classes else None)
     hands = sum(group[4] for group in cause_counts(db))        # the wrong hands, counted as they were written
     for flag in HAND_FLAGS if hands else ():
@@ -419,8 +420,8 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
         replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
                    for key, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
         note = notes.get(flag, {})
-        ops = sorted((attributed_ops.get(flag) or Counter({k.split(" ", 1)[0]: c["fail"] for k, c in by_op_flag.items()
-                                                           if k.split(" ", 1)[-1] == flag and c["fail"]})).items(),
+        ops = sorted((attributed_ops.get(flag) or Counter({k.split(" ", 1)[0]: c[Outcome.FAIL] for k, c in by_op_flag.items()
+                                                           if k.split(" ", 1)[-1] == flag and c[Outcome.FAIL]})).items(),
                      key=lambda t: (-t[1], t[0]))
         out.append(FailureClass(flag, note.get("bugType", "UNKNOWN"), note.get("description", "(no note for this flag)"),
                                 note.get("effect", ""), failed, sum(by_flag.get(flag, {}).values()), ops, exemplars,
@@ -554,11 +555,11 @@ def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None) -> 
     table features declared; every op, but only what an earlier contract version ``protocol``
     expresses, when that is the limit)."""
     features_complete = not scope.get("features_not_certified")
-    if verdict == "scoped_pass" and protocol and not scope.get("untested") and features_complete:
+    if verdict == Verdict.SCOPED_PASS and protocol and not scope.get("untested") and features_complete:
         return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
-    if verdict == "scoped_pass" and scope.get("suite_ops") and not scope.get("untested"):
+    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops") and not scope.get("untested"):
         return "CERTIFIED FOR A DECLARED SCOPE"
-    if verdict == "scoped_pass" and scope.get("suite_ops"):
+    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops"):
         return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
     return VERDICTS[verdict]
 
@@ -605,8 +606,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     elif verdict not in VERDICTS:
         problems.append(f"the run is not finished (state {meta.get('state')!r}): verdict INCOMPLETE")
     if verdict not in VERDICTS:
-        verdict = "incomplete"
-    if isinstance(meta.get("sliced"), str) and verdict != "incomplete":
+        verdict = Verdict.INCOMPLETE
+    if isinstance(meta.get("sliced"), str) and verdict != Verdict.INCOMPLETE:
         problems.append(f"only a part of the suite was run: {meta['sliced']}")
     summary = run_dir / "summary.json"
     summary_sha = sha256_file(summary) if summary.is_file() else ""

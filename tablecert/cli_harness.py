@@ -8,15 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tablecert.harness.run.outcomes import Verdict
 from tablecert.cli_common import (PROFILE_HELP, UsageError, add_seal_arguments, add_vendor_arguments, chosen_vendor,
                                   existing_dir, progress_bar, sandbox_options, step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
     """The verdict as the terminal says it (a scoped pass names its ops)."""
-    if summary["verdict"] == "scoped_pass" and not (summary.get("scope") or {}).get("untested"):
+    if summary["verdict"] == Verdict.SCOPED_PASS and not (summary.get("scope") or {}).get("untested"):
         return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
-    if summary["verdict"] == "scoped_pass":
+    if summary["verdict"] == Verdict.SCOPED_PASS:
         scope = summary.get("scope") or {}
         if not scope.get("untested") and summary.get("protocol"):   # every op, only what the protocol expresses
             return f"PASS FOR WHAT {summary['protocol']} EXPRESSES ONLY"

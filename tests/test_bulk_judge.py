@@ -274,8 +274,11 @@ def vendor(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(suite: Path, out: Path, vendor: Path, *flags: str):
     adapter, target = SubprocessAdapter(), shlex.join([sys.executable, str(vendor), *flags])
-    bulk_judge.STATS.reset()
     return Runner(lambda: adapter.open(target, SessionOptions(timeout=60)), suite, out, batch_size=500).run()
+
+
+def batches_of(run_dir: Path) -> list[tuple[Any, ...]]:
+    return sqlite3.connect(run_dir / "run.db").execute("SELECT file, op, first_tc FROM batches").fetchall()
 
 
 def db_content(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -296,20 +299,21 @@ def test_a_vendor_formatting_differently_passes_the_edge_suite_in_bulk(edge: Pat
     assert result.verdict == "pass"
     assert result.totals == {"pass": manifest["numberOfTests"], "fail": 0, "unsupported": 0, "fault": 0}
     batches = sqlite3.connect(tmp_path / "run.db").execute("SELECT COUNT(*) FROM batches").fetchone()[0]
-    assert bulk_judge.STATS.lines_confirmed == batches and bulk_judge.STATS.lines_refused == 0
+    assert result.stats.lines_confirmed == batches and result.stats.lines_refused == 0
 
 
 def test_failures_in_bulk_are_recorded_like_the_strict_path(edge: Path, vendor: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     result = run(edge, tmp_path / "bulk", vendor, "--spaces", "--bug")
     assert result.verdict == "fail" and result.totals["fail"] > 0
-    assert bulk_judge.STATS.lines_confirmed > 0 and bulk_judge.STATS.lines_refused > 0
+    assert result.stats.lines_confirmed > 0 and result.stats.lines_refused > 0
     # The same vendor judged without the bulk judge at all (every answer decoded and judged case
     # by case), once in its compact formatting, once spaced.
     monkeypatch.setattr(bulk_judge, "confirms_line", lambda *a: False)     # the run pipeline's one bulk judge
     monkeypatch.setattr(bulk_judge, "confirms_values", lambda *a: False)
     for flags in (("--bug",), ("--spaces", "--bug")):
         strict = tmp_path / "-".join(flags)
-        assert run(edge, strict, vendor, *flags).totals == result.totals
-        assert bulk_judge.STATS.lines_confirmed == 0
+        strict_result = run(edge, strict, vendor, *flags)
+        assert strict_result.totals == result.totals
+        assert strict_result.stats.lines_confirmed == 0 and strict_result.stats.lines_refused == len(batches_of(strict))
         assert db_content(strict) == db_content(tmp_path / "bulk")

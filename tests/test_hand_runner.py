@@ -276,7 +276,7 @@ def test_joker_suite_through_the_subprocess_adapter_counts_the_published_joker_h
     result = run(joker, tmp_path)
     assert result.verdict == "pass"
     assert result.totals == {"pass": 2 * JOKER_HANDS, "fail": 0, "unsupported": 0, "fault": 0}
-    stats = hand_runner.STATS
+    stats = result.stats
     assert stats.fast_passes == stats.requests == 2 * -(-JOKER_HANDS // hand_runner.DEFAULT_HAND_BATCH_SIZE)
     assert stats.fallbacks == 0 and stats.hands == JOKER_HANDS
 
@@ -337,7 +337,7 @@ def slice_reference(joker: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     result = run(joker, out, max_hands=SLICE, hand_batch_size=1_000)
     assert result.verdict == "incomplete"           # a slice is not the whole suite
     assert result.totals == {"pass": 2 * SLICE, "fail": 0, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fast_passes == 8 and hand_runner.STATS.fallbacks == 0
+    assert result.stats.fast_passes == 8 and result.stats.fallbacks == 0
     return db_content(out)
 
 
@@ -346,8 +346,8 @@ def test_a_vendor_formatting_differently_passes_in_bulk(joker: Path, wrapper: Pa
     target = shlex.join([sys.executable, str(wrapper), "--spaces"])
     result = run(joker, tmp_path, target, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE, "fail": 0, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fast_passes == 0 and hand_runner.STATS.fallbacks == 0
-    assert hand_runner.STATS.bulk_passes == 8
+    assert result.stats.fast_passes == 0 and result.stats.fallbacks == 0
+    assert result.stats.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -355,8 +355,8 @@ def test_python_plugins_take_the_generic_path_to_the_same_results(joker: Path, t
                                                                    slice_reference: dict) -> None:
     result = run(joker, tmp_path, "reference", PythonAdapter(), max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals["pass"] == 2 * SLICE
-    assert hand_runner.STATS.generic == 8 and hand_runner.STATS.requests == 0
-    assert hand_runner.STATS.bulk_passes == 8
+    assert result.stats.generic == 8 and result.stats.requests == 0
+    assert result.stats.bulk_passes == 8
     assert db_content(tmp_path) == slice_reference
 
 
@@ -376,7 +376,7 @@ def test_one_wrong_label_is_caught_with_its_inputs(joker: Path, wrapper: Path, t
     result = run(joker, tmp_path, target, max_hands=SLICE, hand_batch_size=1_000)
     assert result.verdict == "fail"
     assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.fast_passes == 7   # compact answers elsewhere
+    assert result.stats.fallbacks == 1 and result.stats.fast_passes == 7   # compact answers elsewhere
     assert db_content(tmp_path)["failures"] == []            # hand failures are kept as codes
     db = sqlite3.connect(tmp_path / "run.db")
     [(op_code, expected, actual, tc_id)] = db.execute("SELECT op, expected, actual, tc_id FROM hand_failures").fetchall()
@@ -390,11 +390,11 @@ def test_a_wrong_label_formatted_differently_is_recorded_like_the_strict_path_re
     spaced = shlex.join([sys.executable, str(wrapper), "--spaces", "--wrong", json.dumps(hand_at(joker, 1_234))])
     result = run(joker, tmp_path / "bulk", spaced, max_hands=SLICE, hand_batch_size=1_000)
     assert result.totals == {"pass": 2 * SLICE - 1, "fail": 1, "unsupported": 0, "fault": 0}
-    assert hand_runner.STATS.fallbacks == 1 and hand_runner.STATS.bulk_passes == 7
+    assert result.stats.fallbacks == 1 and result.stats.bulk_passes == 7
     monkeypatch.setattr(bulk_judge, "confirms_line", lambda *a: False)     # every answer judged case by case
     monkeypatch.setattr(bulk_judge, "confirms_values", lambda *a: False)
-    run(joker, tmp_path / "strict", spaced, max_hands=SLICE, hand_batch_size=1_000)
-    assert hand_runner.STATS.fallbacks == 8 and hand_runner.STATS.bulk_passes == 0
+    result = run(joker, tmp_path / "strict", spaced, max_hands=SLICE, hand_batch_size=1_000)
+    assert result.stats.fallbacks == 8 and result.stats.bulk_passes == 0
     assert db_content(tmp_path / "bulk") == db_content(tmp_path / "strict")
 
 
@@ -422,7 +422,7 @@ def test_an_interrupted_hand_run_resumes_to_the_same_results(joker: Path, wrappe
     result = run(joker, tmp_path / "part", target, resume=True, max_hands=20_000,
                  progress=lambda done, total: resumed.append(done))
     assert result.totals["fail"] == 1
-    assert hand_runner.STATS.hands == 20_000 - 3 * 2_000     # done groups were not enumerated again
+    assert result.stats.hands == 20_000 - 3 * 2_000     # done groups were not enumerated again
     assert resumed[0] == 16_000 and resumed[-1] == 40_000
     assert db_content(tmp_path / "part") == db_content(tmp_path / "whole")
 

@@ -36,30 +36,12 @@ their adapters) are confirmed by the same canonical comparison, without the line
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
 from itertools import filterfalse, repeat
 from typing import Any
 
 import msgspec
 
 from tablecert.harness.answers.compare import passes
-
-
-@dataclass
-class BulkStats:
-    """What the bulk judge decided in this process (batches)."""
-
-    lines_confirmed: int = 0      # raw answer lines that passed in bulk
-    lines_refused: int = 0        # raw answer lines left to the strict path
-    values_confirmed: int = 0     # decoded results that passed in bulk
-    values_refused: int = 0       # decoded results left to the judge case by case
-
-    def reset(self) -> None:
-        for f in fields(self):
-            setattr(self, f.name, 0)
-
-
-STATS = BulkStats()
 
 
 class _Answer(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -161,16 +143,8 @@ class Expected:
 
 def confirms_line(line: bytes, request_id: int, op: str, expected: Expected) -> bool:
     """True only if the raw answer ``line`` to request ``request_id`` of ``op`` passes every case
-    of the batch (see the module docstring); False means: judge it by the strict path."""
-    ok = _confirms_line(line, request_id, op, expected)
-    if ok:
-        STATS.lines_confirmed += 1
-    else:
-        STATS.lines_refused += 1
-    return ok
-
-
-def _confirms_line(line: bytes, request_id: int, op: str, expected: Expected) -> bool:
+    of the batch (see the module docstring); False means: judge it by the strict path. A pure
+    function: what it decided is counted by the caller, in its vendor instance's own stats."""
     try:
         answer = expected.decoder.decode(line)
     except (msgspec.DecodeError, ValueError, RecursionError):
@@ -198,9 +172,4 @@ def _colons(line: bytes) -> int:
 
 def confirms_values(results: list[Any], expected: Expected) -> bool:
     """True only if ``results`` (JSON values decoded strictly by an adapter) all pass."""
-    ok = expected.matches(results)
-    if ok:
-        STATS.values_confirmed += 1
-    else:
-        STATS.values_refused += 1
-    return ok
+    return expected.matches(results)

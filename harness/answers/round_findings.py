@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from tablecert.harness.answers.capabilities import HOUSE_RULE, house_rule_feature
 from tablecert.harness.answers.compare import strict_equal
+from tablecert.harness.run.outcomes import Outcome, sent
 from tablecert.oracle.craps_round import HOUSE_RULES
 
 ROUND_OP = "craps.round"
@@ -138,14 +139,14 @@ def round_scope(op_totals: Mapping[str, Mapping[str, int]],
     in the order of HOUSE_RULES' values, the default first) with its default and its
     interpretation-register entry. None when no round was judged."""
     counts = op_totals.get(ROUND_OP, {})
-    judged = counts.get("pass", 0) + counts.get("fail", 0) + counts.get("fault", 0)
+    judged = sent(counts)
     if not judged:
         return None
     used = {f for f, c in feature_totals.items() if f.startswith(HOUSE_RULE)
-            and c.get("pass", 0) + c.get("fail", 0) + c.get("fault", 0)}
+            and sent(c)}
     rules = {}
     for name, (allowed, default, entry) in HOUSE_RULES.items():
         values = [v for v in allowed if house_rule_feature(name, v) in used]
         if values:
             rules[name] = {"values": values, "default": default, "register": entry}
-    return {"rounds": judged, "passed": counts.get("pass", 0), "house_rules": rules}
+    return {"rounds": judged, "passed": counts.get(Outcome.PASS, 0), "house_rules": rules}

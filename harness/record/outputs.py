@@ -37,6 +37,7 @@ from tablecert.harness.answers.round_findings import shortest_script
 from tablecert.harness.record.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
                                          replace_folder, replay_name, write_atomically)
 from tablecert.harness.record.verdict import fault_counts
+from tablecert.harness.run.outcomes import Outcome, Verdict
 
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
@@ -49,7 +50,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
     by_kind = fault_counts(faults)
     first = db.fault_request_heads()
     return {
-        "verdict": meta.get("verdict", "incomplete"),
+        "verdict": meta.get("verdict", Verdict.INCOMPLETE),
         "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
         "scope": meta.get("scope"),
         "state": meta.get("state"),
@@ -125,8 +126,8 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
     for op in faults_by_op:
         ops.setdefault(op, {})
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals["fail"]}" '
-             f'errors="{totals["fault"]}" skipped="{totals["unsupported"]}">',
+             f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals[Outcome.FAIL]}" '
+             f'errors="{totals[Outcome.FAULT]}" skipped="{totals[Outcome.UNSUPPORTED]}">',
              '  <properties><property name="counts" value="vectors: each failing vector is in one test case, '
              'under its cause"/></properties>']
     for op in sorted(ops):
@@ -134,18 +135,18 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
         flags = op_flags.get(op, {})
         shown = min(len(faults_by_op.get(op, [])), JUNIT_FAULTS + 1)
         lines.append(f'  <testsuite name={quoteattr(op)} tests="{sum(counts.values())}" '
-                     f'failures="{counts.get("fail", 0)}" errors="{counts.get("fault", 0)}" '
-                     f'skipped="{counts.get("unsupported", 0)}">')
+                     f'failures="{counts.get(Outcome.FAIL, 0)}" errors="{counts.get(Outcome.FAULT, 0)}" '
+                     f'skipped="{counts.get(Outcome.UNSUPPORTED, 0)}">')
         for number, cause, n in by_op.get(op, []):
             lines += _cause_case(op, number, cause, n, hand_lines.get(op, []))
         for flag in sorted(flags):
             c = flags[flag]
-            if c.get("fail"):
+            if c.get(Outcome.FAIL):
                 continue               # under its cause above
             lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
-            if c.get("fault") and not c.get("pass"):
-                lines.append(f'      <error message="{c["fault"]} vectors not answered (vendor fault)"/>')
-            elif c.get("unsupported") and not c.get("pass"):
+            if c.get(Outcome.FAULT) and not c.get(Outcome.PASS):
+                lines.append(f'      <error message="{c[Outcome.FAULT]} vectors not answered (vendor fault)"/>')
+            elif c.get(Outcome.UNSUPPORTED) and not c.get(Outcome.PASS):
                 why = NEEDS_V2 if op in declared else "op or feature not declared in the vendor's hello"
                 lines.append(f'      <skipped message={quoteattr(why)}/>')
             lines.append("    </testcase>")

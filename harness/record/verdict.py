@@ -47,11 +47,11 @@ from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.run.protocol_versions import unchecked_note
 from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.answers.round_findings import round_scope
-from tablecert.harness.run.outcomes import Outcome, sent
+from tablecert.harness.run.outcomes import Outcome, Verdict, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.protocol import V2_OPS
 
-EXIT_CODES = {"pass": 0, "scoped_pass": 0, "fail": 1, "incomplete": 2}
+EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
 HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
@@ -137,7 +137,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Decision:
-    verdict: str                 # pass | scoped_pass | fail | incomplete
+    verdict: Verdict
     reasons: tuple[str, ...]     # why, one sentence each (empty for a clean pass)
     scope: Scope
 
@@ -187,7 +187,7 @@ def decide(db: RunDatabase) -> Decision:
     reasons: list[str] = []
     if meta.get("state") == "not_started":
         why = meta.get("not_started") or "the vendor could not be started or greeted"
-        return Decision("incomplete", (f"no vector was judged: {why}",), scope)
+        return Decision(Verdict.INCOMPLETE, (f"no vector was judged: {why}",), scope)
     if totals[Outcome.FAIL]:
         reasons.append(f"{totals['fail']:,} vector{'s' if totals['fail'] != 1 else ''} answered differently "
                        "from the reference oracle")
@@ -205,30 +205,30 @@ def decide(db: RunDatabase) -> Decision:
         reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
                        + f" not declared in the vendor's capabilities: {', '.join(undeclared)}")
     if meta.get("state") != "finished":
-        return Decision("incomplete", tuple(reasons) + ("the run was interrupted and not resumed",), scope)
+        return Decision(Verdict.INCOMPLETE, tuple(reasons) + ("the run was interrupted and not resumed",), scope)
     if reasons:
-        return Decision("fail", tuple(reasons), scope)
+        return Decision(Verdict.FAIL, tuple(reasons), scope)
     run = sum(totals.values())
     suite_tests = meta.get("suite_tests")
     if meta.get("stopped"):
-        return Decision("incomplete", (f"the run was stopped: {meta['stopped']}",), scope)
+        return Decision(Verdict.INCOMPLETE, (f"the run was stopped: {meta['stopped']}",), scope)
     if meta.get("sliced"):
         part = f": {meta['sliced']}" if isinstance(meta["sliced"], str) else ""
-        return Decision("incomplete", (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
+        return Decision(Verdict.INCOMPLETE, (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
     if isinstance(suite_tests, int) and run < suite_tests:
-        return Decision("incomplete", (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
+        return Decision(Verdict.INCOMPLETE, (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals[Outcome.FAULT]:
-        return Decision("incomplete", (f"{totals['fault']:,} vectors were not answered",), scope)
+        return Decision(Verdict.INCOMPLETE, (f"{totals[Outcome.FAULT]:,} vectors were not answered",), scope)
     protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
     also = (protocol_note,) if protocol_note else ()
     if scope.untested:
-        return Decision("scoped_pass", (f"certified for {', '.join(scope.tested)} only; not tested: "
+        return Decision(Verdict.SCOPED_PASS, (f"certified for {', '.join(scope.tested)} only; not tested: "
                                         f"{', '.join(scope.untested)} (not required)",) + also, scope)
     if not scope.complete:
-        return Decision("scoped_pass", (not_certified_features(scope.features),) + also, scope)
+        return Decision(Verdict.SCOPED_PASS, (not_certified_features(scope.features),) + also, scope)
     if protocol_note:
-        return Decision("scoped_pass", (protocol_note,), scope)
-    return Decision("pass", (), scope)
+        return Decision(Verdict.SCOPED_PASS, (protocol_note,), scope)
+    return Decision(Verdict.PASS, (), scope)
 
 
 def conclude(db: RunDatabase) -> Decision:

@@ -30,8 +30,8 @@ done per case in Python unless an answer is wrong:
 
 Resumption skips recorded batches by arithmetic (batch ``k`` starts at hand ``k * size``), never
 by enumerating them. Time spent in each stage is counted in the run's own
-:class:`~tablecert.harness.run.stats.HandStats` (see the benchmark); :data:`STATS` is the last
-one-worker hand run's, for the benchmark and the tests to read.
+:class:`~tablecert.harness.run.stats.InstanceStats` of its vendor instance (the run's result hands
+them back: ``RunResult.stats``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from tablecert.harness.answers.bulk import Expected
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
-from tablecert.harness.run.stats import HandStats
 from tablecert.harness.run.batch import Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
 from tablecert.oracle.names import HAND_CLAUSES, HAND_FILE, HAND_FLAGS, HAND_OPS
@@ -64,10 +63,6 @@ if TYPE_CHECKING:
 
 DEFAULT_HAND_BATCH_SIZE = 20_000
 """Hands per request of a hand suite when the run's batch size is the generic default."""
-
-STATS = HandStats()
-"""The counters of the last one-worker hand run of this process (its instance's own; read by the
-benchmark and the tests). Nothing writes here: each run counts into its instance's HandStats."""
 
 LABEL_COLUMN = {op: i for i, op in enumerate(HAND_OPS)}
 
@@ -232,7 +227,7 @@ class HandBatch:
         self._results = {op: self._results_bytes(op) for op in HAND_OPS}
         self._label_counts = {op: np.bincount(self.codes[:, LABEL_COLUMN[op]], minlength=len(names)).tolist()
                               for op, names in LABEL_NAMES.items()}
-        self.encode_s = t1 - t0                # (added to the run's HandStats by the loop using it)
+        self.encode_s = t1 - t0                # (added to the run's InstanceStats by the loop using it)
         self.expected_s = time.perf_counter() - t1
 
     def _results_bytes(self, op: str) -> bytes:
@@ -321,9 +316,8 @@ def run_hands(runner: Runner, done: set[tuple[str, str, int]], total: int) -> bo
 
     The next batch's bytes are prepared on a worker thread while the current one is with the
     vendor (the kernels release the GIL); the batch carries its own preparation times."""
-    global STATS
     instance, recorder = runner.instance, runner.recorder
-    stats = STATS = instance.stats
+    stats = instance.stats
     started = time.perf_counter()
     suite = HandSuite.load(runner.suite_dir)
     size = runner.hand_batch_size

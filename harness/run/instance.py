@@ -20,7 +20,7 @@ from typing import Any
 from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, answer_bytes, isolation_of)
 from tablecert.harness.run.recovery import FaultPolicy, Recovery
 from tablecert.harness.run import RunError
-from tablecert.harness.run.stats import HandStats
+from tablecert.harness.run.stats import InstanceStats
 from tablecert.harness.run.vectors import judge_batch, whole_batch
 from tablecert.oracle.protocol import V1
 
@@ -75,7 +75,7 @@ class VendorInstance:
         self.hello: Hello | None = None
         self.live: VendorSession | None = session
         self.closed_bytes = 0
-        self.stats = HandStats()
+        self.stats = InstanceStats()
         self.recovery = Recovery(self.session, self.drop, policy, judge_batch, whole_batch, unanswered_runs,
                                  kinds_kept)
 

@@ -17,7 +17,7 @@ goes through the instance's fault recovery (retry, restart, bisect:
 * hand batches: a :class:`~tablecert.harness.contract.RawExchange` session gets the request line
   the kernels wrote and an answer equal to the expected line passes the whole batch (else it is
   confirmed in bulk, else decoded and judged case by case); any other session gets the cases as
-  values. Time and counts go to the instance's own :class:`~tablecert.harness.run.stats.HandStats`.
+  values. Time and counts go to the instance's own :class:`~tablecert.harness.run.stats.InstanceStats`.
 
 The answers are judged by :mod:`tablecert.harness.run.vectors` and
 :mod:`tablecert.harness.answers.hand_failures`, whichever path brought them.
@@ -92,11 +92,11 @@ def _vectors(instance: VendorInstance, batch: Batch) -> BatchOutcome:
     def send_whole() -> BatchOutcome:
         session = instance.session()
         if isinstance(session, AnswersByTest):
-            return judge_batch(batch, session.answers(batch.file, batch.tc_ids))
+            return judge_batch(batch, session.answers(batch.file, batch.tc_ids), instance.stats)
         if isinstance(session, RawBatches):
             rid, answer = session.batch_raw(batch.op, batch.config, batch.cases)
-            return judge_answer_line(session, batch, rid, answer)
-        return judge_batch(batch, session.batch(batch.op, batch.config, batch.cases))
+            return judge_answer_line(session, batch, rid, answer, instance.stats)
+        return judge_batch(batch, session.batch(batch.op, batch.config, batch.cases), instance.stats)
 
     return instance.recovery.outcome((batch.file, batch.op, batch.tc_ids[0], len(batch.cases)), send_whole,
                                      lambda: batch)

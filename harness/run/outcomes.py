@@ -3,7 +3,7 @@
 :class:`Outcome` is stored in ``run.db`` (the ``counts`` table's last column) as its value, the
 same strings as before it was an Enum (``pass``, ``fail``, ``unsupported``, ``fault``): a
 ``StrEnum`` member *is* that string, so it is bound, hashed, compared and written to JSON as it.
-:class:`BatchStatus` is a batch's own state in the ``batches`` table.
+:class:`BatchStatus` is a batch's own state in the ``batches`` table, :class:`Verdict` a run's.
 
 :func:`count_vectors` adds vectors with one outcome to a batch's counts (per op, clause, flag and
 op-and-flag): every judge counts through it, one vector or a whole batch at a time.
@@ -27,6 +27,16 @@ class Outcome(StrEnum):
 
 ANSWERED = (Outcome.PASS, Outcome.FAIL)
 """The outcomes of a vector the vendor answered."""
+
+
+class Verdict(StrEnum):
+    """What a run comes to as a whole (``summary.json``'s ``verdict``, the run's meta; decided by
+    :mod:`tablecert.harness.record.verdict`)."""
+
+    PASS = "pass"                  # CERTIFIED: every vector of the required scope answered and passed
+    SCOPED_PASS = "scoped_pass"    # CERTIFIED FOR A STATED SCOPE: passed what it declared, the rest named
+    FAIL = "fail"                  # NOT CERTIFIED
+    INCOMPLETE = "incomplete"      # no certificate: not all of the scope was judged
 
 
 class BatchStatus(StrEnum):

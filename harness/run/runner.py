@@ -27,7 +27,7 @@ import datetime as dt
 import hashlib
 import platform
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.run.stats import InstanceStats
 from tablecert.harness.live.run import LIVE_SUITE_OPS
 from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.run import RunError
@@ -66,6 +67,7 @@ class RunResult:
     verdict: str                       # pass | scoped_pass | fail | incomplete
     totals: dict[str, int]             # outcome -> vectors
     run_dir: Path
+    stats: InstanceStats = field(default_factory=InstanceStats)   # this invocation's instance (one-worker runs)
 
 
 START_FAILURE_STDERR = 2000    # characters of a start failure's stderr kept in the run's history
@@ -208,6 +210,7 @@ class Runner:
     def run(self) -> RunResult:
         done = self.db.done_batches()
         total = count_cases(self.suite_dir)
+        started = self.parallel.start(self) if self.parallel is not None else None    # beside the greeting
         try:
             try:
                 self.instance.session()
@@ -216,16 +219,18 @@ class Runner:
             if self.hand_suite:
                 note_hand_suite(self)
             if self.parallel is not None:
-                self.parallel.run(self, done, total)
+                self.parallel.run(self, done, total, started)
             elif self.hand_suite:
                 run_hands(self, done, total)
             else:
                 self._run_batches(done, total)
         finally:
+            if started is not None:
+                started.cancel()
             self.instance.drop()
         self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": self.sliced} if self.sliced else {}))
         decision = self._conclude()
-        result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir)
+        result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir, self.instance.stats)
         self.db.close()
         return result
 

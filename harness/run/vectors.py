@@ -26,6 +26,7 @@ from tablecert.harness.record.run_db import BatchOutcome, dumps, stored_answer, 
 from tablecert.harness.answers.round_findings import divergence_note
 from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_one, count_vectors
 from tablecert.harness.run.batch import Batch
+from tablecert.harness.run.stats import InstanceStats
 from tablecert.oracle.names import CRAPS_ROUND, HAND_FILE
 
 
@@ -35,24 +36,36 @@ def all_inside(batch: Batch) -> bool:
     return not features_of(batch)[1]
 
 
-def judge_answer_line(session: RawBatches, batch: Batch, rid: int, answer: bytes) -> BatchOutcome:
+def judge_answer_line(session: RawBatches, batch: Batch, rid: int, answer: bytes,
+                      stats: InstanceStats | None = None) -> BatchOutcome:
     """Judge an undecoded answer line to ``batch``: one that
     :func:`~tablecert.harness.answers.bulk.confirms_line` confirms passes in bulk, any other is
-    decoded and checked as ``session.batch`` would, then judged case by case."""
-    if all_inside(batch) and bulk_judge.confirms_line(answer, rid, batch.op, Expected.of(batch.expected)):
-        return passed_batch(batch)
+    decoded and checked as ``session.batch`` would, then judged case by case. ``stats``: the
+    vendor instance's, where what the bulk judge decided is counted."""
+    if all_inside(batch):
+        confirmed = bulk_judge.confirms_line(answer, rid, batch.op, Expected.of(batch.expected))
+        if stats is not None:
+            stats.lines_confirmed += confirmed
+            stats.lines_refused += not confirmed
+        if confirmed:
+            return passed_batch(batch)
     return judge_batch(batch, session.decode_batch_answer(answer, rid, len(batch.cases), batch.op))
 
 
-def judge_batch(batch: Batch, results: list[Any]) -> BatchOutcome:
+def judge_batch(batch: Batch, results: list[Any], stats: InstanceStats | None = None) -> BatchOutcome:
     """Judge every answer of a batch; failures keep inputs, expected and actual (a hand suite's as
     codes, :mod:`tablecert.harness.answers.hand_failures`). A vector outside the vendor's declared
     capabilities is counted ``unsupported``, not judged (harness/answers/capabilities.py). A batch whose
     answers all pass (and none outside) is counted in bulk: :mod:`tablecert.harness.answers.bulk`."""
     if batch.file == HAND_FILE:
         return judge_hand_batch(batch, results)
-    if all_inside(batch) and bulk_judge.confirms_values(results, Expected.of(batch.expected)):
-        return passed_batch(batch)
+    if all_inside(batch):
+        confirmed = bulk_judge.confirms_values(results, Expected.of(batch.expected))
+        if stats is not None:
+            stats.values_confirmed += confirmed
+            stats.values_refused += not confirmed
+        if confirmed:
+            return passed_batch(batch)
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), BatchStatus.DONE)
     features, outside = features_of(batch)
     carried = []
