@@ -10,7 +10,8 @@ measured speed-up
 is the most ``--workers 2`` (or a 2-CPU Ray cluster) can reach on this machine for a CPU-bound
 vendor, whatever the harness does. The vendors read the harness's own request lines (the first
 HANDS hands of ``joker``, both ops) from a file and their answers go to /dev/null. Each
-measurement is repeated and the best taken; run it on a quiet machine.
+measurement is repeated, one process and two at once alternated, after one unmeasured run, and the
+median of each taken (a best-of pairs the luckiest of each kind); run it on a quiet machine.
 
     python benchmarks/bench_cpu_ceiling.py [--hands 100000] [--repeat 3] [--joker-dir DIR]
 """
@@ -58,6 +59,17 @@ def timed(copies: int, path: Path) -> float:
     return time.perf_counter() - t0
 
 
+def measure(path: Path, repeat: int) -> tuple[float, float, list[float], list[float]]:
+    """(one process, two at once) in seconds, each the median of ``repeat`` runs alternated after
+    one unmeasured run (caches), and the runs themselves."""
+    timed(1, path)
+    ones, twos = [], []
+    for _ in range(repeat):
+        ones.append(timed(1, path))
+        twos.append(timed(2, path))
+    return sorted(ones)[len(ones) // 2], sorted(twos)[len(twos) // 2], ones, twos
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hands", type=int, default=100_000)
@@ -72,8 +84,7 @@ def main() -> None:
             generate("joker", joker)
         path = Path(tmp) / "requests.jsonl"
         requests(joker, args.hands, path)
-        one = min(timed(1, path) for _ in range(args.repeat))
-        two = min(timed(2, path) for _ in range(args.repeat))
+        one, two, _, _ = measure(path, args.repeat)
     print(json.dumps({"cpus": os.cpu_count(), "load_before": load, "hands_per_process": args.hands,
                       "one_process_s": round(one, 2), "two_at_once_s": round(two, 2),
                       "ceiling_speed_up": round(2 * one / two, 2)}, indent=2))

@@ -11,8 +11,7 @@ runner, whose batch loop it replaces), :class:`Shard`, :func:`merge_shards` and 
 
 from typing import Any
 
-from tablecert.parallel.options import ParallelOptions
-from tablecert.parallel.units import Shard
+from tablecert.parallel.options import ParallelOptions, Shard
 
 __all__ = ["MergeError", "ParallelOptions", "Shard", "merge_shards"]
 

@@ -41,7 +41,8 @@ from tablecert.harness.answers.causes import keep_spectrum
 from tablecert.harness.record.seal import SealError, check_seal, seal_run
 from tablecert.harness.record.verdict import conclude
 from tablecert.oracle.names import HAND_SUITES
-from tablecert.parallel.units import Shard, suite_units
+from tablecert.parallel.options import Shard
+from tablecert.parallel.units import suite_units
 
 SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_version", "adapter", "target",
         "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size",

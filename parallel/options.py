@@ -4,16 +4,37 @@ command-line arguments, and the hook the runner calls instead of its one-worker 
 from __future__ import annotations
 
 import argparse
+import re
 from importlib.util import find_spec
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tablecert.parallel.units import Shard
 
 if TYPE_CHECKING:
     from tablecert.harness.run.certify import VendorTarget
     from tablecert.harness.run.runner import Runner
     from tablecert.parallel.scheduler import Starting
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` (1-based, as the command line says it: ``--shard 2/3``)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not m or not 1 <= int(m[1]) <= int(m[2]):
+            raise ValueError(f"--shard {text!r}: give K/N with 1 <= K <= N (e.g. 2/3)")
+        return cls(int(m[1]), int(m[2]))
+
+    def holds(self, seq: int) -> bool:
+        return seq % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 @dataclass(frozen=True)

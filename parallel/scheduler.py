@@ -4,9 +4,7 @@ outcomes back to one writer that records them in run order.
 Workers are threads each holding a vendor instance (:class:`ThreadPool`) or Ray actors on a
 cluster (:class:`tablecert.parallel.ray_pool.RayPool`); both take a :class:`~tablecert.parallel.units.Unit`
 and give back its judged outcomes. What a pool needs before its first unit is begun while the
-runner starts and greets its vendor (:func:`start_pool`): the other workers' vendors
-(:class:`StartedVendors`, checked against the run's vendor before use) or the connection to the
-Ray cluster. The writer (the runner's thread, the only one touching the run
+runner starts and greets its vendor (:func:`start_pool`): the connection to the Ray cluster. The writer (the runner's thread, the only one touching the run
 database) keeps at most a few units per worker in flight, and records each unit's outcomes when
 every unit before it is recorded: the run database receives the same rows in the same order as a
 one-worker run, whatever the number of workers or the order they finish in. In run order it also
@@ -19,15 +17,14 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Protocol
 
 from tablecert.harness.answers.capabilities import mark_batch
-from tablecert.harness.contract import VendorFault, VendorSession, answer_bytes, isolation_of
+from tablecert.harness.contract import answer_bytes
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
-from tablecert.harness.run.instance import Identity, identity_of, same_vendor
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
@@ -61,72 +58,22 @@ class Starting(Protocol):
     def cancel(self) -> None: ...
 
 
-class StartedVendors:
-    """The vendor instances of the workers after the first, started and greeted on threads while
-    the runner starts and greets the first: on a machine with free cores the workers then begin
-    together instead of one vendor start apart. Each is handed to a worker only once the run knows
-    its vendor (:meth:`take`): it must say it is that vendor and be confined as the run; one that
-    does not, or that could not be started or greeted, is closed, and its worker starts its vendor
-    itself on its first unit, where a fault is judged and recorded as any other. The threads
-    that started them live until :meth:`cancel`, after the pool has closed its vendors."""
-
-    def __init__(self, open_session: Callable[[], VendorSession], count: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=max(1, count), thread_name_prefix="vendor-start")
-        self._futures = [self._executor.submit(self._open, open_session) for _ in range(count)]
-
-    @staticmethod
-    def _open(open_session: Callable[[], VendorSession]) -> tuple[VendorSession, Identity]:
-        session = open_session()
-        try:
-            return session, identity_of(session.hello())
-        except BaseException:
-            session.close()
-            raise
-
-    def take(self, began: Identity | None, isolation: str | None) -> list[VendorSession]:
-        """The started sessions of the run's vendor (``began``; None: none is wanted), confined as
-        the run (``isolation``); the others closed."""
-        taken = []
-        for future in self._futures:
-            try:
-                session, identity = future.result()
-            except (VendorFault, OSError):
-                continue
-            had = isolation_of(session)
-            if began is not None and same_vendor(identity, began) and (isolation is None or had in (None, isolation)):
-                taken.append(session)
-            else:
-                session.close()
-        self._futures = []
-        return taken
-
-    def cancel(self) -> None:
-        """Close every started session no pool took, then end the starting threads: only now, once
-        the pool has closed its vendors, because a confined vendor dies with the thread that
-        started it (``--die-with-parent``: the kernel's parent-death signal follows the thread)."""
-        self.take(None, None)
-        self._executor.shutdown(wait=True)
-
-
 class _ThisThread(threading.local):
     worker: Worker | None = None        # this thread's worker, once it has one
 
 
 class ThreadPool:
     """``size`` worker threads on this machine, each with its own vendor instance; the first
-    takes over the session the runner already greeted, the others those started beside it
-    (:class:`StartedVendors`)."""
+    takes over the session the runner already greeted."""
 
-    def __init__(self, runner: Runner, size: int, started: StartedVendors | None = None) -> None:
+    def __init__(self, runner: Runner, size: int) -> None:
         assert runner.instance.began is not None
         self.size, self.runner = size, runner
         self.identity = runner.instance.began
         self.kinds = runner.db.fault_kinds()
         self.isolation = runner.db.meta().get("isolation")
         self.workers: list[Worker] = []
-        greeted = runner.instance.hand_over()
-        self._spare = [s for s in [greeted, *(started.take(self.identity, self.isolation) if started else [])]
-                       if s is not None]
+        self._greeted = runner.instance.hand_over()
         self._local = _ThisThread()
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="vendor-worker")
@@ -136,7 +83,7 @@ class ThreadPool:
         worker = self._local.worker
         if worker is None:
             with self._lock:
-                session = self._spare.pop(0) if self._spare else None
+                session, self._greeted = self._greeted, None
                 worker = Worker(self.runner.open_session, self.identity, self.runner.recovery.policy, self.kinds,
                                 session, self.isolation)
                 self.workers.append(worker)
@@ -152,7 +99,7 @@ class ThreadPool:
         return [(self._futures.pop(f), f.result()) for f in done]
 
     def answer_bytes(self) -> int:
-        return sum(w.answer_bytes for w in self.workers) + sum(map(answer_bytes, self._spare))
+        return sum(w.answer_bytes for w in self.workers) + answer_bytes(self._greeted)
 
     def close(self, abort: bool) -> None:
         """Units not started are dropped; those with a vendor finish first (each answer is bounded
@@ -160,20 +107,20 @@ class ThreadPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
         for worker in self.workers:
             worker.close()
-        for session in self._spare:
-            session.close()
-        self._spare = []
+        if self._greeted is not None:
+            self._greeted.close()
 
 
 def start_pool(runner: Runner, options: ParallelOptions) -> Starting | None:
     """Begin, before the runner greets its vendor, what the pool will need: the connection to
-    the Ray cluster (:class:`~tablecert.parallel.ray_pool.RayConnection`), or the vendors of the
-    workers after the first (:class:`StartedVendors`)."""
+    the Ray cluster (:class:`~tablecert.parallel.ray_pool.RayConnection`). Worker threads start
+    their vendors when their first unit comes: starting them beside the greeting was measured no
+    faster on two cores (the starts then compete with the greeting itself)."""
     if options.ray_address is not None:
         from tablecert.parallel.ray_pool import RayConnection
 
         return RayConnection(options.ray_address)
-    return StartedVendors(runner.open_session, options.workers - 1) if options.workers > 1 else None
+    return None
 
 
 def open_pool(runner: Runner, options: ParallelOptions, started: Starting | None = None) -> Pool:
@@ -181,7 +128,7 @@ def open_pool(runner: Runner, options: ParallelOptions, started: Starting | None
         from tablecert.parallel.ray_pool import RayConnection, RayPool
 
         return RayPool(runner, options, started if isinstance(started, RayConnection) else None)
-    return ThreadPool(runner, options.workers, started if isinstance(started, StartedVendors) else None)
+    return ThreadPool(runner, options.workers)
 
 
 def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, options: ParallelOptions,

@@ -10,7 +10,6 @@ runs are checked to use the same one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,29 +20,9 @@ from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
+from tablecert.parallel.options import Shard
 
 Key = tuple[str, str, int]
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` of ``count`` (1-based, as the command line says it: ``--shard 2/3``)."""
-
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-        if not m or not 1 <= int(m[1]) <= int(m[2]):
-            raise ValueError(f"--shard {text!r}: give K/N with 1 <= K <= N (e.g. 2/3)")
-        return cls(int(m[1]), int(m[2]))
-
-    def holds(self, seq: int) -> bool:
-        return seq % self.count == self.index - 1
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
 
 
 @dataclass

@@ -26,7 +26,6 @@ from tablecert.harness.suites.reader import iter_batches
 from tablecert.parallel import ParallelOptions
 from tablecert.vectors.suites import generate
 import parallel_vendors
-from parallel_vendors import STARTING_THREAD, Starts
 
 TIMINGS = {"started", "finished"}
 
@@ -343,27 +342,3 @@ def test_a_parallel_hand_run_stops_after_n_failures_where_one_worker_stops(joker
     expected = wrong_labels_runs(joker, tmp_path, vendor_files, stop_after_failures=5)
     # One wrong hand a batch (the eighth): the run stops once the fifth batch is recorded, of 18.
     assert len(expected["hand_failures"]) == len(expected["batches"]) == 5
-
-
-def test_a_vendor_started_beside_the_greeting_is_used_only_if_it_is_the_runs_vendor(edge: Path, tmp_path: Path) -> None:
-    """--workers 2 starts the second vendor while the runner greets the first. One that says it is
-    another build is closed, never used: the second worker starts its own vendor, and the run is
-    that of the one-worker run, with no fault; every vendor started is closed."""
-    Starts.reset()
-    result = runner("AnotherBuildBesideTheGreeting", edge, tmp_path / "two", 2).run()
-    started = list(Starts.threads)
-    assert sum(t.startswith(STARTING_THREAD) for t in started) == 1 and len(started) == 3, started
-    assert Starts.byes == 3                          # each closed: the one set aside too
-    one = runner("Counted", edge, tmp_path / "one", None).run()
-    assert result.verdict == one.verdict == "pass" and result.totals == one.totals
-    assert rows(tmp_path / "two")["faults"] == [] and rows(tmp_path / "two")["batches"] == rows(tmp_path / "one")["batches"]
-
-
-def test_vendors_started_beside_a_greeting_that_fails_are_closed(edge: Path, tmp_path: Path) -> None:
-    from tablecert.harness.run.runner import VendorNotGreeted
-
-    Starts.reset()
-    with pytest.raises(VendorNotGreeted, match="cannot open the odds tables"):
-        runner("FirstGreetingCrashes", edge, tmp_path / "run", 3).run()
-    assert sorted(t.startswith(STARTING_THREAD) for t in Starts.threads) == [False, True, True]
-    assert Starts.byes == 2                          # the two started beside it greeted, then were closed

@@ -10,6 +10,7 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import sys
 import time
 from collections.abc import Iterator
@@ -105,3 +106,22 @@ def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
     expected = rows(tmp_path / "one")
     assert len(expected["hand_failures"]) == len(expected["batches"]) == 2 * 9
     assert rows(tmp_path / "ray") == expected
+
+
+def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Head, tmp_path: Path) -> None:
+    """The run connects to the cluster on a thread while it greets its vendor; when the vendor
+    cannot be greeted, the run ends in one error and leaves the cluster it connected to (the
+    thread waited for, the driver disconnected), so the next run in this process starts clean."""
+    from tablecert.harness.contract import SessionOptions
+    from tablecert.harness.run.certify import VendorTarget
+    from tablecert.harness.run.runner import Runner, VendorNotGreeted
+    from tablecert.parallel import ParallelOptions
+
+    suite = tmp_path / "edge"
+    generate("edge", suite)
+    target = VendorTarget("subprocess", f"{sys.executable} -c 'import sys; sys.exit(3)'", SessionOptions(timeout=30))
+    parallel = ParallelOptions(workers=2, ray_address=cluster.address, vendor=target)
+    with pytest.raises(VendorNotGreeted):
+        Runner(target.opener(), suite, tmp_path / "run", parallel=parallel).run()
+    assert not ray.is_initialized()
+    assert not [t for t in threading.enumerate() if t.name.startswith("ray-connect")]
