@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import socket
 from importlib.util import find_spec
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -65,6 +66,25 @@ class ParallelOptions:
         run_scheduled(runner, done, total, self, started)
 
 
+HEAD_ANSWER_S = 10
+"""Seconds a Ray head's port has to accept a connection before the run says no head answers there
+(Ray itself would retry for minutes, logging to the terminal)."""
+
+
+def head_silent(address: str) -> str | None:
+    """Why nothing accepts connections at the Ray head ``address`` (``host:port``), in one line;
+    None if something does, or for other forms of address (``auto``, ``ray://``), left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return None
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=HEAD_ANSWER_S).close()
+    except OSError as err:
+        return (f"--ray {address}: no Ray head answers there ({err.strerror or err}); start one with "
+                "'ray start --head' or give its address")
+    return None
+
+
 def parallel_options(workers: int | None, ray: str | None, shard: str | None) -> ParallelOptions | None:
     """The options of the command line (ValueError naming the option if one is wrong); None for a
     plain one-worker run of the whole suite."""
@@ -72,6 +92,8 @@ def parallel_options(workers: int | None, ray: str | None, shard: str | None) ->
         raise ValueError(f"--workers {workers}: give at least 1" + (" (0 with --ray: one per CPU)" if ray else ""))
     if ray is not None and find_spec("ray") is None:      # imported as the run connects, beside the greeting
         raise ValueError("--ray needs Ray: pip install 'tablecert[ray]'")
+    if ray is not None and (why := head_silent(ray)):     # before any run folder is made
+        raise ValueError(why)
     parsed = Shard.parse(shard) if shard is not None else None
     if ray is None and parsed is None and (workers or 1) == 1:
         return None

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from tablecert.harness.run.hand_runner import HandBatch, HandSuite
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
+from tablecert.parallel.options import head_silent
 from tablecert.parallel.units import Unit
 from tablecert.parallel.workers import Worker
 
@@ -56,9 +57,12 @@ def ray_folders() -> list[str]:
 
 
 def connect(address: str) -> Any:
-    """``import ray`` and connect to the cluster at ``address``; the ``ray`` module. Ray's warning
-    that a thread other than the main one sets no SIGTERM handler is kept quiet: the command keeps
-    its own handling of signals."""
+    """``import ray`` and connect to the cluster at ``address``; the ``ray`` module (RunError if no
+    head answers there). Ray's warning that a thread other than the main one sets no SIGTERM
+    handler is kept quiet: the command keeps its own handling of signals."""
+    why = head_silent(address)
+    if why:
+        raise RunError(why)
     import ray
 
     worker_log = logging.getLogger("ray._private.worker")

@@ -225,7 +225,7 @@ def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = Non
         verdict = decide(db).verdict
         if meta.get("verdict") != verdict:
             raise SigningError(f"{path}: the recorded verdict {meta.get('verdict')!r} is not what the results give "
-                               f"({verdict!r}); not signed")
+                               f"({str(verdict)!r}); not signed")
         want = json.loads(json.dumps(recompute(db), ensure_ascii=False))
     finally:
         db.close()

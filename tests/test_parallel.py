@@ -342,3 +342,17 @@ def test_a_parallel_hand_run_stops_after_n_failures_where_one_worker_stops(joker
     expected = wrong_labels_runs(joker, tmp_path, vendor_files, stop_after_failures=5)
     # One wrong hand a batch (the eighth): the run stops once the fifth batch is recorded, of 18.
     assert len(expected["hand_failures"]) == len(expected["batches"]) == 5
+
+
+def test_a_ray_address_where_no_head_answers_is_refused_in_one_line_before_any_run_folder(
+        edge: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    import socket
+
+    with socket.socket() as s:          # a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = certify_cli(edge, tmp_path / "run", "--ray", f"127.0.0.1:{port}")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"tablecert: error: --ray 127.0.0.1:{port}: no Ray head answers there (")
+    assert not (tmp_path / "run").exists()
