@@ -34,9 +34,10 @@ receiving, judging, per 20,000-hand request) and ``c`` the coordinator's measure
 The Ray run's fixed cost is broken down (:func:`ray_timeline`, timestamps taken around the pool's
 steps and inside the actors, which cost nothing measurable): connecting (``import ray`` and
 ``ray.init``), each actor's start (from being asked for to its first line, and its process's own
-start: Ray starts a run's workers as the coordinator connects), its first unit against the mean of
-the others (the vendor's start in its sandbox), the bytes and the pickling time of a unit shipped
-(its prepared hand batch) and of its outcomes, and closing.
+start: Ray starts a run's workers as the coordinator connects), its ``__init__`` (the vendor
+started in its sandbox and greeted, the judging imported meanwhile: parallel/actor.py), its first
+unit against the mean of the others, the bytes and the pickling time of a unit shipped (its
+prepared hand batch) and of its outcomes, and closing.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_cpu_ceiling import measure as ceiling_measure, requests as ceiling_requests
-from tablecert.harness.run.certify import VendorTarget
+from tablecert.harness.contract import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.progress import duration
 from tablecert.harness.run.runner import Runner
@@ -122,6 +123,7 @@ def ray_timeline() -> Iterator[dict[str, Any]]:
         def __init__(self, *args: Any) -> None:
             self.entered = time.time()
             super().__init__(*args)
+            self.initialised = time.time()
             self.units: list[tuple[float, float, int, float]] = []
 
         def run(self, unit: Any, skip: frozenset[str]) -> Any:
@@ -132,7 +134,8 @@ def ray_timeline() -> Iterator[dict[str, Any]]:
             return out
 
         def timeline(self) -> dict[str, Any]:
-            return {"started": process_start(os.getpid()), "entered": self.entered, "units": self.units}
+            return {"started": process_start(os.getpid()), "entered": self.entered, "initialised": self.initialised,
+                    "units": self.units}
 
     real_connect = ray_pool.connect
 
@@ -187,6 +190,7 @@ def ray_timeline() -> Iterator[dict[str, Any]]:
     for actor in parts["actors"]:
         units = actor.pop("units")
         actor.update({"start_s": actor["entered"] - marks["asked"], "process_started_s": actor["started"] - marks["init"],
+                      "init_s": actor["initialised"] - actor["entered"],
                       "first_unit_s": units[0][1] - units[0][0],
                       "other_units_mean_s": sum(b - a for a, b, _, _ in units[1:]) / max(1, len(units) - 1),
                       "outcome_bytes_mean": sum(n for _, _, n, _ in units) / len(units),
@@ -205,8 +209,8 @@ def ray_parts_text(parts: dict[str, Any]) -> str:
         f"{parts['connect_waited_s']:.2f} s more for them",
         f"  actor start, asked -> its __init__ (placing, importing its class): {each('start_s')} s; its worker "
         f"process started {each('process_started_s')} s after ray.init began",
-        f"  first unit {each('first_unit_s')} s against {each('other_units_mean_s')} s for the others "
-        "(the vendor's start in its sandbox, first calls)",
+        f"  its __init__ (the vendor started and greeted, the judging imported meanwhile): {each('init_s')} s",
+        f"  first unit {each('first_unit_s')} s against {each('other_units_mean_s')} s for the others (first calls)",
         f"  shipping a unit: {parts.get('unit_bytes', 0):,} bytes pickled in {parts.get('unit_pickle_s', 0) * 1e3:.1f} ms; "
         f"its outcomes {each('outcome_bytes_mean', 1, ',.0f')} bytes in {each('outcome_pickle_s_mean', 1e3, '.2f')} ms",
         f"  closing (bye to each vendor, actors killed, ray.shutdown) {parts['close_s']:.2f} s"])

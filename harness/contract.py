@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from importlib import metadata
@@ -315,6 +315,21 @@ def find_adapter(name: str) -> Adapter:
         raise ValueError(f"unknown adapter {name!r}; installed adapters: {', '.join(sorted(found)) or 'none'}")
     adapter = found[name].load()
     return adapter() if isinstance(adapter, type) else adapter
+
+
+@dataclass
+class VendorTarget:
+    """Which adapter reaches the vendor, and how (a command line, a plugin, a URL), with the
+    session options every instance of the run is opened with (a Ray actor gets it pickled: this
+    module is all it needs to import for it)."""
+
+    adapter: str
+    target: str
+    options: SessionOptions = field(default_factory=SessionOptions)
+
+    def opener(self) -> Callable[[], VendorSession]:
+        adapter = find_adapter(self.adapter)
+        return lambda: adapter.open(self.target, self.options)
 
 
 def find_python_vendor(spec: str) -> PythonVendor:

@@ -10,9 +10,8 @@ from importlib.util import find_spec
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-
 if TYPE_CHECKING:
-    from tablecert.harness.run.certify import VendorTarget
+    from tablecert.harness.contract import VendorTarget
     from tablecert.harness.run.runner import Runner
     from tablecert.parallel.scheduler import Starting
 

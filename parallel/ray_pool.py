@@ -24,21 +24,17 @@ recovery and recorded like any other.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from tablecert.harness.run.hand_runner import HandBatch, HandSuite
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
+from tablecert.parallel.actor import VendorActor
 from tablecert.parallel.options import head_silent
 from tablecert.parallel.units import Unit
-from tablecert.parallel.workers import Worker
 
 if TYPE_CHECKING:
     from tablecert.harness.run.runner import Runner
@@ -46,14 +42,6 @@ if TYPE_CHECKING:
 
 MAX_LOSSES = 3
 """Times a unit may be lost with its actor before the run stops (a unit that kills its actor)."""
-
-
-def ray_folders() -> list[str]:
-    """This node's Ray folders (its sockets, logs and spilled objects, which hold the batches and
-    their expected answers): hidden from the vendor like the run folder."""
-    node = getattr(import_module("ray._private.worker"), "_global_node", None)
-    found = [node.get_temp_dir_path()] if node is not None and hasattr(node, "get_temp_dir_path") else []
-    return [*found, os.path.join(tempfile.gettempdir(), "ray")]
 
 
 def connect(address: str) -> Any:
@@ -99,29 +87,6 @@ class RayConnection:
         if not self._taken and self._future.exception() is None:
             self._future.result().shutdown()
         self._taken = True
-
-
-class VendorActor:
-    """One vendor instance on a Ray node (made a Ray actor class by :class:`RayPool`)."""
-
-    def __init__(self, target: Any, policy: Any, identity: dict[str, Any], kinds: set[str],
-                 isolation: str | None) -> None:
-        options = target.options
-        target = replace(target, options=replace(options, hidden_paths=(*options.hidden_paths, *ray_folders())))
-        self.worker = Worker(target.opener(), identity, policy, kinds, isolation=isolation)
-
-    def run(self, unit: Unit, skip: frozenset[str]) -> tuple[list[BatchOutcome | None], int]:
-        """The unit's outcomes and this actor's answer bytes so far."""
-        if unit.hand_batch is not None:      # Ray hands numpy arrays over read-only; the batch writes ids
-            unit.hand_batch = copy.deepcopy(unit.hand_batch)
-        return self.worker.run(unit, skip), self.worker.answer_bytes
-
-    def pid(self) -> int:
-        return os.getpid()
-
-    def close(self) -> int:
-        self.worker.close()
-        return self.worker.answer_bytes
 
 
 class RayPool:

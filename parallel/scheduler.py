@@ -4,12 +4,14 @@ outcomes back to one writer that records them in run order.
 Workers are threads each holding a vendor instance (:class:`ThreadPool`) or Ray actors on a
 cluster (:class:`tablecert.parallel.ray_pool.RayPool`); both take a :class:`~tablecert.parallel.units.Unit`
 and give back its judged outcomes. What a pool needs before its first unit is begun while the
-runner starts and greets its vendor (:func:`start_pool`): the connection to the Ray cluster. The writer (the runner's thread, the only one touching the run
-database) keeps at most a few units per worker in flight, and records each unit's outcomes when
-every unit before it is recorded: the run database receives the same rows in the same order as a
-one-worker run, whatever the number of workers or the order they finish in. In run order it also
-decides which ops are given up (:class:`~tablecert.harness.run.recovery.GiveUp`), counts failures and
-answer bytes, and stops as the one-worker loop would: the outcomes go to the run's
+runner starts and greets its vendor (:func:`start_pool`): the connection to the Ray cluster.
+
+The writer (the runner's thread, the only one touching the run database) keeps at most a few units
+per worker in flight, and records each unit's outcomes when every unit before it is recorded: the
+run database receives the same rows in the same order as a one-worker run, whatever the number of
+workers or the order they finish in. In run order it also decides which ops are given up
+(:class:`~tablecert.harness.run.recovery.GiveUp`), counts failures and answer bytes, and stops as
+the one-worker loop would: the outcomes go to the run's
 :class:`~tablecert.harness.run.recorder.Recorder`, as a one-worker run's do.
 """
 

@@ -16,7 +16,7 @@ from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from tablecert.fuzz import EXIT_CODES, fuzz
     from tablecert.fuzz.findings import terminal_lines
-    from tablecert.harness.run.certify import VendorTarget
+    from tablecert.harness.contract import VendorTarget
     from tablecert.harness.contract import KNOWN_OPS, SessionOptions, VendorFault
     from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile, resolve_profile
 

@@ -100,7 +100,8 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify
+    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify
+    from tablecert.harness.contract import VendorTarget
     from tablecert.harness.run.options import RunOptions
     from tablecert.harness.record.verdict import EXIT_CODES
     from tablecert.reports import report_step
@@ -248,7 +249,8 @@ def cmd_serve_vendor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
     reference vendor against the standard suite, both as real subprocesses."""
-    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, VendorTarget, certify, prepare_suite
+    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify, prepare_suite
+    from tablecert.harness.contract import VendorTarget
     from tablecert.harness.run.options import RunOptions
     from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions

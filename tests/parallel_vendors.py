@@ -42,3 +42,16 @@ class CrashesOnPaigowSettle(RoundsCommissionUp):
         if request.get("op") == "paigow.settle":
             raise RuntimeError("segfault in the settlement engine")
         return super().handle(request)
+
+
+class FirstHelloCrashes(RoundsCommissionUp):
+    """Crashes on the first hello of this process (a vendor that fails its first start once)."""
+
+    hellos = 0
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("op") == "hello":
+            type(self).hellos += 1
+            if type(self).hellos == 1:
+                raise RuntimeError("licence server not reachable yet")
+        return super().handle(request)

@@ -147,7 +147,8 @@ def sorted_rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
 def sharded(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An unsharded run (two workers, command line) and three shards of it (shard 1 through the
     command line, the others through certify() without PDFs, which is what the command calls)."""
-    from tablecert.harness.run.certify import VendorTarget, certify
+    from tablecert.harness.run.certify import certify
+    from tablecert.harness.contract import VendorTarget
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.suites.reader import count_cases
     from tablecert.parallel import Shard
@@ -356,3 +357,50 @@ def test_a_ray_address_where_no_head_answers_is_refused_in_one_line_before_any_r
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith(f"tablecert: error: --ray 127.0.0.1:{port}: no Ray head answers there (")
     assert not (tmp_path / "run").exists()
+
+
+def test_a_session_opened_ahead_is_greeted_as_the_instance_would_and_its_failure_is_the_first_units(
+        edge: Path) -> None:
+    """A Ray actor starts its vendor before importing the judging and hands the session to its
+    instance (VendorInstance.adopt): a good one is the live session (nothing opened again); one
+    whose greeting fails, or an opening that failed, is met by the first unit as a fault of its
+    first attempt, recorded, the vendor restarted by the unit's recovery."""
+    from tablecert.harness.contract import FaultKind, VendorFault
+    from tablecert.harness.run.instance import VendorInstance, identity_of
+    from tablecert.harness.run.judging import judge
+    from tablecert.harness.run.recovery import FaultPolicy
+
+    adapter = PythonAdapter()
+    opened: list[str] = []
+
+    def opener(name: str = "RoundsCommissionUp") -> Any:
+        opened.append(name)
+        return adapter.open(f"{parallel_vendors.__name__}:{name}", SessionOptions(timeout=30))
+
+    probe = opener()
+    identity = identity_of(probe.hello())
+    probe.close()
+    good = opener()
+    opened.clear()
+    instance = VendorInstance(opener, FaultPolicy(), began=identity)
+    instance.adopt(good)
+    assert instance.session() is good and opened == []
+    instance.drop()
+
+    batch = next(b for b in iter_batches(edge, 50) if b.op == "craps.settle")
+    parallel_vendors.FirstHelloCrashes.hellos = 0
+    failing = adapter.open(f"{parallel_vendors.__name__}:FirstHelloCrashes", SessionOptions(timeout=30))
+    instance = VendorInstance(lambda: opener("FirstHelloCrashes"), FaultPolicy(), began=identity)
+    instance.adopt(failing)
+    assert instance.live is None and opened == []
+    out = judge(instance, batch)
+    assert [f[5] for f in out.faults] == ["crash"] and opened == ["FirstHelloCrashes"]   # then restarted once
+    assert out.status == "done" and not any(k[2] == "fault" for k in out.counts)
+    instance.drop()
+
+    instance = VendorInstance(opener, FaultPolicy(), began=identity)
+    instance.adopt(VendorFault(FaultKind.START, "cannot execute the vendor"))
+    with pytest.raises(VendorFault, match="cannot execute the vendor"):
+        instance.session()
+    assert instance.session() is not None and opened[-1] == "RoundsCommissionUp"
+    instance.drop()

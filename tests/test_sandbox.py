@@ -63,7 +63,8 @@ def _processes_with(marker: str) -> list[int]:
 DRIVER = """
 import json, sys
 from pathlib import Path
-from tablecert.harness.run.certify import OutputOptions, VendorTarget, certify
+from tablecert.harness.run.certify import OutputOptions, certify
+from tablecert.harness.contract import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.reports import report_step
 cmd, suite, out, key, report = sys.argv[1:6]

@@ -18,14 +18,14 @@ import hashlib
 import shutil
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from tablecert.harness.record import seal
 
 from tablecert.harness.suites import cache as suite_cache
-from tablecert.harness.contract import SessionOptions, VendorSession, find_adapter
+from tablecert.harness.contract import VendorTarget
 from tablecert.harness.live.run import LiveRun, LiveSettings
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
@@ -37,19 +37,6 @@ from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anc
 from tablecert.vectors.checks import SuiteCheckError, load_manifest
 from tablecert.vectors.suites import generate, manifest_bytes
 
-
-
-@dataclass
-class VendorTarget:
-    """Which adapter reaches the vendor, and how (a command line, a plugin, a URL)."""
-
-    adapter: str
-    target: str
-    options: SessionOptions = field(default_factory=SessionOptions)
-
-    def opener(self) -> Callable[[], VendorSession]:
-        adapter = find_adapter(self.adapter)
-        return lambda: adapter.open(self.target, self.options)
 
 
 def copy_anchored(suite_dir: Path, folder: Path, suite: str | None, custom: bool) -> tuple[Path, SuiteAnchor]:

@@ -74,6 +74,7 @@ class VendorInstance:
         self.on_first_hello = on_first_hello
         self.hello: Hello | None = None
         self.live: VendorSession | None = session
+        self.early_error: VendorFault | RunError | None = None     # an adopted session's, for the next session()
         self.closed_bytes = 0
         self.stats = InstanceStats()
         self.recovery = Recovery(self.session, self.drop, policy, judge_batch, whole_batch, unanswered_runs,
@@ -95,25 +96,48 @@ class VendorInstance:
         if it cannot be started or greeted, or says it is another vendor; RunError if it is
         another vendor on a run's first greeting, or confined otherwise than the run)."""
         if self.live is None:
-            session = self.open_session()
-            try:
-                hello = session.hello()
-                if self.began is None:
-                    if self.on_first_hello is not None:
-                        self.on_first_hello(session, hello)
-                    self.began, self.hello = identity_of(hello), hello
-                    self.isolation = self.isolation or isolation_of(session)     # a restart is confined alike
-                else:
-                    restarted_as_before(identity_of(hello), self.began)
-                had = isolation_of(session)
-                if self.isolation is not None and had is not None and had != self.isolation:
-                    raise RunError(f"a vendor instance runs with isolation {had!r}, the run with {self.isolation!r}: "
-                                   "every instance must be confined alike (the same set-up on every node)")
-            except BaseException:
-                session.close()
-                raise
-            self.live = session
+            if self.early_error is not None:          # the start adopt() made was this start
+                err, self.early_error = self.early_error, None
+                raise err
+            self.live = self._greeted(self.open_session())
         return self.live
+
+    def adopt(self, opened: VendorSession | VendorFault) -> None:
+        """Make ``opened``, a session opened ahead by the caller through the same opener (its
+        vendor starting while the caller did other work: a Ray actor importing the judging), the
+        live one once greeted and checked as :meth:`session` checks its own; or the VendorFault
+        the opening raised. If it cannot be greeted or fails a check, it is closed and the error
+        is kept: the next :meth:`session` raises it, so the first unit meets the fault (judged
+        and recorded, the vendor restarted by its recovery) or the RunError exactly as if that
+        unit had started the vendor."""
+        assert self.live is None
+        if isinstance(opened, VendorFault):
+            self.early_error = opened
+            return
+        try:
+            self.live = self._greeted(opened)
+        except (VendorFault, RunError) as err:
+            self.early_error = err
+
+    def _greeted(self, session: VendorSession) -> VendorSession:
+        """``session`` greeted and checked (see :meth:`session`); closed if not."""
+        try:
+            hello = session.hello()
+            if self.began is None:
+                if self.on_first_hello is not None:
+                    self.on_first_hello(session, hello)
+                self.began, self.hello = identity_of(hello), hello
+                self.isolation = self.isolation or isolation_of(session)     # a restart is confined alike
+            else:
+                restarted_as_before(identity_of(hello), self.began)
+            had = isolation_of(session)
+            if self.isolation is not None and had is not None and had != self.isolation:
+                raise RunError(f"a vendor instance runs with isolation {had!r}, the run with {self.isolation!r}: "
+                               "every instance must be confined alike (the same set-up on every node)")
+        except BaseException:
+            session.close()
+            raise
+        return session
 
     def drop(self) -> None:
         """End the live session (after a fault, or at the end of the run), keeping its answer bytes."""

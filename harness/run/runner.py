@@ -37,6 +37,7 @@ from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSess
 from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.run.outcomes import Verdict
 from tablecert.harness.run.stats import InstanceStats
 from tablecert.harness.live.run import LIVE_SUITE_OPS
 from tablecert.harness.record.run_db import RunDatabase
@@ -64,7 +65,7 @@ class VendorNotGreeted(RunError):
 
 @dataclass
 class RunResult:
-    verdict: str                       # pass | scoped_pass | fail | incomplete
+    verdict: Verdict                   # pass | scoped_pass | fail | incomplete
     totals: dict[str, int]             # outcome -> vectors
     run_dir: Path
     stats: InstanceStats = field(default_factory=InstanceStats)   # this invocation's instance (one-worker runs)
