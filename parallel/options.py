@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tablecert.harness.contract import VendorTarget
     from tablecert.harness.run.runner import Runner
-    from tablecert.parallel.scheduler import Starting
+    from tablecert.parallel.ray_pool import RayConnection
 
 
 @dataclass(frozen=True)
@@ -49,20 +49,24 @@ class ParallelOptions:
     shard: Shard | None = None
     vendor: VendorTarget | None = None
 
-    def start(self, runner: Runner) -> Starting | None:
-        """What the runner calls before it greets its vendor: begins, in the background, what
-        the pool will need (:func:`~tablecert.parallel.scheduler.start_pool`); given back to
-        :meth:`run`, and cancelled by the runner whatever happens."""
-        from tablecert.parallel.scheduler import start_pool
+    def start(self) -> RayConnection | None:
+        """What the runner calls before it greets its vendor: for a Ray run, the connection to
+        the cluster, begun in the background
+        (:class:`~tablecert.parallel.ray_pool.RayConnection`); given back to :meth:`run`, and
+        cancelled by the runner whatever happens."""
+        if self.ray_address is None:
+            return None
+        from tablecert.parallel.ray_pool import RayConnection
 
-        return start_pool(runner, self)
+        return RayConnection(self.ray_address)
 
     def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int,
-            started: Starting | None = None) -> None:
-        """What the runner calls instead of its one-worker loop."""
+            connection: RayConnection | None) -> None:
+        """What the runner calls instead of its one-worker loop (``connection``: what
+        :meth:`start` gave)."""
         from tablecert.parallel.scheduler import run_scheduled
 
-        run_scheduled(runner, done, total, self, started)
+        run_scheduled(runner, done, total, self, connection)
 
 
 HEAD_ANSWER_S = 10

@@ -66,7 +66,7 @@ def connect(address: str) -> Any:
 
 class RayConnection:
     """Connecting to the cluster on a thread, begun before the runner starts and greets its
-    vendor (:func:`~tablecert.parallel.scheduler.start_pool`): the two waits overlap. The pool
+    vendor (:meth:`~tablecert.parallel.options.ParallelOptions.start`): the two waits overlap. The pool
     takes the connection (:meth:`take`); one it never took is closed by :meth:`cancel`."""
 
     def __init__(self, address: str) -> None:
@@ -92,11 +92,11 @@ class RayConnection:
 class RayPool:
     """Ray actors running the units (see the module docstring)."""
 
-    def __init__(self, runner: Runner, options: ParallelOptions, connection: RayConnection | None = None) -> None:
-        assert runner.instance.began is not None and options.vendor is not None and options.ray_address is not None
+    def __init__(self, runner: Runner, options: ParallelOptions, connection: RayConnection) -> None:
+        assert runner.instance.began is not None and options.vendor is not None
         runner.instance.drop()               # the coordinator's greeting session: the actors run the vendor
         self.runner = runner
-        self.ray = ray = connection.take() if connection is not None else connect(options.ray_address)
+        self.ray = ray = connection.take()
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(VendorActor)
         self.args = (options.vendor, runner.recovery.policy, runner.instance.began, runner.db.fault_kinds(),
                      runner.db.meta().get("isolation"))

@@ -4,7 +4,8 @@ outcomes back to one writer that records them in run order.
 Workers are threads each holding a vendor instance (:class:`ThreadPool`) or Ray actors on a
 cluster (:class:`tablecert.parallel.ray_pool.RayPool`); both take a :class:`~tablecert.parallel.units.Unit`
 and give back its judged outcomes. What a pool needs before its first unit is begun while the
-runner starts and greets its vendor (:func:`start_pool`): the connection to the Ray cluster.
+runner starts and greets its vendor (:meth:`~tablecert.parallel.options.ParallelOptions.start`):
+the connection to the Ray cluster.
 
 The writer (the runner's thread, the only one touching the run database) keeps at most a few units
 per worker in flight, and records each unit's outcomes when every unit before it is recorded: the
@@ -34,6 +35,7 @@ from tablecert.parallel.workers import Worker
 if TYPE_CHECKING:
     from tablecert.harness.run.runner import Runner
     from tablecert.parallel.options import ParallelOptions
+    from tablecert.parallel.ray_pool import RayConnection
 
 IN_FLIGHT_PER_WORKER = 2
 """Units handed out per worker ahead of the writer (one running, one waiting)."""
@@ -51,13 +53,6 @@ class Pool(Protocol):
     def finished(self) -> list[tuple[int, list[BatchOutcome | None]]]: ...
     def answer_bytes(self) -> int: ...
     def close(self, abort: bool) -> None: ...
-
-
-class Starting(Protocol):
-    """What a pool starts before the runner has greeted its vendor (:func:`start_pool`), handed to
-    the pool once it is opened; ``cancel`` ends whatever the pool did not take."""
-
-    def cancel(self) -> None: ...
 
 
 class _ThisThread(threading.local):
@@ -113,28 +108,20 @@ class ThreadPool:
             self._greeted.close()
 
 
-def start_pool(runner: Runner, options: ParallelOptions) -> Starting | None:
-    """Begin, before the runner greets its vendor, what the pool will need: the connection to
-    the Ray cluster (:class:`~tablecert.parallel.ray_pool.RayConnection`). Worker threads start
-    their vendors when their first unit comes: starting them beside the greeting was measured no
-    faster on two cores (the starts then compete with the greeting itself)."""
+def open_pool(runner: Runner, options: ParallelOptions, connection: RayConnection | None) -> Pool:
+    """Ray actors (over ``connection``, begun by :meth:`ParallelOptions.start`) or worker threads.
+    Worker threads start their vendors when their first unit comes: starting them beside the
+    greeting was measured no faster on two cores (the starts then compete with the greeting)."""
     if options.ray_address is not None:
-        from tablecert.parallel.ray_pool import RayConnection
+        from tablecert.parallel.ray_pool import RayPool
 
-        return RayConnection(options.ray_address)
-    return None
-
-
-def open_pool(runner: Runner, options: ParallelOptions, started: Starting | None = None) -> Pool:
-    if options.ray_address is not None:
-        from tablecert.parallel.ray_pool import RayConnection, RayPool
-
-        return RayPool(runner, options, started if isinstance(started, RayConnection) else None)
+        assert connection is not None
+        return RayPool(runner, options, connection)
     return ThreadPool(runner, options.workers)
 
 
 def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, options: ParallelOptions,
-                  started: Starting | None = None) -> None:
+                  connection: RayConnection | None) -> None:
     """Run the units of the suite (of ``options.shard``) not in ``done`` on a pool of workers,
     recording their outcomes in run order (see the module docstring)."""
     assert runner.hello is not None
@@ -150,7 +137,7 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
         raise RunError("--range and --sample run on one vendor instance: leave out --workers, --ray and --shard")
     units = marked(units_to_run(suite_units(runner.suite_dir, runner.hand_suite, runner.batch_size,
                                             runner.hand_batch_size, runner.max_hands), done, options.shard), runner)
-    pool = open_pool(runner, options, started)
+    pool = open_pool(runner, options, connection)
     runner.recorder.answer_bytes = pool.answer_bytes
     try:
         Writer(runner, pool, total).run(units)

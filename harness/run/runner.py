@@ -27,7 +27,7 @@ import datetime as dt
 import hashlib
 import platform
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ class RunResult:
     verdict: Verdict                   # pass | scoped_pass | fail | incomplete
     totals: dict[str, int]             # outcome -> vectors
     run_dir: Path
-    stats: InstanceStats = field(default_factory=InstanceStats)   # this invocation's instance (one-worker runs)
+    stats: InstanceStats               # this invocation's instance's (one-worker runs)
 
 
 START_FAILURE_STDERR = 2000    # characters of a start failure's stderr kept in the run's history
@@ -211,7 +211,7 @@ class Runner:
     def run(self) -> RunResult:
         done = self.db.done_batches()
         total = count_cases(self.suite_dir)
-        started = self.parallel.start(self) if self.parallel is not None else None    # beside the greeting
+        connection = self.parallel.start() if self.parallel is not None else None    # beside the greeting
         try:
             try:
                 self.instance.session()
@@ -220,14 +220,14 @@ class Runner:
             if self.hand_suite:
                 note_hand_suite(self)
             if self.parallel is not None:
-                self.parallel.run(self, done, total, started)
+                self.parallel.run(self, done, total, connection)
             elif self.hand_suite:
                 run_hands(self, done, total)
             else:
                 self._run_batches(done, total)
         finally:
-            if started is not None:
-                started.cancel()
+            if connection is not None:
+                connection.cancel()
             self.instance.drop()
         self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": self.sliced} if self.sliced else {}))
         decision = self._conclude()
