@@ -14,6 +14,7 @@ This is a test helper module, not a test file (``tests/test_live_vendors.py`` us
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from tablecert.oracle.live_tables import LiveTable, games_of
@@ -168,9 +169,25 @@ class OldVendor(ReferenceVendor):
         return dict(hello, ops=[op for op in hello["ops"] if not op.startswith("table.")])
 
 
+class RebuiltOnRestart(FaultyLiveVendor):
+    """Says it is another build when started again on the same state_dir (a vendor replaced
+    between the power cut and the restart): a restart must be the vendor the run began with."""
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        answer = super().handle(request)
+        if isinstance(request, dict) and request.get("op") == "hello" and isinstance(request.get("state_dir"), str):
+            marker = Path(request["state_dir"]) / "started-once"
+            if marker.exists():
+                answer = dict(answer, implementation=dict(answer["implementation"], build="rebuilt"))
+            marker.touch()
+        return answer
+
+
 def main(name: str) -> int:
     if name == "old":
         return serve(sys.stdin, sys.stdout, OldVendor())
+    if name == "rebuilt-on-restart":
+        return serve(sys.stdin, sys.stdout, RebuiltOnRestart())
     vendor = FaultyLiveVendor()
     vendor.journal_class = JOURNALS[name][0]
     return serve(sys.stdin, sys.stdout, vendor)

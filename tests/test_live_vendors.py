@@ -193,3 +193,13 @@ def test_no_interruptions_is_said_on_page_1(small_suite: Path, tmp_path: Path) -
                           capture_output=True, text=True, check=True).stdout
     assert "0 made, 0 survived" in " ".join(page.split()) and "recovery after a power loss was not tested" in \
         " ".join(page.split())
+
+
+def test_a_vendor_restarted_as_another_build_is_a_bad_hello_finding(small_suite: Path, tmp_path: Path) -> None:
+    """A restarted process must be the vendor the run began with: one that says it is another
+    build fails its vector with the bad_hello fault named (a live vector's fault is its finding),
+    and the run is NOT CERTIFIED; the harness itself does not fail on it."""
+    result, comments = live_run(faulty("rebuilt-on-restart"), small_suite, tmp_path / "run", interruptions=1)
+    assert result.verdict == "fail"
+    assert comments and "the vendor faulted (bad_hello: the restarted vendor says it is" in comments[0], comments
+    assert "build 'rebuilt'" in comments[0]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.contract import Hello, SessionOptions, VendorFault
+from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
                                            judge_live, plan_interruptions)
 from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, vendor_state_dir,
@@ -83,16 +83,7 @@ class LiveRun:
             remove_stale_state(self.base)
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_user(argv, self.options)))
             opener = live_opener(self.target, self.options, self.state_dir)
-
-            def check(hello: Hello) -> None:
-                try:
-                    restarted_as_before(identity_of(hello), began)
-                except VendorFault:
-                    control.session.close()
-                    raise
-
-            control = InstanceControl(opener, check)
-            self.control = control
+            self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
         return self.control
 
     def plan_of(self, suite_dir: Path, batch_size: int, db: RunDatabase) -> LivePlan:
