@@ -17,6 +17,7 @@ demo: $(BIN)/.tablecert-installed
 
 ## test: the whole test suite (what CI runs)
 test: $(BIN)/.tablecert-installed
+	bash .ci/system-packages
 	$(BIN)/python -m pytest
 
 ## bench: the benchmarks under benchmarks/

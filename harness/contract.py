@@ -49,6 +49,7 @@ class FaultKind(str, Enum):
     REQUEST_ERROR = "request_error"  # the vendor answered the whole request with an error
     BAD_HELLO = "bad_hello"          # a hello answer that arrived but is unusable (fields, protocol refused)
     START = "start"                  # the vendor could not be started at all
+    STATE_LIMIT = "state_limit"      # New: a live vendor's state_dir grew past the lab's --max-state-mb
 
 
 class VendorFault(Exception):
@@ -90,6 +91,7 @@ class SessionOptions:
     max_processes: int | None = 256       # processes and threads of a sandboxed vendor (RLIMIT_NPROC)
     max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
     tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
+    max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (checked after every answer)
 
 
 @runtime_checkable
@@ -145,6 +147,7 @@ class Confined(ABC):
 
     isolation: str
     limits: dict[str, Any] | None = None
+    bound: tuple[str, ...] = ()       # the host paths bound in read-only besides the system folders
 
 
 class RawBatches(ABC):
@@ -200,6 +203,11 @@ def isolation_of(session: VendorSession) -> str | None:
 def limits_of(session: VendorSession) -> dict[str, Any] | None:
     """The resource limits of a session's vendor (None for one that is not :class:`Confined`)."""
     return session.limits if isinstance(session, Confined) else None
+
+
+def bound_of(session: VendorSession) -> tuple[str, ...]:
+    """The host paths a confined session's vendor sees read-only besides the system folders."""
+    return session.bound if isinstance(session, Confined) else ()
 
 
 @runtime_checkable

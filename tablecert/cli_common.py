@@ -54,18 +54,21 @@ def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
                    help="confinement of a --vendor-cmd vendor: auto = the strongest this machine allows (bubblewrap: "
                         "a file system holding only the system folders, the vendor's program and --vendor-path "
                         "folders, read-only, with a private /tmp and HOME; own PID and network namespaces; as root "
-                        "user nobody), strict = refuse to run without all of it, none = a process group only "
+                        "a uid of its own per run and cgroup limits where the host has them), strict = refuse to run without all of it, none = a process group only "
                         "(default auto; the run records what it had)")
     p.add_argument("--vendor-network", action="store_true", help="let a confined vendor use the network "
                    "(default: loopback of its own only)")
     p.add_argument("--vendor-path", action="append", metavar="DIR", default=[],
                    help="a host folder a confined vendor needs besides its program's own install tree (its data, "
-                        "libraries, a venv it calls), bound read-only; repeatable")
+                        "libraries, an editable install's sources, a venv it calls), bound read-only; repeatable. "
+                        "Nothing a vendor's own files name (.pth files, editable finders) is bound without it")
     p.add_argument("--max-processes", type=int, default=256, metavar="N",
                    help="processes and threads a confined vendor may have at once (default 256)")
     p.add_argument("--max-file-mb", type=int, default=256, metavar="MB",
                    help="largest file a confined vendor may write, and the size of its private /tmp and HOME "
                         "(default 256)")
+    p.add_argument("--max-state-mb", type=int, default=64, metavar="MB",
+                   help="what a live vendor's state_dir may hold; more is a state_limit fault (default 64)")
 
 
 def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -76,11 +79,11 @@ def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
         problem = vendor_path_problem(path)
         if problem:
             raise UsageError(problem)
-    if args.max_processes < 1 or args.max_file_mb < 1:
-        raise UsageError("--max-processes and --max-file-mb must be at least 1")
+    if args.max_processes < 1 or args.max_file_mb < 1 or args.max_state_mb < 1:
+        raise UsageError("--max-processes, --max-file-mb and --max-state-mb must be at least 1")
     return {"isolation": args.isolation, "vendor_network": args.vendor_network,
             "vendor_paths": tuple(args.vendor_path), "max_processes": args.max_processes,
-            "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb}
+            "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb, "max_state_mb": args.max_state_mb}
 
 
 def add_seal_arguments(p: argparse.ArgumentParser, trust: bool = True) -> None:

@@ -58,6 +58,9 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
                                                             if isolation.startswith("none") else ""))
         if summary.get("vendor_limits"):
             lines.insert(3, f"vendor limits: {summary['vendor_limits']}")
+        if summary.get("vendor_bound") is not None:
+            lines.insert(3, "the vendor saw from the host (read-only, besides the system folders): "
+                         + (", ".join(summary["vendor_bound"]) or "nothing"))
     lines += cause_lines(summary)
     parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
                                                         if (out / name.rstrip("/")).exists()]

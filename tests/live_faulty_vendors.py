@@ -13,6 +13,7 @@ This is a test helper module, not a test file (``tests/test_live_vendors.py`` us
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -183,11 +184,48 @@ class RebuiltOnRestart(FaultyLiveVendor):
         return answer
 
 
+class RebuiltForLive(FaultyLiveVendor):
+    """Says it is another build whenever its hello names a state_dir: the run's first instance (no
+    state_dir) is one build, its live tables' first instance another."""
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        answer = super().handle(request)
+        if isinstance(request, dict) and request.get("op") == "hello" and isinstance(request.get("state_dir"), str):
+            answer = dict(answer, implementation=dict(answer["implementation"], build="live-build"))
+        return answer
+
+
+class StateFiller(FaultyLiveVendor):
+    """At each table.open writes 4 MiB more into its state_dir (a log it never trims), and leaves a
+    folder there that it shuts (mode 000) with a file inside."""
+
+    state_dir: str | None = None
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        if isinstance(request, dict) and request.get("op") == "hello" and isinstance(request.get("state_dir"), str):
+            self.state_dir = request["state_dir"]
+        if isinstance(request, dict) and request.get("op") == "table.open" and self.state_dir:
+            with open(Path(self.state_dir) / "debug.log", "ab") as f:
+                f.write(b"x" * (4 << 20))
+                f.flush()
+                os.fsync(f.fileno())
+            shut = Path(self.state_dir) / "shut"
+            if not shut.exists():
+                shut.mkdir()
+                (shut / "inside").write_text("left behind")
+                shut.chmod(0)
+        return super().handle(request)
+
+
 def main(name: str) -> int:
     if name == "old":
         return serve(sys.stdin, sys.stdout, OldVendor())
     if name == "rebuilt-on-restart":
         return serve(sys.stdin, sys.stdout, RebuiltOnRestart())
+    if name == "rebuilt-for-live":
+        return serve(sys.stdin, sys.stdout, RebuiltForLive())
+    if name == "state-filler":
+        return serve(sys.stdin, sys.stdout, StateFiller())
     vendor = FaultyLiveVendor()
     vendor.journal_class = JOURNALS[name][0]
     return serve(sys.stdin, sys.stdout, vendor)

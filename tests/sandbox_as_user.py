@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 from tablecert.harness.confine import sandbox
+from tablecert.harness.confine.vendor_trees import own_source_trees
 from tablecert.harness.contract import SessionOptions
 from tablecert.vectors.suites import generate
 
@@ -38,7 +39,7 @@ def test_not_root_gets_bubblewrap_in_a_user_namespace() -> None:
     assert os.geteuid() != 0
     got = sandbox.plan([sys.executable], SessionOptions(isolation="auto"))
     assert got.description.startswith("bubblewrap") and "user namespace" in got.mechanisms, got.description
-    assert "user nobody" not in got.mechanisms and "--unshare-user" in got.prefix
+    assert "a user of its own" not in got.mechanisms and "--unshare-user" in got.prefix
 
 
 def test_the_reference_vendor_is_certified_as_this_user(tmp_path: Path) -> None:
@@ -66,3 +67,23 @@ def test_the_thief_finds_nothing_of_this_users_own_files(tmp_path: Path) -> None
     finally:
         for folder in (home_suite, tmp_suite):
             shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+def test_a_vendor_in_the_folder_of_this_users_earlier_runs_reads_none_of_them(tmp_path: Path) -> None:
+    """Not root the vendor keeps this user's uid: only the binds protect. A vendor program placed in
+    the folder that holds this user's earlier run (issue 32: it read every expected answer, PASS
+    6,863) finds nothing: the earlier run is covered."""
+    runs = Path(os.environ["HOME"]) / f"runs-{uuid.uuid4().hex}"
+    try:
+        runs.mkdir()
+        done = certify(f"{BIN / 'tablecert'} reference-vendor", runs / "earlier")
+        assert done.returncode == 0, done.stdout + done.stderr
+        thief = runs / "thief.py"
+        thief.write_text(THIEF.read_text())
+        done = certify(f"{sys.executable} {thief} steal-from={runs}", tmp_path / "run",
+                       *(f"--vendor-path={tree}" for tree in own_source_trees()))
+        summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+        assert summary["vendor"]["build"] == "found 0 files, 0 tests", (summary["vendor"], done.stderr)
+        assert summary["totals"]["pass"] == 0
+    finally:
+        shutil.rmtree(runs, ignore_errors=True)

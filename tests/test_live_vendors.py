@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import shlex
 import subprocess
 import sys
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,12 +127,13 @@ def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Pat
 
 
 def test_state_dir_is_fresh_private_the_vendors_and_removed(tmp_path: Path) -> None:
-    user = pwd.getpwnam("nobody") if os.geteuid() == 0 else None
+    owner = vendor_user(shlex.split(REFERENCE), replace(OPTIONS, isolation="auto"))
+    assert (owner is not None) == (os.geteuid() == 0)       # as root: this process's box, never the lab's uid
     with pytest.raises(RuntimeError):
-        with vendor_state_dir(tmp_path, user) as state:
+        with vendor_state_dir(tmp_path, owner) as state:
             parent = Path(state).parent
             assert oct(os.stat(state).st_mode & 0o777) == "0o700" == oct(os.stat(parent).st_mode & 0o777)
-            assert os.stat(state).st_uid == (user.pw_uid if user else os.geteuid())
+            assert os.stat(state).st_uid == (owner[0] if owner else os.geteuid())
             assert os.listdir(state) == []
             raise RuntimeError("the run ends badly")
     assert not parent.exists()
@@ -203,3 +204,33 @@ def test_a_vendor_restarted_as_another_build_is_a_bad_hello_finding(small_suite:
     assert result.verdict == "fail"
     assert comments and "the vendor faulted (bad_hello: the restarted vendor says it is" in comments[0], comments
     assert "build 'rebuilt'" in comments[0]
+
+
+def test_the_first_live_instance_greeting_as_another_build_is_a_fault(small_suite: Path, tmp_path: Path) -> None:
+    """Every instance's hello is compared with the run's first, the live tables' first one too
+    (issue 32: it was compared only on a restart)."""
+    result, comments = live_run(faulty("rebuilt-for-live"), small_suite, tmp_path / "run", enabled=False)
+    assert result.verdict == "fail"
+    assert comments and "bad_hello" in comments[0] and "build 'live-build'" in comments[0], comments
+
+
+def test_a_state_dir_past_the_lab_limit_is_the_vendors_fault_and_removed_whatever_it_left(
+        small_suite: Path, tmp_path: Path) -> None:
+    """The filler writes 4 MiB at every table.open; the lab allows 6 MiB: the second table is a
+    state_limit fault, the run NOT CERTIFIED, and the state folder (with its mode-000 folder)
+    gone at the end (issue 32 item 6)."""
+    out = tmp_path / "run"
+    adapter, options = SubprocessAdapter(), replace(OPTIONS, max_state_mb=6)
+    cmd = faulty("state-filler")
+    runner = Runner(lambda: adapter.open(cmd, options), small_suite, out, batch_size=1)
+    runner.live = LiveRun(cmd, options, out, enabled=False)
+    with runner.live:
+        result = runner.run()
+        state_dir = runner.live.state_dir
+        assert state_dir is not None and (Path(state_dir) / "shut").exists()
+    assert result.verdict == "fail"
+    with closing(RunDatabase(out / "run.db")) as db:
+        kinds = {fault["kind"] for fault in db.faults()}
+        notes = [rec["comment"] for rec in db.failures()]
+    assert "state_limit" in kinds or any("state_limit" in n for n in notes), (kinds, notes)
+    assert not Path(state_dir).parent.exists() and not list(out.glob(STATE_PREFIX + "*"))

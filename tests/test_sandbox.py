@@ -34,7 +34,7 @@ from tablecert.vectors.suites import generate
 
 HOSTILE = Path(__file__).with_name("hostile_vendor.py")
 FULL = sandbox.plan([sys.executable], SessionOptions(isolation="auto"))
-needs_full = pytest.mark.skipif("user nobody" not in FULL.mechanisms,
+needs_full = pytest.mark.skipif("a user of its own" not in FULL.mechanisms,
                                 reason=f"full isolation needs root and namespaces; this machine gives: {FULL.description}")
 
 
@@ -80,7 +80,7 @@ sys.exit(0 if summary["verdict"] == "pass" else 1)
 @pytest.fixture(scope="module")
 def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The hostile vendor certified once; what it found, the run folder, the grandchild's fate."""
-    if "user nobody" not in FULL.mechanisms:
+    if "a user of its own" not in FULL.mechanisms:
         pytest.skip(f"full isolation needs root and namespaces; this machine gives: {FULL.description}")
     lab = tmp_path_factory.mktemp("lab")
     lab.chmod(0o755)                     # readable by anyone: only the sandbox hides what is in it
@@ -154,7 +154,7 @@ def test_the_confined_reference_answers_are_certified(hostile_run: dict[str, Any
     assert "verdict: pass" in hostile_run["stdout"]
     summary = json.loads((hostile_run["out"] / "summary.json").read_text())
     assert summary["verdict"] == "pass" and summary["totals"]["fail"] == 0 and summary["totals"]["pass"] > 5000
-    assert "user nobody" in summary["isolation"] and "pid namespace" in summary["isolation"]
+    assert "a user of its own" in summary["isolation"] and "pid namespace" in summary["isolation"]
     page1 = PdfReader(hostile_run["out"] / "certificate.pdf").pages[0].extract_text()
     assert "Vendor isolation" in page1 and "not confined" not in page1
 
@@ -229,7 +229,7 @@ def test_not_root_uses_a_user_namespace(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(sandbox.os, "geteuid", lambda: 1000)
     monkeypatch.setattr(sandbox, "_works", lambda *command: True)
     got = sandbox.plan(["/bin/true"], SessionOptions(isolation="auto"))
-    assert "user namespace" in got.mechanisms and "user nobody" not in got.mechanisms
+    assert "user namespace" in got.mechanisms and "a user of its own" not in got.mechanisms
     assert "--unshare-user" in got.prefix and got.drop == ()
     assert "--unshare-net" in got.prefix and "--cap-drop" in got.prefix
     with pytest.raises(VendorFault):

@@ -52,6 +52,7 @@ from tablecert.harness.contract import (
 from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.run.protocol_versions import greet
 from tablecert.harness.confine.sandbox import SAFE_PATH, exit_code, plan, resolve
+from tablecert.harness.confine.vendor_trees import named_outside
 
 STDERR_TAIL_BYTES = 8 * 1024
 READ_CHUNK = 1 << 20
@@ -152,23 +153,16 @@ class SubprocessSession(RawExchange, Metered, Confined):
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
         self.limits = sandbox.limits
-        self._status_fd: int | None = None      # the sandbox's report of the vendor's exit (JSON lines)
+        self.bound = sandbox.bound
         self._sandboxed = bool(sandbox.prefix)
-        status_w = -1
-        if sandbox.prefix:
-            self._status_fd, status_w = os.pipe()
         try:
-            self._proc = subprocess.Popen(
-                sandbox.wrap(argv, status_w), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=minimal_env(options.pass_env), start_new_session=True, close_fds=True,
-                pass_fds=(status_w,) if sandbox.prefix else (), preexec_fn=sandbox.preexec(),
-            )
+            self._started = sandbox.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          env=minimal_env(options.pass_env), start_new_session=True, close_fds=True)
         except (OSError, subprocess.SubprocessError, ValueError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: {reason}") from None
-        finally:
-            if status_w >= 0:
-                os.close(status_w)
+        self._proc = self._started.proc
+        self._status_fd: int | None = self._started.status_fd   # the sandbox's report of the vendor's exit
         assert self._proc.stdin is not None and self._proc.stdout is not None and self._proc.stderr is not None
         self._in_fd = self._proc.stdin.fileno()
         self._out_fd = self._proc.stdout.fileno()
@@ -208,7 +202,13 @@ class SubprocessSession(RawExchange, Metered, Confined):
         return self._stderr.text()
 
     def hello(self) -> Hello:
-        return greet(lambda request: self._call(request, self._options.timeout), self._checked)
+        try:
+            return greet(lambda request: self._call(request, self._options.timeout), self._checked)
+        except VendorFault as fault:
+            hint = unbound_hint(self.bound) if self._sandboxed and fault.kind is FaultKind.CRASH else ""
+            if not hint:
+                raise
+            raise VendorFault(fault.kind, fault.detail + hint, fault.stderr_tail) from None
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
         rid = self.reserve_id()
@@ -463,6 +463,7 @@ class SubprocessSession(RawExchange, Metered, Confined):
         self._alive = False
         self._kill_group()
         returncode = self._vendor_returncode(self._proc.wait())
+        self._started.release()
         if self._status is None:
             self._status = describe_status(returncode)
         self._stderr.finish(0.5)
@@ -512,6 +513,17 @@ class SubprocessSession(RawExchange, Metered, Confined):
         else:
             detail = f"vendor {what} but kept running; process group killed"
         return VendorFault(FaultKind.CRASH, detail, self.stderr_tail())
+
+
+def unbound_hint(bound: tuple[str, ...]) -> str:
+    """What to add when a confined vendor ended before greeting and its own files name folders
+    that are not bound (an editable install's sources): the ``--vendor-path`` options, or nothing."""
+    named = named_outside(bound)
+    if not named:
+        return ""
+    return ("; its own files (.pth, editable finders) name folders it was not given: if it needs them, add "
+            + " ".join(f"--vendor-path {shlex.quote(p)}" for p in named[:4]) + " (tablecert sandbox-check shows "
+            "what it sees)")
 
 
 def command_argv(target: str) -> list[str]:

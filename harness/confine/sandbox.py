@@ -37,16 +37,20 @@ import resource
 import shutil
 import subprocess
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.harness.confine.vendor_trees import outermost, program_trees, resolve_program
+from tablecert.harness.confine import cgroups
+from tablecert.harness.confine.boxes import Box, this_process_box
+from tablecert.harness.confine.lab_folders import protected
+from tablecert.harness.confine.vendor_trees import inside, outermost, program_trees, resolve_program
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"   # the whole PATH a vendor process gets
 ISOLATION_LEVELS = ("auto", "strict", "none")
-SANDBOX_USER = "nobody"
-SANDBOX_GROUP = "nogroup"
+OWN_USER = "a user of its own"              # the mechanism as root: the run's box uid (confine/boxes.py)
+USER_NAMESPACE = "user namespace"           # the mechanism not root: the lab's uid outside the namespace
 VENDOR_HOME = "/home/vendor"                # the vendor's HOME inside the sandbox: a private tmpfs
 NO_ISOLATION = "none (process group only)"
 SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -60,26 +64,28 @@ MIB = 1 << 20
 class VendorLimits:
     """What one confined vendor instance may use (None: no limit of that kind)."""
 
-    processes: int | None = 256        # processes and threads of the sandbox user (RLIMIT_NPROC)
+    processes: int | None = 256        # processes and threads of the instance (pids.max, else RLIMIT_NPROC)
     file_size_mb: int | None = 256     # largest file it may write (RLIMIT_FSIZE)
-    memory_mb: int | None = 4096       # address space of each process (RLIMIT_AS)
+    memory_mb: int | None = 4096       # memory of the instance (memory cgroup), else of each process (RLIMIT_AS)
     cpu_s: int | None = 3600           # CPU time of each process (RLIMIT_CPU)
     tmp_mb: int = 256                  # each of the private /tmp and /var/tmp
     home_mb: int = 256                 # the private HOME
     shm_mb: int = 64                   # the private /dev/shm
 
-    def describe(self, confined: bool) -> str:
-        """One line, as the run records it."""
+    def describe(self, confined: bool, controllers: str | None = None) -> str:
+        """One line, as the run records it: which limits, and by what (cgroup or rlimits)."""
         def mb(n: int | None) -> str:
             return "unlimited" if n is None else f"{n:,} MiB"
 
-        parts = [f"memory {mb(self.memory_mb)} a process", "CPU " + ("unlimited" if self.cpu_s is None
-                                                                    else f"{self.cpu_s:,} s")]
+        whole = controllers is not None
+        parts = [f"memory {mb(self.memory_mb)} " + ("for all its processes" if whole else "a process"),
+                 "CPU " + ("unlimited" if self.cpu_s is None else f"{self.cpu_s:,} s")]
         if confined:
             parts = ["processes " + ("unlimited" if self.processes is None else f"{self.processes:,}"),
                      f"file size {mb(self.file_size_mb)}", *parts, f"/tmp {self.tmp_mb:,} MiB",
                      f"HOME {self.home_mb:,} MiB", f"/dev/shm {self.shm_mb:,} MiB"]
-        return ", ".join(parts) + " (rlimits)"
+        return ", ".join(parts) + (f" ({controllers} for memory and processes, rlimits for the rest)" if whole
+                                   else " (rlimits)")
 
 
 def limits_of(options: SessionOptions) -> VendorLimits:
@@ -97,15 +103,32 @@ def _limit(kind: int, soft: int, hard: int | None = None) -> tuple[int, int, int
     return kind, soft, hard
 
 
+@dataclass
+class Started:
+    """A started (confined) process: what the caller closes and removes once it is reaped."""
+
+    proc: subprocess.Popen[bytes]
+    status_fd: int | None          # bubblewrap's JSON report of the vendor's exit (read, then close)
+    group: cgroups.Group | None    # the instance's control group (remove after reaping)
+
+    def release(self) -> None:
+        """Remove the control group (call once the process is reaped)."""
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """The command prefix that confines a vendor, the mechanisms it gives and the limits it sets."""
 
-    prefix: tuple[str, ...]          # bwrap and its options, up to the status fd
+    prefix: tuple[str, ...]          # bwrap's options (handed over on a descriptor, not its command line)
     drop: tuple[str, ...]            # setpriv and its options, up to "--" (as root)
     mechanisms: tuple[str, ...]
     vendor_limits: VendorLimits = VendorLimits()
     bound: tuple[str, ...] = ()      # the host paths bound in read-only besides the system folders
+    controllers: cgroups.Controllers | None = None   # memory and pids by control group (else rlimits)
+    program: str = ""                # the bubblewrap binary
 
     @property
     def description(self) -> str:
@@ -114,38 +137,66 @@ class Sandbox:
 
     @property
     def limits(self) -> str:
-        return self.vendor_limits.describe(bool(self.prefix))
+        return self.vendor_limits.describe(bool(self.prefix), self.controllers and self.controllers.name)
 
-    def wrap(self, argv: list[str], status_fd: int) -> list[str]:
-        """The confined command; bubblewrap writes the vendor's exit as JSON to ``status_fd``."""
+    def start(self, argv: list[str], **popen: Any) -> Started:
+        """Start ``argv`` confined (``popen``: Popen's other arguments). bubblewrap reads its options
+        from a descriptor (``--args``), so the vendor's ``/proc/1/cmdline`` names no host path; it
+        writes the vendor's exit as JSON to a status pipe; the process joins the instance's control
+        group before ``exec``."""
         if not self.prefix:
-            return argv
-        return [*self.prefix, "--json-status-fd", str(status_fd), "--", *self.drop, *argv]
+            return Started(subprocess.Popen(argv, preexec_fn=self._preexec(None), **popen), None, None)
+        group = self.controllers.group(self.vendor_limits.memory_mb, self.vendor_limits.processes) \
+            if self.controllers is not None else None
+        status_r, status_w = os.pipe()
+        args = os.memfd_create("bwrap-args", os.MFD_CLOEXEC)
+        try:
+            os.write(args, b"".join(arg.encode() + b"\0" for arg in self.prefix))
+            os.lseek(args, 0, os.SEEK_SET)
+            command = [self.program, "--args", str(args), "--json-status-fd", str(status_w), "--", *self.drop, *argv]
+            proc = subprocess.Popen(command, pass_fds=(status_w, args), preexec_fn=self._preexec(group), **popen)
+        except BaseException:
+            os.close(status_r)
+            if group is not None:
+                group.remove()
+            raise
+        finally:
+            os.close(status_w)
+            os.close(args)
+        return Started(proc, status_r, group)
 
-    def preexec(self) -> Callable[[], None]:
-        """Sets :meth:`rlimits` in the child between fork and exec (no imports, little allocation)."""
+    def _preexec(self, group: cgroups.Group | None) -> Callable[[], None]:
+        """Joins the control group and sets :meth:`rlimits` in the child between fork and exec (no
+        imports, little allocation)."""
         limits, setrlimit = self.rlimits(), resource.setrlimit
+        procs = group.procs if group is not None else ()
+        flags = os.O_WRONLY | os.O_CLOEXEC
 
         def apply() -> None:
+            for path in procs:
+                fd = os.open(path, flags)
+                os.write(fd, b"0")
+                os.close(fd)
             for kind, soft, hard in limits:
                 setrlimit(kind, (soft, hard))
 
         return apply
 
     def rlimits(self) -> list[tuple[int, int, int]]:
-        """The resource limits set in the started process before ``exec`` (inherited by the vendor)."""
+        """The resource limits set in the started process before ``exec`` (inherited by the vendor);
+        memory and processes only where no control group limits them."""
         lim = self.vendor_limits
         limits = [_limit(resource.RLIMIT_CORE, 0)]
-        if lim.memory_mb is not None:
+        if lim.memory_mb is not None and self.controllers is None:
             limits.append(_limit(resource.RLIMIT_AS, lim.memory_mb * MIB))
         if lim.cpu_s is not None:   # SIGXCPU at the soft limit, SIGKILL a second later
             limits.append(_limit(resource.RLIMIT_CPU, lim.cpu_s, lim.cpu_s + 1))
         if self.prefix and lim.file_size_mb is not None:
             limits.append(_limit(resource.RLIMIT_FSIZE, lim.file_size_mb * MIB))
-        if self.prefix and lim.processes is not None:
-            # RLIMIT_NPROC counts every task of the user: nobody's (as root), else the lab user's own,
-            # which its other programs already hold.
-            already = 0 if "user nobody" in self.mechanisms else _tasks_of(os.getuid())
+        if self.prefix and lim.processes is not None and self.controllers is None:
+            # RLIMIT_NPROC counts every task of the user: the box's (as root: this process's vendors
+            # only), else the lab user's own, which its other programs already hold.
+            already = 0 if self.drop else _tasks_of(os.getuid())
             limits.append(_limit(resource.RLIMIT_NPROC, already + lim.processes))
         return limits
 
@@ -216,6 +267,9 @@ def _system() -> list[str]:
     return args
 
 
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", VENDOR_HOME)
+
+
 def _private(limits: VendorLimits, root: bool) -> list[str]:
     """The private writable folders, each an empty tmpfs of its size."""
     shared = "1777" if root else "0700"
@@ -227,29 +281,24 @@ def _private(limits: VendorLimits, root: bool) -> list[str]:
     return args
 
 
-def _parents(paths: list[str]) -> list[str]:
-    """Every folder above ``paths`` made in the empty root, readable by the vendor (bubblewrap
-    would otherwise make them 0700 as root, shutting the vendor user out)."""
-    made: dict[str, None] = {"/etc": None}
+def _folders_above(paths: list[str]) -> list[str]:
+    """Every folder above ``paths``, parents first."""
+    made: dict[str, None] = {}
     for path in paths:
         parts = Path(path).parts
         for depth in range(2, len(parts)):
             made.setdefault(str(Path(*parts[:depth])))
-    return [arg for folder in sorted(made) for arg in ("--perms", "0755", "--dir", folder)]
+    return sorted(made)
 
 
-def _private_parents(paths: list[str]) -> list[str]:
-    """The folders above ``paths`` that lie in a private tmpfs (``/tmp``, ``/var/tmp``, ``/dev/shm``,
-    HOME), made again once those are mounted: made by bubblewrap itself they would be 0700 as
-    root, and a folder bound writable there (a ``state_dir`` under /tmp) unreachable to the vendor."""
-    private = ["/tmp", "/var/tmp", "/dev/shm", VENDOR_HOME]
-    made = _parents(paths)
-    return [arg for i in range(0, len(made), 4) for arg in made[i:i + 4]
-            if _inside(made[i + 3], private) and made[i + 3] not in private]
-
-
-def _inside(path: str, trees: list[str]) -> bool:
-    return any(path == t or path.startswith(t.rstrip("/") + "/") for t in trees)
+def _parents(paths: list[str], private: bool) -> list[str]:
+    """The folders above ``paths`` made readable by the vendor (bubblewrap would otherwise make
+    them 0700 as root, shutting the vendor user out): those in the empty root (``private`` False),
+    or those inside a private tmpfs (``/tmp``, ``/var/tmp``, ``/dev/shm``, HOME), made again once
+    those are mounted (``private`` True: a vendor unpacked deep under the host's /tmp)."""
+    folders = ["/etc", *_folders_above(paths)] if not private else \
+        [f for f in _folders_above(paths) if inside(f, PRIVATE) and f not in PRIVATE]
+    return [arg for folder in folders for arg in ("--perms", "0755", "--dir", folder)]
 
 
 def _search_path() -> str:
@@ -257,12 +306,23 @@ def _search_path() -> str:
     return os.environ.get("PATH", "") + ":" + SAFE_PATH
 
 
-def _bound(argv: list[str], options: SessionOptions) -> list[str]:
-    """The host paths bound in read-only beside the system folders."""
-    home = _home()
-    named = [os.path.realpath(p) for p in options.vendor_paths]
-    return [p for p in outermost([*program_trees(argv, _search_path(), home), *named])
-            if not _inside(p, list(SYSTEM_TREES))]
+@functools.lru_cache(maxsize=64)
+def _bound(argv: tuple[str, ...], named: tuple[str, ...], hidden: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The host paths bound in read-only beside the system folders, and the lab's folders to cover
+    inside them: VendorFault START when one lies inside a lab folder (derived once per process for
+    one command line and set of options)."""
+    lab_named = [os.path.realpath(p) for p in named]
+    bound = [p for p in outermost([*program_trees(list(argv), _search_path(), _home()), *lab_named])
+             if not inside(p, SYSTEM_TREES)]
+    lab = protected(hidden, bound)
+    for path in bound:
+        holder = next((folder for folder in lab if inside(path, [folder])), None)
+        if holder is not None:
+            what = "--vendor-path" if path in lab_named else "the vendor's program tree"
+            raise VendorFault(FaultKind.START, f"{what} {path} lies inside the lab's folder {holder} (a run folder, "
+                                               "suite, suite cache, key or settings folder); the vendor may not "
+                                               "see it: move the vendor out of it")
+    return bound, [p for p in outermost(lab) if any(inside(p, [b]) for b in bound) and os.path.isdir(p)]
 
 
 def resolve(argv: list[str]) -> list[str]:
@@ -276,7 +336,7 @@ def resolve(argv: list[str]) -> list[str]:
 
 def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     """How to start ``argv`` (its program resolved, :func:`resolve`) under ``options.isolation``
-    (VendorFault START if ``strict`` cannot be met)."""
+    (VendorFault START if ``strict`` cannot be met, or the vendor would see a lab folder)."""
     limits = limits_of(options)
     if options.isolation == "none":
         return Sandbox((), (), (), limits)
@@ -293,38 +353,54 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
                                                "setpriv and root (to run the vendor as another user)")
         return Sandbox((), (), (), limits)
     assert bwrap is not None
-    bound = _bound(argv, options)
+    bound, covered = _bound(tuple(argv), tuple(options.vendor_paths), tuple(options.hidden_paths))
     binds = [arg for path in bound for arg in ("--ro-bind", path, path)]
     writable = [os.path.realpath(p) for p in options.writable_paths]
     binds += [arg for path in writable for arg in ("--bind", path, path)]
-    hidden = [path for path in outermost(os.path.realpath(p) for p in options.hidden_paths if os.path.isdir(p))
-              if _inside(path, [*bound, *writable])]
-    covers = [arg for path in hidden for arg in ("--tmpfs", path, "--remount-ro", path)]
+    covers = [arg for path in covered for arg in ("--perms", "0000", "--tmpfs", path, "--remount-ro", path)]
     # The vendor starts in the lab's working folder, by name: relative paths of its command line
     # reach what is bound; the folder's own contents are there only if bound.
     cwd = os.getcwd()
-    workdir = [] if _inside(cwd, [*bound, *writable]) or _inside(cwd, list(SYSTEM_TREES)) else \
+    workdir = [] if inside(cwd, [*bound, *writable]) or inside(cwd, SYSTEM_TREES) else \
         ["--perms", "0755", "--dir", cwd]
-    prefix = [*_namespaces(bwrap, root, network), *_parents([*bound, *writable, VENDOR_HOME, cwd + "/."]),
-              *_system(), *_private(limits, root), *_private_parents(writable), *workdir, *binds, *covers,
+    reached = [*bound, *writable]
+    prefix = [*_namespaces(bwrap, root, network)[1:], *_parents([*reached, VENDOR_HOME, cwd + "/."], False),
+              *_system(), *_private(limits, root), *_parents([*reached, cwd + "/."], True), *workdir, *binds, *covers,
               "--setenv", "HOME", VENDOR_HOME, "--chdir", cwd, "--remount-ro", "/"]
     mechanisms = ["bubblewrap: empty root with system folders, the vendor's program" +
                   (f" and {len(options.vendor_paths)} named path(s)" if options.vendor_paths else "") +
                   " read-only; private /tmp, HOME and /dev/shm", "pid namespace",
                   "network: vendor's own" if network else "network: loopback only"]
     drop: list[str] = []
+    controllers = None
     if root:
-        user = pwd.getpwnam(SANDBOX_USER)
+        try:
+            box: Box = this_process_box()
+        except OSError as err:
+            raise VendorFault(FaultKind.START, f"no user for the vendor: {err}") from None
+        controllers = cgroups.available()
         prefix += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
                    "--cap-add", "CAP_SETPCAP"]
-        drop = [str(setpriv), f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups",
+        drop = [str(setpriv), f"--reuid={box.uid}", f"--regid={box.gid}", "--clear-groups",
                 "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        mechanisms.append(f"user {SANDBOX_USER}")
+        mechanisms += [OWN_USER, box.name]
     else:
         prefix += ["--cap-drop", "ALL"]
-        mechanisms.append("user namespace")
+        mechanisms.append(USER_NAMESPACE)
     mechanisms.append("no capabilities, no_new_privs")
-    return Sandbox(tuple(prefix), tuple(drop), tuple(mechanisms), limits, tuple(bound))
+    return Sandbox(tuple(prefix), tuple(drop), tuple(mechanisms), limits, tuple(bound), controllers, bwrap)
+
+
+def vendor_uid(argv: list[str], options: SessionOptions) -> tuple[int, int] | None:
+    """The uid and gid a confined vendor runs as when it is not the lab's (as root, this process's
+    box), else None."""
+    if options.isolation == "none" or os.geteuid() != 0:
+        return None
+    try:
+        sandbox = plan(resolve(argv), options)
+    except VendorFault:
+        return None
+    return (this_process_box().uid, this_process_box().gid) if sandbox.drop else None
 
 
 def exit_code(report: bytes, fallback: int) -> int:

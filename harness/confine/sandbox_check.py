@@ -52,14 +52,19 @@ class SandboxView:
 
 
 def _probe(sandbox: Sandbox, view: SandboxView) -> None:
-    read, write = os.pipe()
+    started = sandbox.start(["/bin/sh", "-c", PROBE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={"PATH": SAFE_PATH, "LANG": "C.UTF-8"}, stdin=subprocess.DEVNULL)
     try:
-        done = subprocess.run(sandbox.wrap(["/bin/sh", "-c", PROBE], write), pass_fds=(write,), capture_output=True,
-                              text=True, env={"PATH": SAFE_PATH, "LANG": "C.UTF-8"}, timeout=60,
-                              preexec_fn=sandbox.preexec(), stdin=subprocess.DEVNULL)
+        out, err = started.proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        started.proc.kill()
+        out, err = started.proc.communicate()
     finally:
-        os.close(write)
-        os.close(read)
+        if started.status_fd is not None:
+            os.close(started.status_fd)
+        started.release()
+    done = subprocess.CompletedProcess(started.proc.args, started.proc.returncode, out.decode("utf-8", "replace"),
+                                       err.decode("utf-8", "replace"))
     section = ""
     for line in done.stdout.splitlines():
         if line.startswith("--"):

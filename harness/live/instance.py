@@ -9,15 +9,18 @@ namespace) with no warning. :class:`InstanceControl` is start / send / kill / re
 sessions, each restarted instance checked to be the vendor the run began with.
 
 :func:`vendor_state_dir` makes the ``state_dir`` of a run: a fresh folder, 0700, owned by the
-user the vendor runs as (``nobody`` under the sandbox as root), inside a 0700 folder of the lab's
-(so no other user of the host reaches it), bound writable into the vendor's sandbox
-(``SessionOptions.writable_paths``), kept across restarts and removed at the end.
+user the vendor runs as (its box's uid under the sandbox as root), inside a 0700 folder of the
+lab's (so no other user of the host reaches it), bound writable into the vendor's sandbox
+(``SessionOptions.writable_paths``), kept across restarts and removed at the end whatever the
+vendor left in it (folders of mode 000, links: :func:`remove_state`). Its size is the lab's
+(``SessionOptions.max_state_mb``, ``--max-state-mb``): after every answer the folder is measured
+(a walk that follows no link and stops at the limit), and a vendor over it is a ``state_limit``
+fault.
 """
 
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import tempfile
 import time
@@ -30,7 +33,7 @@ from typing import Any
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
 from tablecert.harness.run.protocol_versions import greet
-from tablecert.harness.confine.sandbox import SANDBOX_USER, plan, resolve
+from tablecert.harness.confine.sandbox import MIB, vendor_uid
 
 STATE_PREFIX = ".live-state-"
 
@@ -57,6 +60,10 @@ class LiveSession(SubprocessSession):
             raise self._fault(FaultKind.WRONG_ID, f"answer id {str(answer.get('id'))[:60]}, request id {rid}")
         if ("result" in answer) == ("error" in answer):
             raise self._fault(FaultKind.MALFORMED, f"answer to {op} has not exactly one of 'result' and 'error'")
+        limit = self._options.max_state_mb
+        if limit is not None and state_size(self.state_dir, limit * MIB) > limit * MIB:
+            raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir holds more than {limit:,} MiB after {op} "
+                                                     "(the lab's --max-state-mb)")
         return answer
 
     def write(self, op: str, fields: dict[str, Any]) -> None:
@@ -96,7 +103,7 @@ class InstanceControl:
             session = self.open_session()
             try:
                 hello = session.hello()
-                if self.hello is not None and self.check_restart is not None:
+                if self.check_restart is not None:      # every instance, the first one too
                     self.check_restart(hello)
             except VendorFault:
                 session.close()
@@ -132,31 +139,58 @@ class InstanceControl:
             self.session = None
 
 
-def vendor_user(argv: list[str], options: SessionOptions) -> pwd.struct_passwd | None:
-    """The user a confined vendor runs as when it is not the lab's (root's sandbox runs it as
-    ``nobody``), else None."""
-    if options.isolation == "none" or os.geteuid() != 0:
-        return None
-    try:
-        if "user " + SANDBOX_USER not in plan(resolve(argv), options).mechanisms:
-            return None
-    except VendorFault:
-        return None
-    return pwd.getpwnam(SANDBOX_USER)
+def vendor_user(argv: list[str], options: SessionOptions) -> tuple[int, int] | None:
+    """The uid and gid a confined vendor runs as when it is not the lab's, else None."""
+    return vendor_uid(argv, options)
+
+
+def state_size(folder: str, stop: int) -> int:
+    """Bytes ``folder`` holds on disk (blocks of every entry, links not followed), counted until
+    more than ``stop``."""
+    total = 0
+    stack = [folder]
+    while stack and total <= stop:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    total += max(info.st_blocks * 512, 0) + 1
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return total
+
+
+def remove_state(folder: str) -> None:
+    """Remove ``folder`` whatever the vendor left in it: folders it shut (mode 000) are opened
+    to the lab's user first; a link is removed, never followed."""
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        return
+    os.chmod(folder, 0o700)
+    for path, dirs, _ in os.walk(folder):
+        for name in dirs:
+            child = os.path.join(path, name)
+            if not os.path.islink(child):
+                try:
+                    os.chmod(child, 0o700)
+                except OSError:
+                    pass
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager
-def vendor_state_dir(base: Path, user: pwd.struct_passwd | None) -> Iterator[str]:
+def vendor_state_dir(base: Path, owner: tuple[int, int] | None) -> Iterator[str]:
     """A fresh ``state_dir`` in a new 0700 folder under ``base`` (removed at the end, whatever happens)."""
     parent = tempfile.mkdtemp(prefix=STATE_PREFIX, dir=base)
     try:
         state = os.path.join(parent, "state")
         os.mkdir(state, 0o700)
-        if user is not None:
-            os.chown(state, user.pw_uid, user.pw_gid)
+        if owner is not None:
+            os.chown(state, *owner)
         yield state
     finally:
-        shutil.rmtree(parent, ignore_errors=True)
+        remove_state(parent)
 
 
 def remove_stale_state(base: Path) -> int:
@@ -164,7 +198,7 @@ def remove_stale_state(base: Path) -> int:
     it could remove its own; the run folder's lock says no other run uses them): how many."""
     stale = [p for p in base.glob(STATE_PREFIX + "*") if p.is_dir() and not p.is_symlink()]
     for folder in stale:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_state(str(folder))
     return len(stale)
 
 

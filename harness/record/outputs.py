@@ -65,6 +65,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "target": meta.get("target"),
         "isolation": meta.get("isolation"),
         "vendor_limits": meta.get("vendor_limits"),
+        "vendor_bound": meta.get("vendor_bound"),
         "start_failures": meta.get("start_failures") or [],
         "protocol": meta.get("protocol"),
         "not_sent_for_protocol": db.totals("protocol"),

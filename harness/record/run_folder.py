@@ -15,7 +15,8 @@ write elsewhere. So:
   folder, never through a link (:func:`remove_our_folder`);
 * one run at a time: ``certify`` and ``validate`` hold an exclusive ``flock`` on ``OUT/.tablecert.lock``
   for the whole run, and a second run of the same folder is refused in one line
-  (:func:`locked_run_folder`).
+  (:func:`locked_run_folder`), which also adds the folder to the lab user's register of run
+  folders, which no later run's vendor may see (:mod:`tablecert.harness.confine.lab_folders`).
 
 Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2).
 """
@@ -29,6 +30,8 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from tablecert.harness.confine.lab_folders import register_run
 
 LOCK_NAME = ".tablecert.lock"
 DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
@@ -150,6 +153,7 @@ def locked_run_folder(out: Path) -> Iterator[None]:
         except BlockingIOError:
             raise UnsafeRunFolder(f"{out}: another tablecert run is using this run folder (wait for it to end, "
                                   "or choose another folder)") from None
+        register_run(out)           # no later run's vendor may see it (confine/lab_folders.py)
         yield
     finally:
         os.close(fd)

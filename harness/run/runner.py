@@ -33,7 +33,8 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
-from tablecert.harness.contract import FaultKind, Hello, VendorFault, VendorSession, isolation_of, limits_of
+from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, bound_of, isolation_of,
+                                       limits_of)
 from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
@@ -198,7 +199,7 @@ class Runner:
         self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,
                          vendor_capabilities=hello.raw.get("capabilities"),
                          isolation=isolation_of(session) or "unknown (outside adapter)",
-                         vendor_limits=limits_of(session))
+                         vendor_limits=limits_of(session), vendor_bound=list(bound_of(session)))
 
     @property
     def progress(self) -> Callable[[int, int], None] | None:
