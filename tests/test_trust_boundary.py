@@ -359,3 +359,28 @@ def test_a_vendor_needing_its_editable_sources_is_told_the_vendor_path_in_one_li
     done = subprocess.run([sys.executable, "-m", "tablecert", "sandbox-check", "--vendor-cmd", vendor,
                            "--vendor-path", str(sources)], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0 and "hello: counter 1 (read 0 files)" in done.stdout, done.stdout + done.stderr
+
+
+@root_only
+def test_a_vendor_instance_group_is_made_with_its_limits_and_what_killed_runs_left_is_removed() -> None:
+    from tablecert.harness.confine import cgroups
+
+    controllers = cgroups._available()
+    if controllers is None:
+        pytest.skip("no usable memory and pids controllers here")
+    group = controllers.group(512, 64)
+    try:
+        memory = Path(group.folders[0], controllers.memory_file).read_text().strip()
+        assert memory in (str(512 << 20), "536870912")
+        assert Path(group.folders[-1], "pids.max").read_text().strip() == "64"
+    finally:
+        group.remove()
+    assert not any(Path(f).exists() for f in group.folders)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()          # a pid no process has any more
+    left = [os.path.join(parent, f"tablecert-{dead}-0") for parent in (controllers.memory_parent,
+                                                                        controllers.pids_parent)]
+    for folder in dict.fromkeys(left):
+        os.mkdir(folder)
+    assert cgroups.remove_stale((controllers.memory_parent, controllers.pids_parent)) == len(set(left))
+    assert not any(os.path.exists(f) for f in left)

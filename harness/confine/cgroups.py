@@ -13,6 +13,7 @@ rlimits, and the run records which applied (:attr:`Controllers.name`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -124,8 +125,37 @@ def _usable(folder: str) -> bool:
     return os.path.isdir(folder) and os.access(folder, os.W_OK)
 
 
+def remove_stale(parents: tuple[str, ...]) -> int:
+    """Remove the empty groups left by tablecert processes that are gone (killed before they could
+    remove their own): how many."""
+    removed = 0
+    for parent in dict.fromkeys(parents):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            owner = name.split("-")[1] if name.startswith("tablecert-") and name.count("-") == 2 else ""
+            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                try:
+                    os.rmdir(os.path.join(parent, name))
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
+
+
+@functools.lru_cache(maxsize=1)
 def available() -> Controllers | None:
-    """The controllers this process can use for its vendors, or None (rlimits only)."""
+    """The controllers this process can use for its vendors, or None (rlimits only); found once
+    per process, which first removes what killed processes left (:func:`remove_stale`)."""
+    found = _available()
+    if found is not None:
+        remove_stale((found.memory_parent, found.pids_parent))
+    return found
+
+
+def _available() -> Controllers | None:
     if os.geteuid() != 0:
         return None
     mounts, groups = _mounts(), _own_groups()
