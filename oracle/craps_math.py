@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Union
+from typing import Protocol
 
 from tablecert.oracle.craps import CRAPS, NATURALS, SEVEN
+from tablecert.oracle.exact_text import format_percent
 from tablecert.oracle.table_config import BETS, POINTS, TableConfig, craps_rules
 
 #: Number of ways (of 36) to roll each total with two dice.
@@ -37,8 +38,10 @@ WAYS: dict[int, int] = {total: sum(1 for a in range(1, 7) for b in range(1, 7) i
                         for total in range(2, 13)}
 ROLLS = 36
 
-if TYPE_CHECKING:
-    from tablecert.oracle.profiles import Profile
+class Profiled(Protocol):
+    """Anything that carries a craps table configuration (a rule profile)."""
+
+    table_config: TableConfig
 
 
 @dataclass(frozen=True)
@@ -116,27 +119,11 @@ def line_bet_return(config: TableConfig, bet: str, *, odds: bool, commission: bo
     return BetReturn(expected_loss=cost - net, expected_wagered=wagered, push_probability=push)
 
 
-def format_percent(value: Fraction, places: int = 3) -> str:
-    """``value`` as a percentage with ``places`` decimals and a % sign (``Fraction(7, 495)`` ->
-    ``"1.414%"``), rounded half away from zero, with integer arithmetic only."""
-    if places < 0:
-        raise ValueError("places must be 0 or more")
-    scaled = Fraction(value) * 100 * 10**places
-    sign = "-" if scaled < 0 else ""
-    mag = abs(scaled)
-    n = (2 * mag.numerator + mag.denominator) // (2 * mag.denominator)  # floor(mag + 1/2)
-    if n == 0:
-        sign = ""
-    digits = str(n).rjust(places + 1, "0")
-    body = digits if places == 0 else f"{digits[:-places]}.{digits[-places:]}"
-    return f"{sign}{body}%"
-
-
 def _figure(name: str, value: Fraction, note: str) -> ReturnFigure:
     return ReturnFigure(name, value, format_percent(value), note)
 
 
-def craps_returns(profile: Union["Profile", TableConfig]) -> list[ReturnFigure]:
+def craps_returns(profile: Profiled | TableConfig) -> list[ReturnFigure]:
     """Every house-edge figure of a profile (or a bare TableConfig), for each of the four bets:
 
     * ``<bet>.flat``: the flat bet alone (per unit wagered = per unit flat; pushes count as bets);
@@ -170,6 +157,6 @@ def craps_returns(profile: Union["Profile", TableConfig]) -> list[ReturnFigure]:
     return out
 
 
-def returns_by_name(profile: Union["Profile", TableConfig]) -> dict[str, ReturnFigure]:
+def returns_by_name(profile: Profiled | TableConfig) -> dict[str, ReturnFigure]:
     """:func:`craps_returns` keyed by figure name."""
     return {f.name: f for f in craps_returns(profile)}

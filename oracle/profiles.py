@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.oracle.errors import ConfigError
+from tablecert.oracle.names import OPS
 from tablecert.oracle.table_config import (
     Finding,
     TableConfig,
@@ -195,8 +196,6 @@ def parse_profile(data: bytes, source: str) -> Profile:
         raise ProfileError(f"{source}: paigow.min_wager must be a positive integer of minor units")
     scope = raw.get("scope")
     if scope is not None:
-        from tablecert.oracle.vendor import OPS
-
         if not isinstance(scope, list) or not scope or not all(isinstance(op, str) and op in OPS for op in scope):
             raise ProfileError(f"{source}: 'scope' must be a non-empty list of ops ({', '.join(OPS)})")
     return Profile(

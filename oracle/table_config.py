@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from tablecert.oracle.errors import ConfigError
+from tablecert.oracle.exact_text import format_percent
 from tablecert.oracle.register import load_data
 
 #: The point numbers, in the order the protocol lists them.
@@ -417,8 +418,6 @@ def _fmt(x: Fraction) -> str:
 
 
 def _percent(x: Fraction) -> str:
-    from tablecert.oracle.craps_math import format_percent
-
     return format_percent(x)
 
 

@@ -56,9 +56,10 @@ def _type_checking_only(tree: ast.AST) -> set[ast.AST]:
             for stmt in block.body for node in ast.walk(stmt) if isinstance(node, (ast.Import, ast.ImportFrom))}
 
 
-def imports(path: Path, executed_only: bool = False) -> list[str]:
+def imports(path: Path, executed_only: bool = False, submodules: bool = False) -> list[str]:
     """The tablecert modules ``path`` imports; ``executed_only``: leaving out those imported only
-    for type checking, and naming the submodules ``from PACKAGE import NAME`` may import."""
+    for type checking; ``executed_only`` or ``submodules``: naming the submodules ``from PACKAGE
+    import NAME`` may import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skipped = _type_checking_only(tree) if executed_only else set()
     found = []
@@ -70,7 +71,7 @@ def imports(path: Path, executed_only: bool = False) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
             found += [f"{node.module}.{alias.name}" for alias in node.names
-                      if node.module == "tablecert" or executed_only]
+                      if node.module == "tablecert" or executed_only or submodules]
     return [name for name in found if name == "tablecert" or name.startswith("tablecert.")]
 
 
@@ -101,20 +102,24 @@ def test_imports_point_down_the_layers() -> None:
     assert not gone, f"no longer there, remove from KNOWN_UPWARD: {gone}"
 
 
-def harness_modules() -> dict[str, Path]:
-    """module name -> file, of every module of ``harness/``."""
+def folder_modules(folder: str = "harness") -> dict[str, Path]:
+    """module name -> file, of every module of a product folder."""
+    package = layers()[folder][0]
     found = {}
-    for path in sorted((REPO / "harness").rglob("*.py")):
-        parts = ("tablecert", "harness", *path.relative_to(REPO / "harness").with_suffix("").parts)
+    for path in sorted((REPO / folder).rglob("*.py")):
+        parts = (*package.split("."), *path.relative_to(REPO / folder).with_suffix("").parts)
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
-def harness_cycles() -> list[list[str]]:
-    """The circles of imports between harness modules (each a list of modules, each importing the
-    next and the last the first), found by a depth-first search of the import graph."""
-    modules = harness_modules()
-    graph = {name: sorted({m for m in imports(path, executed_only=True) if m in modules} - {name})
+def harness_cycles(folder: str = "harness", type_checking: bool = False) -> list[list[str]]:
+    """The circles of imports between a folder's modules (each a list of modules, each importing
+    the next and the last the first), found by a depth-first search of the import graph; imports
+    inside functions counted, and with ``type_checking`` those only for type checking too. A
+    package's ``__init__`` (its public face) is left out: importing a module imports it."""
+    modules = {name: path for name, path in folder_modules(folder).items() if path.name != "__init__.py"}
+    graph = {name: sorted({m for m in imports(path, executed_only=not type_checking, submodules=True)
+                           if m in modules} - {name})
              for name, path in modules.items()}
     cycles, state, trail = [], dict.fromkeys(graph, 0), []          # 0 unseen, 1 on the trail, 2 done
 
@@ -139,3 +144,15 @@ def test_harness_modules_import_one_another_without_a_circle() -> None:
     cycles = harness_cycles()
     assert not cycles, "circular imports between harness modules: " + "; ".join(
         " -> ".join([*cycle, cycle[0]]) for cycle in cycles[:3]) + (f" (and {len(cycles) - 3} more)" if len(cycles) > 3 else "")
+
+
+CLEAN_FOLDERS = ("oracle", "vectors", "reports", "rng")
+"""Folders whose modules import one another without a circle, counting every import: inside
+functions and for type checking only (issue 34; harness/, fuzz/ and parallel/ still have circles
+through lazy or type-checking imports)."""
+
+
+def test_modules_of_a_clean_folder_import_one_another_without_a_circle_of_any_kind() -> None:
+    found = {folder: harness_cycles(folder, type_checking=True) for folder in CLEAN_FOLDERS}
+    assert not any(found.values()), "; ".join(f"{folder}: " + " -> ".join([*c[0], c[0][0]])
+                                              for folder, c in found.items() if c)

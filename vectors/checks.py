@@ -22,8 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import fastjsonschema
+import numpy as np
 
+from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
+from tablecert.oracle.names import HAND_OPS
 from tablecert.oracle.register import clauses, interpretations
+from tablecert.vectors.hand_stream import suite_first_position, suite_size
+from tablecert.vectors.hand_suite import DESCRIPTOR, LABELS
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
 from tablecert.vectors.writer import file_digest
 
@@ -171,8 +176,6 @@ def lint(folder: Path, progress: Callable[[str], None] | None = None) -> list[st
                 problems.append(f"{entry['path']}: manifest says {entry['numberOfTests']} tests, file holds {len(tc)}")
             ids[(entry["view"], entry["path"].split("/", 1)[1])] = tc
         else:
-            from tablecert.vectors.hand_suite import lint_hand_file
-
             problems += lint_hand_file(path, entry)
         total_by_view[entry["view"]] = total_by_view.get(entry["view"], 0) + entry["numberOfTests"]
     for (view, name), tc in ids.items():
@@ -235,3 +238,34 @@ def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[
                 if rel not in listed:
                     problems.append(f"{rel}: not listed in the manifest")
     return problems
+
+
+def lint_hand_file(path: Path, entry: dict[str, Any]) -> list[str]:
+    """Problems of one hand-suite file (descriptor schema and range; stream length and codes)."""
+    name = entry["path"]
+    if path.name == DESCRIPTOR:
+        try:
+            desc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            return [f"{name}: not JSON: {err}"]
+        bad = _first_error(validator("hand-stream.schema.json"), desc)
+        if bad:
+            return [f"{name}: schema: {bad}"]
+        problems = []
+        if desc["firstPosition"] != suite_first_position(desc["suite"]) or desc["numberOfHands"] != suite_size(desc["suite"]):
+            problems.append(f"{name}: range does not match the {desc['suite']} suite")
+        if entry["numberOfTests"] != desc["numberOfHands"] * len(HAND_OPS):
+            problems.append(f"{name}: manifest test count {entry['numberOfTests']} is not 2 x {desc['numberOfHands']} hands")
+        return problems
+    if path.name == LABELS:
+        size = path.stat().st_size
+        if size % 2:
+            return [f"{name}: odd length {size}: a stream is two bytes per hand"]
+        data = np.fromfile(path, dtype=np.uint8).reshape(-1, 2)
+        problems = []
+        if (data[:, 0] >= len(PLAYER_LABELS)).any():
+            problems.append(f"{name}: a player label code outside 0..{len(PLAYER_LABELS) - 1}")
+        if (data[:, 1] >= len(BANKER_LABELS)).any():
+            problems.append(f"{name}: a banker label code outside 0..{len(BANKER_LABELS) - 1}")
+        return problems
+    return [f"{name}: not a file of a hand suite"]

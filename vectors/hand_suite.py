@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from tablecert import __version__
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
@@ -108,36 +107,3 @@ def write_hand_suite(suite: str, out_dir: Path, profile_id: str, profile_sha256:
         written.append(WrittenFile(f"expected/{DESCRIPTOR}", "expected", "paigow.hands", profile_id, tests, 0))
         written.append(WrittenFile(f"expected/{LABELS}", "expected", "paigow.hands", profile_id, 0, 0))
     return written
-
-
-def lint_hand_file(path: Path, entry: dict[str, Any]) -> list[str]:
-    """Problems of one hand-suite file (descriptor schema and range; stream length and codes)."""
-    from tablecert.vectors.checks import _first_error, validator
-
-    name = entry["path"]
-    if path.name == DESCRIPTOR:
-        try:
-            desc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            return [f"{name}: not JSON: {err}"]
-        bad = _first_error(validator("hand-stream.schema.json"), desc)
-        if bad:
-            return [f"{name}: schema: {bad}"]
-        problems = []
-        if desc["firstPosition"] != suite_first_position(desc["suite"]) or desc["numberOfHands"] != suite_size(desc["suite"]):
-            problems.append(f"{name}: range does not match the {desc['suite']} suite")
-        if entry["numberOfTests"] != desc["numberOfHands"] * len(HAND_OPS):
-            problems.append(f"{name}: manifest test count {entry['numberOfTests']} is not 2 x {desc['numberOfHands']} hands")
-        return problems
-    if path.name == LABELS:
-        size = path.stat().st_size
-        if size % 2:
-            return [f"{name}: odd length {size}: a stream is two bytes per hand"]
-        data = np.fromfile(path, dtype=np.uint8).reshape(-1, 2)
-        problems = []
-        if (data[:, 0] >= len(PLAYER_LABELS)).any():
-            problems.append(f"{name}: a player label code outside 0..{len(PLAYER_LABELS) - 1}")
-        if (data[:, 1] >= len(BANKER_LABELS)).any():
-            problems.append(f"{name}: a banker label code outside 0..{len(BANKER_LABELS) - 1}")
-        return problems
-    return [f"{name}: not a file of a hand suite"]
