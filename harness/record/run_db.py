@@ -100,8 +100,18 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def dumps(value: Any, **options: Any) -> str:
+    """``value`` as JSON text that UTF-8 can hold (compact unless ``options`` say otherwise):
+    characters as themselves, but all as ``\\u`` escapes when the value holds a lone surrogate
+    (a vendor's JSON ``"\\udc80"``), which no UTF-8 text can hold."""
+    options = {"separators": (",", ":"), **options}
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(value, **options)
+    return text
 
 
 ANSWER_STORED = 4096    # characters of one failing answer kept in the failures table
