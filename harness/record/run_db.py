@@ -4,7 +4,9 @@ Tables:
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
   host, adapter and target, start and end times, state; ``seal``: the run record sealed with the
-  lab's run key (:mod:`tablecert.harness.record.seal`);
+  lab's run key when the run concluded (:mod:`tablecert.harness.record.seal`); ``chain``: the
+  run key's last checkpoint of the record, written with every commit
+  (:mod:`tablecert.harness.record.chain`);
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
