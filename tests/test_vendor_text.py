@@ -152,3 +152,19 @@ def test_sandbox_check_prints_a_vendors_stderr_escaped(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert controls(done.stdout) == [] and controls(done.stderr) == []
     assert "\\x1b[1;32mgreeted: PASS\\x1b[0m\\x07 \\x9b \\u202e" in done.stdout.decode("utf-8")
+
+
+def test_the_fuzz_findings_pdf_shows_hostile_vendor_text_escaped() -> None:
+    from pypdf import PdfReader
+
+    from tablecert.fuzz.findings import findings_pdf
+
+    failure = {"id": 1, "signature": HOSTILE, "config": {}, "case": {}, "expected": {"result": 1},
+               "actual": {"x": HOSTILE}, "vector_file": "v.jsonl", "divergence": HOSTILE}
+    data = {"vendor": {"name": HOSTILE, "version": "<b>", "build": "&"}, "cases": 1, "examples": 1, "verdict": "fail",
+            "settings": {"seed": 0, "budget": 1, "profile": "p", "pinned": False, "ops": ["craps.settle"]},
+            "failures": [failure]}
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(findings_pdf(data))).pages)
+    squeezed = re.sub(r"\s+", "", text)
+    assert "\\u001b[1;32mverdict:PASS\\u001b[0m<b>bold</b>&amp;</para>" in squeezed
+    assert not [ch for ch in text.replace(BULLET, "") if acts_on_a_terminal(ch) and ch != "\n"]
