@@ -2,7 +2,9 @@
 
 A :class:`Runner` is one run: what it is asked is a :class:`~tablecert.harness.run.options.RunOptions`.
 It streams batches from the suite folder (memory bounded by one batch), skips batches a previous
-run already recorded (``resume``), and hands each to the run pipeline (:mod:`tablecert.harness.run`):
+run already recorded (``resume``; with ``checkpoints``, as ``certify`` runs it, every commit to the
+run database is checkpointed by the run key and a resumed database must still hold what its last
+checked checkpoint covers, :mod:`tablecert.harness.record.chain`), and hands each to the run pipeline (:mod:`tablecert.harness.run`):
 ``judge`` sends it through the run's :class:`~tablecert.harness.run.instance.VendorInstance` and
 judges every answer, the :class:`~tablecert.harness.run.recorder.Recorder` records the batch
 atomically. Ops the vendor did not list in ``hello`` are *unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
