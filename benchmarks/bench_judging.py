@@ -11,7 +11,8 @@ clock starts), so the figures are the harness's own cost: sending, reading, deco
 and, for the hand suites, recording.
 
 * Hand suites: ``--hands`` hands of ``joker`` (both ops: twice as many answers) through the whole
-  :class:`~tablecert.harness.run.runner.Runner`, in requests of 20,000 hands, with a canned vendor as a
+  :class:`~tablecert.harness.run.runner.Runner` (each commit checkpointed by a run key, as ``certify``
+  runs it), in requests of 20,000 hands, with a canned vendor as a
   subprocess (compact lines: the byte-identical path; spaced lines: the bulk judge; spaced lines
   with the bulk judge switched off: the strict path, on ``--strict-hands`` hands) and as a Python
   plugin (its answers are Python values).
@@ -46,7 +47,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from tablecert.harness.answers import bulk as bulk_judge
+from tablecert.harness.record.chain import Checkpoints
 
 from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
@@ -187,7 +191,8 @@ def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path, repeat: int
         runs = []
         for _ in range(repeat):
             out = tmp / f"run-{name.split(',')[0]}-{len(os.listdir(tmp))}"
-            run = Runner(opener, joker, out, hand_batch_size=HAND_BATCH, max_hands=n)
+            run = Runner(opener, joker, out, hand_batch_size=HAND_BATCH, max_hands=n,
+                         checkpoints=Checkpoints(Ed25519PrivateKey.generate()))     # as certify runs it
             with strict_only() if strict else _nothing():
                 result = run.run()
             assert result.totals["pass"] == 2 * n and result.totals["fail"] == 0, result.totals

@@ -17,6 +17,7 @@ from tablecert.fuzz.engine import Failure, FuzzStats
 from tablecert.harness.answers.causes import unwrapped
 from tablecert.harness.contract import Hello
 from tablecert.harness.answers.round_findings import divergence_note
+from tablecert.harness.vendor_text import for_pdf, pdf_visible
 from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.suites import MANIFEST, build_manifest
@@ -102,7 +103,8 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
         Paragraph("tablecert fuzz: findings", styles["Title"]),
         Paragraph("Pre-submission exploration. <b>This is not a certificate.</b>", styles["Normal"]),
         Spacer(1, 8),
-        Paragraph(f"Vendor: {vendor['name']} {vendor['version']} ({vendor['build']})", styles["Normal"]),
+        Paragraph(f"Vendor: {for_pdf(vendor['name'])} {for_pdf(vendor['version'])} ({for_pdf(vendor['build'])})",
+                  styles["Normal"]),
         Paragraph(f"Seed {s['seed']}, budget {s['budget']} s, profile {s['profile']}"
                   f"{' (pinned)' if s['pinned'] else ''}, ops: {', '.join(s['ops'])}", styles["Normal"]),
         Paragraph(f"Explored {data['cases']:,} cases in {data['examples']:,} examples. "
@@ -112,12 +114,12 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
     if data["failures"]:
         story.append(Paragraph(f"Replay every finding: <font face='Courier'>{REPLAY_COMMAND}</font>", styles["Normal"]))
     for f in data["failures"]:
-        story.append(Paragraph(f"Finding {f['id']}: {f['signature']}", styles["Heading3"]))
+        story.append(Paragraph(f"Finding {f['id']}: {for_pdf(f['signature'])}", styles["Heading3"]))
         text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
                           f"expected: {json.dumps(unwrapped(f['expected']))}",
                           f"answered: {json.dumps(f['actual'])}", f"vector:   {f['vector_file']}"]
                          + ([f"where:    {f['divergence']}"] if f.get("divergence") else []))
-        story.append(Preformatted(text, styles["Code"], maxLineLength=95, newLineChars=""))
+        story.append(Preformatted(pdf_visible(text), styles["Code"], maxLineLength=95, newLineChars=""))
     doc.build(story)
     return buf.getvalue()
 

@@ -253,18 +253,6 @@ def decode_answer(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
 
 
-def shown(text: Any, limit: int) -> str:
-    """A vendor-provided string made safe to print or typeset: control and format characters
-    (ESC, CR, BEL, bidi overrides...) written as ``\\xNN``/``\\uNNNN`` escapes, and at most ``limit``
-    characters, saying how many more there were."""
-    text = str(text)
-    extra = len(text) - limit
-    text = text[:limit]
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in text)
-    return f"{text}... ({extra:,} more characters)" if extra > 0 else text
-
-
 def same_id(value: Any, request_id: int) -> bool:
     """An answer's id is the request's: the same JSON integer (``true`` and ``1.0`` are not ``1``)."""
     return type(value) is int and value == request_id

@@ -38,8 +38,15 @@ def game_math(profile: str | None = None, progress: Callable[[int, int], None] |
             "title": loaded.title,
             "figures": [_figure(f.name, f.value, f.note) for f in craps_returns(loaded)],
         })
+    return {"craps": craps, "paigow": paigow_figures(progress, recompute, joint_progress)}
+
+
+def paigow_figures(progress: Callable[[int, int], None] | None = None, recompute: bool = False,
+                   joint_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The pai gow figures of :func:`game_math` (``figures`` and ``probabilities``): from the
+    committed ``paigow_exact.toml`` unless ``recompute``."""
     pg = paigow_returns(run_census(progress), joint_progress) if recompute else committed_returns()
-    paigow = {
+    return {
         "figures": [
             _figure("player hand bonus alone: house edge", -pg.player_bonus_alone,
                     "a wager paid only by the 11.20(b) table, from the census"),
@@ -56,7 +63,6 @@ def game_math(profile: str | None = None, progress: Callable[[int, int], None] |
             _figure("both qualify if independent (for comparison)", pg.p_player_qualifies * pg.p_banker_qualifies),
         ],
     }
-    return {"craps": craps, "paigow": paigow}
 
 
 # The craps columns of the text table: (heading, figure name). Come and don't come have the same

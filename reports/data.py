@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
-from tablecert.harness.contract import shown
+from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.record.run_folder import check_database_files, run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
@@ -619,7 +619,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     failures_dir = run_dir / "failures"
     replays = sorted(p.name for p in failures_dir.glob("*.jsonl")) if failures_dir.is_dir() else []
     math = game_math_for_run(meta.get("profile"), meta.get(GAME_MATH_KEY))
-    vendor = {key: shown(value, VENDOR_SHOWN) if isinstance(value, str) else value
+    vendor = {key: for_terminal(value, VENDOR_SHOWN) if isinstance(value, str) else value
               for key, value in (meta.get("vendor") or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,

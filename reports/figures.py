@@ -1,10 +1,14 @@
 """The exact game math of a run's configured wagers, and the comparison with a vendor's declared
 figures (Fraction arithmetic throughout; percentages are rendered from fractions with integers).
 
-The craps figures depend on the profile and are cheap: they are computed for the run's profile
-at render time. The pai gow figures need the all-hands census and the joint count (half a minute),
-so :func:`store_game_math` computes them once and keeps them in the run database's ``meta``
-(key ``game_math``); the report reads them from there and never runs the census itself.
+Every figure a report shows comes from the oracle when the report is rendered, never from the
+run database (whose ``game_math`` meta the run seal leaves out: anyone able to write the run
+folder could change it). The craps figures depend on the profile and are cheap: they are computed
+for the run's profile, and shown only while the shipped profile is the run's. The pai gow figures
+are the oracle's committed exact figures (``paigow_exact.toml``, which the test suite recomputes
+from the census and the joint count). :func:`store_game_math` keeps the figures in the run
+database's ``meta`` (key ``game_math``) for whoever reads the database; for the reports it only
+marks that the run asked for the pai gow figures.
 """
 
 from __future__ import annotations
@@ -83,9 +87,11 @@ def _from_json(entry: dict[str, Any], paigow: bool) -> Figure:
 
 
 def game_math_for_run(profile: dict[str, Any] | None, stored: dict[str, Any] | None) -> GameMath:
-    """Craps figures for the run's profile (computed now, or as stored if the shipped profile has
-    changed since the run), pai gow figures as stored by :func:`store_game_math`."""
+    """Craps figures for the run's profile, computed now (none when the shipped profile has
+    changed since the run), and, when :func:`store_game_math` was asked for them (``stored``), the
+    oracle's pai gow figures: nothing read from ``stored`` is shown."""
     from tablecert.oracle.craps_math import craps_returns
+    from tablecert.oracle.game_math import paigow_figures
     from tablecert.oracle.profiles import ProfileError, load_profile
 
     problems: list[str] = []
@@ -102,16 +108,12 @@ def game_math_for_run(profile: dict[str, Any] | None, stored: dict[str, Any] | N
         title = loaded.title
         craps = [Figure(f.name, f.value, f.percent, f.note) for f in craps_returns(loaded)]
     elif loaded is not None:
-        problems.append(f"the shipped profile {pid} (sha256 {loaded.sha256}) differs from the run's (sha256 {sha})")
-    if not craps and stored:
-        craps = [_from_json(f, False) for block in stored.get("craps", []) for f in block["figures"]]
-        title = next((b.get("title", "") for b in stored.get("craps", [])), "")
-        if craps:
-            problems.append("craps figures are those stored in the run database at the end of the run")
+        problems.append(f"the shipped profile {pid} (sha256 {loaded.sha256}) differs from the run's (sha256 {sha}): "
+                        "no craps figures are shown")
     paigow: list[Figure] = []
     if stored and stored.get("paigow"):
-        pg = stored["paigow"]
-        paigow = [_from_json(f, True) for f in pg.get("figures", []) + pg.get("probabilities", [])]
+        pg = paigow_figures()
+        paigow = [_from_json(f, True) for f in pg["figures"] + pg["probabilities"]]
     return GameMath(pid, title, craps, paigow, bool(paigow), problems)
 
 

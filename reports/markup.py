@@ -2,11 +2,12 @@
 document of headings, paragraphs in ReportLab paragraph markup, tables, the verdict box and charts
 (:mod:`tablecert.reports.layout` turns it into PDF flowables).
 
-Every value a template prints goes through :func:`printable` and then XML escaping (Jinja2's
-autoescape), so a vendor's name such as ``<font size=40>EVIL</font> & <b>`` is shown literally and
-can never add markup. ``printable`` also makes every character visible and exact: characters the
-report fonts cannot show (outside Windows-1252), control and invisible characters become
-``\\uXXXX`` escapes, and a backslash is doubled, so two different strings never look the same.
+Every string a template prints goes through the reports' escaping of vendor text
+(:func:`tablecert.harness.vendor_text.for_pdf`), so a vendor's name such as
+``<font size=40>EVIL</font> & <b>`` is shown literally and can never add markup, and every
+character is visible and exact: characters the report fonts cannot show (outside Windows-1252),
+control and invisible characters become ``\\uXXXX`` escapes, and a backslash is doubled, so two
+different strings never look the same.
 """
 
 from __future__ import annotations
@@ -16,48 +17,18 @@ from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from tablecert.harness.vendor_text import for_pdf
 
 from tablecert.reports.figures import percent
-
-
-@cache
-def _shown() -> frozenset[str]:
-    """Characters shown as themselves: the printable Windows-1252 repertoire."""
-    chars = set()
-    for b in range(0x20, 0x100):
-        try:
-            ch = bytes([b]).decode("cp1252")
-        except UnicodeDecodeError:
-            continue
-        if ch.isprintable() and ch != "\\":
-            chars.add(ch)
-    return frozenset(chars)
-
-
-def printable(text: str) -> str:
-    """``text`` with every character the report cannot show plainly as an escape (see the module)."""
-    shown = _shown()
-    if all(ch in shown for ch in text):
-        return text
-    out = []
-    for ch in text:
-        if ch in shown:
-            out.append(ch)
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ord(ch) <= 0xFFFF:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return "".join(out)
 
 
 def _finalize(value: Any) -> Any:
     if isinstance(value, Markup):
         return value
     if isinstance(value, str):
-        return printable(value)
+        return Markup(for_pdf(value))
     if value is None:
         return ""
     return value
@@ -78,7 +49,7 @@ def lines(text: str) -> Markup:
     out = []
     for line in text.splitlines():
         body = line.lstrip(" ")
-        out.append(Markup("\u00a0" * (len(line) - len(body))) + escape(printable(body)))
+        out.append(Markup("\u00a0" * (len(line) - len(body))) + Markup(for_pdf(body)))
     return Markup("<br/>").join(out)
 
 
@@ -89,7 +60,7 @@ def environment() -> Environment:
                       keep_trailing_newline=False)
     from tablecert.reports.data import difference_value, example_json
 
-    env.filters.update(num=num, share=share, lines=lines, pct=percent, printable=printable, example_json=example_json,
+    env.filters.update(num=num, share=share, lines=lines, pct=percent, example_json=example_json,
                        difference_value=difference_value)
     env.tests["long_difference"] = long_difference
     return env

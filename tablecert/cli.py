@@ -162,7 +162,7 @@ ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tablecert.harness.contract import shown
+    from tablecert.harness.vendor_text import for_terminal
     from tablecert.harness.record.run_db import StorageError
     from tablecert.harness.run import RunError
     from tablecert.oracle.errors import ConfigError
@@ -176,15 +176,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UsageError as err:
-        print(f"tablecert: error: {err}", file=sys.stderr)
+        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
     except (RunError, StorageError) as err:   # may quote a vendor: shown without control characters
-        print(f"tablecert: error: {shown(err, ERROR_SHOWN)}", file=sys.stderr)
+        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
     except RecursionError:
         print("tablecert: error: input nested too deeply", file=sys.stderr)
     except ConfigError as err:
-        print(f"tablecert: error: invalid table config: {err.field}: {err.message}", file=sys.stderr)
+        print(f"tablecert: error: invalid table config: {for_terminal(f'{err.field}: {err.message}', ERROR_SHOWN)}",
+              file=sys.stderr)
     except (OSError, ValueError) as err:  # unreadable files, unknown profiles, bad TOML
-        print(f"tablecert: error: {shown(err, ERROR_SHOWN)}", file=sys.stderr)
+        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
     except KeyboardInterrupt:
         print("tablecert: interrupted", file=sys.stderr)
         return 130

@@ -25,6 +25,19 @@ def progress_bar(label: str, quiet: bool, unit: str = "hands") -> Callable[[int,
     return progress_callback(label, unit)
 
 
+LINE_SHOWN = 4000    # characters of a printed line that may quote a vendor (its answers, names, messages)
+
+
+def say(*lines: str) -> None:
+    """Print lines that may quote a vendor on stdout, each through the terminal's escaping
+    (:func:`tablecert.harness.vendor_text.for_terminal`): vendor text never acts on the terminal."""
+    from tablecert.harness.vendor_text import for_terminal
+
+    for line in lines:
+        for part in line.split("\n"):
+            print(for_terminal(part, LINE_SHOWN), flush=True)
+
+
 def step_printer(quiet: bool) -> Callable[[str], None] | None:
     if quiet:
         return None

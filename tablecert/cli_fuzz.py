@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, sandbox_options,
+from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, sandbox_options, say,
                                   subcommand)
 
 
@@ -41,10 +41,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
                       table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
-                      on_failure=None if args.quiet else lambda f: print(f"found: {f.signature}", flush=True))
+                      on_failure=None if args.quiet else lambda f: say(f"found: {f.signature}"))
     except VendorFault as fault:
         raise UsageError(f"vendor {target!r} cannot be run: {fault}") from None
-    print("\n".join(terminal_lines(result.summary)))
+    say(*terminal_lines(result.summary))
     print(f"results in {out}/: summary.json, findings.pdf{', vectors/' if result.failed else ''}, hypothesis/")
     return EXIT_CODES[result.failed]
 

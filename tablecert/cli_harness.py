@@ -10,7 +10,7 @@ from typing import Any
 
 from tablecert.harness.run.outcomes import Verdict
 from tablecert.cli_common import (PROFILE_HELP, UsageError, add_seal_arguments, add_vendor_arguments, chosen_vendor,
-                                  existing_dir, progress_bar, sandbox_options, step_printer, subcommand)
+                                  existing_dir, progress_bar, sandbox_options, say, step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -31,13 +31,14 @@ CUSTOM_HELP = ("run a suite folder that is not the one this tablecert release ge
 
 MAX_RUN_ANSWER_MB = 32768    # default cap on all the answers of one run
 VENDOR_SHOWN = 80    # characters of a vendor's name, version or build printed on the terminal
+LINE_SHOWN = 4000    # characters of a line of the run's summary printed on the terminal
 
 
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
-    from tablecert.harness.contract import shown
+    from tablecert.harness.vendor_text import for_terminal
 
-    vendor = {k: shown(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
+    vendor = {k: for_terminal(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
     isolation = summary.get("isolation")
     faults = summary.get("fault_totals") or {"count": 0, "recovered": 0}
     custom = " CUSTOM SUITE (not this release's)" if (summary.get("suite_anchor") or {}).get("kind") == "custom" else ""
@@ -46,13 +47,13 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"verdict: {verdict_words(summary)}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
-    lines += [f"  why: {shown(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
+    lines += [f"  why: {for_terminal(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
     if summary.get("stopped"):
         lines.append(f"stopped: {summary['stopped']}")
     started = summary.get("start_failures") or []
     if started:
         lines.append(f"attempts that did not start (before the vendor was identified; not faults): {len(started)}, "
-                     f"the last: {started[-1]['kind']}: {shown(started[-1]['detail'], 200)}")
+                     f"the last: {started[-1]['kind']}: {for_terminal(started[-1]['detail'], 200)}")
     if isolation is not None:
         lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
                                                             if isolation.startswith("none") else ""))
@@ -65,7 +66,7 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
                                                         if (out / name.rstrip("/")).exists()]
     lines.append(f"results in {out}/: {', '.join(parts)}")
-    return "\n".join(lines)
+    return "\n".join(for_terminal(line, LINE_SHOWN) for line in lines)     # causes quote vendors' answers
 
 
 CAUSES_SHOWN = 12
@@ -286,13 +287,15 @@ def cmd_sandbox_check(args: argparse.Namespace) -> int:
     """Start a vendor confined as a run would, say what it could see, greet it: 0 greeted, 2 not."""
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.confine.sandbox_check import check
+    from tablecert.harness.vendor_text import for_terminal
 
     if not args.vendor_cmd:
         raise UsageError("sandbox-check needs --vendor-cmd (only a subprocess vendor is confined)")
     view = check(args.vendor_cmd, SessionOptions(timeout=args.timeout, **sandbox_options(args)))
-    print("\n".join(view.lines()))
+    say(*view.lines())
     if view.problem:
-        print(f"tablecert: error: the vendor did not start confined: {view.problem}", file=sys.stderr)
+        print(f"tablecert: error: the vendor did not start confined: {for_terminal(view.problem, LINE_SHOWN)}",
+              file=sys.stderr)
         return 2
     return 0
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import UsageError, add_seal_arguments, progress_bar, subcommand
+from tablecert.cli_common import UsageError, add_seal_arguments, progress_bar, say, subcommand
 
 
 def _run_dir(text: str) -> Path:
@@ -66,7 +66,7 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
         trust = os.environ.get("TABLECERT_TRUST") or None
     parts = check_report(args.file, args.summary, args.pubkey, args.cert, trust)
     for part in parts:
-        print(format_part(*part))
+        say(format_part(*part))
     if any(ok is False for _, ok, _ in parts):
         return 1
     if any(ok is None for _, ok, _ in parts):
@@ -90,7 +90,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         diff = run_diff(old, new)
     except RunDiffError as err:
         raise UsageError(str(err)) from None
-    print("\n".join(terminal_lines(diff)))
+    say(*terminal_lines(diff))
     if args.out:
         out = prepare_run_folder(Path(args.out))
         write_atomically(out / "diff.json", (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())

@@ -14,7 +14,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options,
+from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
                                   subcommand)
 
 
@@ -73,7 +73,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
     data = summary(outcomes, results, seed, collected)
     write_run(out, outcomes, data, render_report)
     failed = [r for r in results if r.rejected]
-    print(f"vendor:  {outcomes.vendor['name']} {outcomes.vendor['version']} ({outcomes.vendor['build']})")
+    say(f"vendor:  {outcomes.vendor['name']} {outcomes.vendor['version']} ({outcomes.vendor['build']})")
     print(f"verdict: {data['verdict'].upper()}  {len(results)} tests, {len(failed)} rejected "
           f"(Holm, family-wise alpha {data['plan']['alpha']}); {len(outcomes.faces):,} rolls, {len(outcomes.decks):,} decks")
     for r in failed:

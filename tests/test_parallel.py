@@ -56,7 +56,7 @@ def rows(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
             order = ", ".join(str(i + 1) for i in range(len(db.execute(f"SELECT * FROM {t}").description))) \
                 if t in keyed else "rowid"
             out[t] = db.execute(f"SELECT * FROM {t} ORDER BY {order}").fetchall()
-    out["meta"] = [r for r in db.execute("SELECT * FROM meta ORDER BY key") if r[0] not in TIMINGS | {"seal"}]   # a seal signs the times too
+    out["meta"] = [r for r in db.execute("SELECT * FROM meta ORDER BY key") if r[0] not in TIMINGS | {"seal", "chain"}]   # a seal or checkpoint signs the times too
     db.close()
     return out
 

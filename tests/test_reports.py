@@ -40,7 +40,7 @@ from tablecert.reports import (
 from tablecert.reports.data import load_report_data
 from tablecert.reports.figures import compare
 from tablecert.reports.inputs import ReportInputError, load_declared, parse_figure
-from tablecert.reports.markup import printable
+from tablecert.harness.vendor_text import pdf_visible as printable
 from tablecert.vectors.suites import generate
 
 EVIL = "<font size=40>EVIL</font> & <b>"

@@ -32,7 +32,7 @@ from tablecert.harness.record.verdict import conclude
 TESTS = Path(__file__).parent
 WRONG = "faulty_vendors:FreeOddsLimitUnitLow"        # one unit low on the free odds limit: fails edge
 SLOW_WRONG = "seal_vendors:SlowFreeOddsLimitUnitLow"
-DROP = {"started", "finished", "host", "seal"}          # differ between any two runs
+DROP = {"started", "finished", "host", "seal", "chain"}          # differ between any two runs
 
 
 def tablecert(*args: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.CompletedProcess[str]:
@@ -438,3 +438,28 @@ def test_a_sealed_run_changed_before_resume_is_refused(edge: Path, runs: dict[st
     shutil.rmtree(run)
     shutil.copytree(runs["whole"], run)
     assert certify(edge, run, "--resume").returncode == 1          # as sealed: it resumes (to the same verdict)
+
+
+def test_a_changed_pai_gow_house_edge_in_run_db_is_never_signed(runs: dict[str, Path], keys: dict[str, Path],
+                                                                tmp_path: Path) -> None:
+    """The game math is not sealed (issue 32): the signed certificate shows the oracle's figure."""
+    from pypdf import PdfReader
+
+    from tablecert.oracle.paigow_math import committed_returns
+
+    run = tmp_path / "whole"
+    shutil.copytree(runs["whole"], run)
+    db = sqlite3.connect(run / "run.db")
+    math = json.loads(db.execute("SELECT value FROM meta WHERE key = 'game_math'").fetchone()[0])
+    for figure in math["paigow"]["figures"]:
+        if figure["name"].startswith("imperial wager"):
+            figure["exact"], figure["percent"] = "4321/100000", "4.321%"
+    with db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'game_math'", (json.dumps(math),))
+    db.close()
+    signed = tablecert("report", str(run), "--sign", str(keys["sign"]))
+    assert signed.returncode == 0, signed.stderr
+    text = re.sub(r"\s+", "", "".join(page.extract_text() for page in PdfReader(run / "certificate.pdf").pages))
+    imperial = -committed_returns().imperial
+    assert "paigow.imperial.house_edge" in text and f"{imperial.numerator}/{imperial.denominator}" in text
+    assert "4321/100000" not in text and "4.321" not in text

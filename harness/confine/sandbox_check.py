@@ -12,11 +12,13 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 
-from tablecert.harness.contract import SessionOptions, VendorFault, shown
+from tablecert.harness.contract import SessionOptions, VendorFault
+from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.confine.sandbox import SAFE_PATH, Sandbox, plan, resolve
 
 PROBE = ("echo \"user: $(id)\"; echo '--mounts'; cat /proc/self/mountinfo; echo '--limits'; cat /proc/self/limits; "
          "echo '--net'; cat /proc/net/dev")
+LINE_SHOWN = 2000    # characters of a line printed (a vendor's stderr or error text may be longer)
 SHOWN_LIMITS = ("Max processes", "Max file size", "Max address space", "Max cpu time", "Max open files")
 
 
@@ -48,7 +50,7 @@ class SandboxView:
         if self.interfaces:
             out.append(f"network interfaces: {', '.join(self.interfaces)}")
         out.append(f"hello: {self.greeted}" if self.greeted else f"problem: {self.problem}")
-        return out
+        return [for_terminal(line, LINE_SHOWN) for line in out]     # vendor text (stderr, hello, errors) is data
 
 
 def _probe(sandbox: Sandbox, view: SandboxView) -> None:
@@ -104,7 +106,7 @@ def check(command: str, options: SessionOptions) -> SandboxView:
         session = SubprocessAdapter().open(command, options)
         try:
             hello = session.hello()
-            view.greeted = (f"{shown(hello.name, 80)} {shown(hello.version, 40)} ({shown(hello.build, 40)}), "
+            view.greeted = (f"{for_terminal(hello.name, 80)} {for_terminal(hello.version, 40)} ({for_terminal(hello.build, 40)}), "
                             f"{hello.protocol}, ops {', '.join(hello.ops)}")
         finally:
             session.close()

@@ -146,4 +146,9 @@ class JudgedRecord:
                 f"{db.path}: the run database no longer holds what the harness recorded (changed: "
                 f"{', '.join(changed)}); something outside tablecert wrote to it during the run, so no verdict "
                 "is written (run the vendor confined, --isolation auto, in a new run folder)")
+        return self.digest()
+
+    def digest(self) -> dict[str, Any]:
+        """The record as it stands, as written to ``summary.json`` (:func:`digest_of`; the fixed
+        lanes only): what the run key's checkpoints sign (:mod:`tablecert.harness.record.chain`)."""
         return digest_of(self.sums, self.counts, self.hands.only(PUBLIC), self.causes)

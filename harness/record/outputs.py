@@ -25,19 +25,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from tablecert.harness.answers.causes import analyse, keep_spectrum
 from tablecert.harness.answers.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
 from tablecert.harness.run.protocol_versions import NEEDS_V2, V2, hello_request
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.record.run_db import RunDatabase, dumps
 from tablecert.harness.answers.round_findings import shortest_script
 from tablecert.harness.record.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
                                          replace_folder, replay_name, write_atomically)
 from tablecert.harness.record.verdict import fault_counts
 from tablecert.harness.run.outcomes import Outcome, Verdict
+from tablecert.harness.vendor_text import for_xml
 
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
@@ -96,8 +96,13 @@ def summary(db: RunDatabase) -> dict[str, Any]:
 
 def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
     data = summary(db)
-    write_atomically(run_dir / "summary.json", (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_atomically(run_dir / "summary.json", (dumps(data, indent=2, separators=(",", ": ")) + "\n").encode("utf-8"))
     return data
+
+
+def _attr(value: object) -> str:
+    """A quoted XML attribute value (vendor text escaped: :func:`~tablecert.harness.vendor_text.for_xml`)."""
+    return f'"{for_xml(value)}"'
 
 
 def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
@@ -135,7 +140,7 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
         counts = ops[op]
         flags = op_flags.get(op, {})
         shown = min(len(faults_by_op.get(op, [])), JUNIT_FAULTS + 1)
-        lines.append(f'  <testsuite name={quoteattr(op)} tests="{sum(counts.values())}" '
+        lines.append(f'  <testsuite name={_attr(op)} tests="{sum(counts.values())}" '
                      f'failures="{counts.get(Outcome.FAIL, 0)}" errors="{counts.get(Outcome.FAULT, 0)}" '
                      f'skipped="{counts.get(Outcome.UNSUPPORTED, 0)}">')
         for number, cause, n in by_op.get(op, []):
@@ -144,12 +149,12 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
             c = flags[flag]
             if c.get(Outcome.FAIL):
                 continue               # under its cause above
-            lines.append(f'    <testcase classname={quoteattr(op)} name={quoteattr(flag)}>')
+            lines.append(f'    <testcase classname={_attr(op)} name={_attr(flag)}>')
             if c.get(Outcome.FAULT) and not c.get(Outcome.PASS):
                 lines.append(f'      <error message="{c[Outcome.FAULT]} vectors not answered (vendor fault)"/>')
             elif c.get(Outcome.UNSUPPORTED) and not c.get(Outcome.PASS):
                 why = NEEDS_V2 if op in declared else "op or feature not declared in the vendor's hello"
-                lines.append(f'      <skipped message={quoteattr(why)}/>')
+                lines.append(f'      <skipped message={_attr(why)}/>')
             lines.append("    </testcase>")
         lines += _fault_cases(faults_by_op.get(op, []))
         lines.append("  </testsuite>")
@@ -181,8 +186,8 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list
     body += hands
     message = f"{n:,} failing vector{'s' if n != 1 else ''}: {cause['cause']}"
     name = f"cause {number}: {cause['cause']}"
-    return [f"    <testcase classname={quoteattr(op)} name={quoteattr(name)}>",
-            f"      <failure message={quoteattr(message)}>{escape(chr(10).join(body))}</failure>",
+    return [f"    <testcase classname={_attr(op)} name={_attr(name)}>",
+            f"      <failure message={_attr(message)}>{for_xml(chr(10).join(body))}</failure>",
             "    </testcase>"]
 
 
@@ -195,11 +200,11 @@ def _fault_cases(faults: list[dict[str, Any]]) -> list[str]:
                if f["n"] else "hello")
         name = f"vendor fault {f['kind']}: {f['file'] or 'start'} {hit} (attempt {f['attempt']})"
         message = f"{f['kind']}: {f['detail']}" + (" (a retry then answered these cases)" if f["recovered"] else "")
-        lines += [f"    <testcase classname={quoteattr(f['op'])} name={quoteattr(name)}>",
-                  f"      <error type={quoteattr(f['kind'])} message={quoteattr(message[:2000])}/>",
+        lines += [f"    <testcase classname={_attr(f['op'])} name={_attr(name)}>",
+                  f"      <error type={_attr(f['kind'])} message={_attr(message[:2000])}/>",
                   "    </testcase>"]
     if len(faults) > JUNIT_FAULTS:
-        lines += [f'    <testcase classname={quoteattr(faults[0]["op"])} name="vendor faults not listed">',
+        lines += [f'    <testcase classname={_attr(faults[0]["op"])} name="vendor faults not listed">',
                   f'      <error type="fault" message="{len(faults) - JUNIT_FAULTS} more vendor faults of this op '
                   f'(summary.json lists them all)"/>', "    </testcase>"]
     return lines

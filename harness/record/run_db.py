@@ -4,7 +4,9 @@ Tables:
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version,
   host, adapter and target, start and end times, state; ``seal``: the run record sealed with the
-  lab's run key (:mod:`tablecert.harness.record.seal`);
+  lab's run key when the run concluded (:mod:`tablecert.harness.record.seal`); ``chain``: the
+  run key's last checkpoint of the record, written with every commit
+  (:mod:`tablecert.harness.record.chain`);
 * ``batches`` (file, op, first_tc, n, status): every batch done (``done``, ``unsupported``,
   ``partial``: some cases answered and some lost to a vendor fault, or ``fault``: none answered);
   a resumed run skips these;
@@ -29,7 +31,11 @@ Tables:
 
 Passing vectors are counted, not stored. Each batch's results and its ``batches`` row are written
 in one transaction, so a run killed at any point (even with SIGKILL) resumes to exactly the
-results of an uninterrupted run.
+results of an uninterrupted run. A run's database can be given a ``before_commit`` step
+(:attr:`RunDatabase.before_commit`), run inside every transaction the harness commits (a batch, a
+meta value, a start fault) just before its COMMIT: the run key's checkpoint of the record as that
+transaction leaves it (``meta`` key ``chain``, :mod:`tablecert.harness.record.chain`), so no row is
+ever committed without the checkpoint that covers it.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import json
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +102,18 @@ def has_table(db: sqlite3.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def dumps(value: Any, **options: Any) -> str:
+    """``value`` as JSON text that UTF-8 can hold (compact unless ``options`` say otherwise):
+    characters as themselves, but all as ``\\u`` escapes when the value holds a lone surrogate
+    (a vendor's JSON ``"\\udc80"``), which no UTF-8 text can hold."""
+    options = {"separators": (",", ":"), **options}
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(value, **options)
+    return text
 
 
 ANSWER_STORED = 4096    # characters of one failing answer kept in the failures table
@@ -153,6 +169,8 @@ class RunDatabase:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.before_commit: Callable[[], None] | None = None
+        """Run inside every transaction this object commits, just before COMMIT (see the module)."""
         check_database_files(path)   # SQLite follows links: a planted one would put the database elsewhere
         with self._storage():
             created = not path.exists()
@@ -190,6 +208,11 @@ class RunDatabase:
         with self._storage(), self.db:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, dumps(v)) for k, v in values.items()])
+            self._before_commit()
+
+    def _before_commit(self) -> None:
+        if self.before_commit is not None:
+            self.before_commit()
 
     def meta(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta ORDER BY key")}
@@ -198,13 +221,14 @@ class RunDatabase:
     def done_batches(self) -> set[tuple[str, str, int]]:
         return {(f, o, t) for f, o, t in self.db.execute("SELECT file, op, first_tc FROM batches")}
 
-    def record(self, outcome: BatchOutcome) -> bool:
+    def record(self, outcome: BatchOutcome, then: Callable[[], None] | None = None) -> bool:
         """Write one batch's results atomically; a batch already recorded is left as it is (a batch
-        executed twice counts once): False then."""
+        executed twice counts once): False then. ``then`` runs in the transaction once the rows are
+        written, before :attr:`before_commit` (the harness's own record of the batch)."""
         with self._storage():
-            return self._record(outcome)
+            return self._record(outcome, then)
 
-    def _record(self, outcome: BatchOutcome) -> bool:
+    def _record(self, outcome: BatchOutcome, then: Callable[[], None] | None) -> bool:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -230,6 +254,9 @@ class RunDatabase:
                 "INSERT INTO hand_causes VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (op, expected, actual, cause) DO UPDATE SET n = n + excluded.n",
                 [(*cell, n) for cell, n in outcome.hand_causes.items()])
+            if then is not None:
+                then()
+            self._before_commit()
             db.execute("COMMIT")
             return True
         except BaseException:
@@ -292,14 +319,17 @@ class RunDatabase:
             out.append(rec)
         return out
 
-    def record_start_fault(self, kind: str, detail: str, stderr_tail: str) -> tuple[Any, ...]:
-        """A vendor that could not be started or greeted: a fault of op ``hello`` with no cases
-        (the row written is returned)."""
+    def record_start_fault(self, kind: str, detail: str, stderr_tail: str,
+                           then: Callable[[tuple[Any, ...]], None] | None = None) -> None:
+        """A vendor that could not be started or greeted: a fault of op ``hello`` with no cases;
+        ``then`` is given the row written, in the transaction (as :meth:`record`'s)."""
         row = ("", "hello", 0, 0, 1, kind, detail, stderr_tail, 0)
         with self._storage(), self.db:
             self.db.execute("BEGIN")
             self.db.execute("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-        return row
+            if then is not None:
+                then(row)
+            self._before_commit()
 
     def poisoned(self) -> list[dict[str, Any]]:
         """The cases that fault the vendor on their own, in suite order."""

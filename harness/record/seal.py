@@ -31,12 +31,15 @@ rows (:func:`tablecert.harness.record.judged_record.database_digest`), which tie
 **What it does not cover**: the suite's files (only their manifest's digest is sealed; the
 suite folder is anchored again where it is read), the responses file's bytes (only their digest),
 ``summary.json``, ``junit.xml``, ``failures/`` and the PDFs (all recomputed from the database and
-signed with the report key), and anything before the run was concluded: the seal says which
-process with the lab's key recorded this, not that the vendor answered honestly, nor that the
-host running tablecert was not itself compromised; a run interrupted before it concluded holds no
-seal, so ``--resume`` takes its database as found (a run sealed before is checked,
-:func:`check_resumed`) (whoever holds the run key can seal anything,
-as in in-toto a functionary's key vouches only for its own step).
+signed with the report key), and the game math (the reports take it from the oracle, never from
+the database): the seal says which process with the lab's key recorded this, not that the vendor
+answered honestly, nor that the host running tablecert was not itself compromised (whoever holds
+the run key can seal anything, as in in-toto a functionary's key vouches only for its own step).
+
+**Before the run concludes** the record is sealed as it grows: every transaction the harness
+commits carries a checkpoint signed by the run key (:mod:`tablecert.harness.record.chain`), and
+``--resume`` continues only a database whose last checkpoint (or, for a concluded run, whose
+seal) covers exactly what it holds; one with neither is refused (start the run again).
 """
 
 from __future__ import annotations
@@ -59,8 +62,11 @@ from tablecert.harness.record.run_db import RunDatabase
 
 SEAL = "seal"
 """The meta key holding the seal."""
-NOT_SEALED = frozenset({SEAL, "game_math"})
-"""Meta keys the record leaves out: the seal, and the game math the reports may add later."""
+CHAIN = "chain"
+"""The meta key holding the run's last checkpoint (:mod:`tablecert.harness.record.chain`)."""
+NOT_SEALED = frozenset({SEAL, CHAIN, "game_math"})
+"""Meta keys the record leaves out: the seal, the last checkpoint, and the game math the reports
+may add later (never read back: the reports take the figures from the oracle)."""
 PAYLOAD_TYPE = "application/vnd.tablecert.run-record.v1+json"
 UNSEALED_TABLES = {
     "confusion": "op, expected, actual, n",
@@ -124,16 +130,22 @@ def run_record(db: RunDatabase) -> dict[str, Any]:
             "tables": row_digests(db, UNSEALED_TABLES)}
 
 
-def _signed_bytes(record: dict[str, Any]) -> tuple[bytes, bytes]:
-    """(payload, the DSSE pre-authentication encoding of it that is signed)."""
+def signed_bytes(record: dict[str, Any], payload_type: str = PAYLOAD_TYPE) -> tuple[bytes, bytes]:
+    """(payload: the record's canonical JSON, the DSSE pre-authentication encoding of it that is
+    signed, ``DSSEv1 <len> <payloadType> <len> <payload>``)."""
     payload = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    kind = PAYLOAD_TYPE.encode("ascii")
-    return payload, b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
+    return payload, dsse(payload, payload_type)
+
+
+def dsse(payload: bytes, payload_type: str) -> bytes:
+    """The DSSE pre-authentication encoding of ``payload`` (what is signed and verified)."""
+    kind = payload_type.encode("ascii")
+    return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
 
 
 def seal_run(db: RunDatabase, key: Ed25519PrivateKey) -> dict[str, Any]:
     """Seal the run database's record with ``key`` (kept in its meta; returned)."""
-    payload, signed = _signed_bytes(run_record(db))
+    payload, signed = signed_bytes(run_record(db))
     pub = key.public_key()
     seal = {"payloadType": PAYLOAD_TYPE, "keyid": fingerprint(pub),
             "public_key": base64.b64encode(raw_public(pub)).decode("ascii"),
@@ -149,20 +161,6 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
     try:
         keep_spectrum(db, run_dir)          # the findings' counts of the suite, sealed with the record
         seal_run(db, key)
-    finally:
-        db.close()
-
-
-def check_resumed(db_path: Path, key: Ed25519PrivateKey) -> None:
-    """A run continued with ``--resume`` that was sealed when it last concluded must still be as
-    sealed, by ``key`` (SealError if not). A run interrupted before concluding holds no seal: its
-    database is taken as found (see the module docstring)."""
-    if not db_path.is_file():
-        return
-    db = RunDatabase(db_path)
-    try:
-        if SEAL in db.meta():
-            check_seal(db, [key.public_key()], str(db_path.parent))
     finally:
         db.close()
 
@@ -183,7 +181,7 @@ def check_seal(db: RunDatabase, trusted: list[Ed25519PublicKey], what: str) -> s
     except ValueError:
         raise SealError(f"{what}: the run seal is malformed; not accepted") from None
     keyid = seal.get("keyid")
-    _payload, signed = _signed_bytes(run_record(db))
+    _payload, signed = signed_bytes(run_record(db))
     for key in trusted:
         if fingerprint(key) != keyid:
             continue
@@ -221,5 +219,5 @@ def _check_responses(responses: Any, what: str) -> None:
                         f"{responses.get('bytes')} bytes); not accepted")
 
 
-__all__ = ["SEAL", "SealError", "check_resumed", "check_seal", "default_key_path", "run_key", "run_record",
-           "seal_folder", "seal_run", "trusted_seal_keys"]
+__all__ = ["CHAIN", "SEAL", "SealError", "check_seal", "dsse", "default_key_path", "run_key", "run_record",
+           "seal_folder", "seal_run", "signed_bytes", "trusted_seal_keys"]

@@ -4,8 +4,10 @@ The suite is generated into ``OUT/suite`` unless a suite folder is given; an exi
 reused only when it is the release's suite and profile asked for (:mod:`tablecert.vectors.anchor`).
 A suite folder given must be the release's too, unless the lab asks for a custom suite; it is
 copied into ``OUT/suite`` and the copy anchored and run, so the bytes judged are the bytes checked.
-The run's record is sealed with the lab's run key (:mod:`tablecert.harness.record.seal`) before any output
-is written. The run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.record.outputs`), which
+The run's record is sealed as it grows, each commit carrying a checkpoint signed by the lab's run
+key, and ``--resume`` continues only a record whose last checkpoint checks
+(:mod:`tablecert.harness.record.chain`); it is sealed with the run key when it concludes
+(:mod:`tablecert.harness.record.seal`), before any output is written. The run database and outputs go to ``OUT`` (see :mod:`tablecert.harness.record.outputs`), which
 the run holds locked and never writes through a link (:mod:`tablecert.harness.record.run_folder`). What
 ``certify`` is asked is one typed value, :class:`CertifyOptions`; the certificate and findings
 PDFs are the layer above's job, done by the report step the caller passes (``then``: the command
@@ -22,7 +24,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.record import seal
+from tablecert.harness.record import chain, seal
 
 from tablecert.harness.suites import cache as suite_cache
 from tablecert.harness.contract import VendorTarget
@@ -185,8 +187,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
     key_folder = (outputs.seal_key.resolve() if outputs.seal_key is not None else seal.default_key_path()).parent
     with locked_run_folder(out):
         check_database_files(out / "run.db")
-        if run.resume:
-            seal.check_resumed(out / "run.db", key)
+        head = chain.resumed_head(out / "run.db", key, str(out)) if run.resume else None
         folder, anchor = prepare_suite(suite, scope.profile, out, scope.suite_dir, options.step, scope.custom_suite,
                                        scope.cache_dir)
         # What a confined vendor must not see, should one of them lie in a tree bound into its sandbox
@@ -202,6 +203,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
         run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
                     **({"run_id": outputs.run_id} if outputs.run_id is not None else {})}
         runner = Runner(vendor.opener(), folder, out, replace(run, run_meta=run_meta,
+                                                              checkpoints=chain.Checkpoints(key, head),
                                                               parallel=run.parallel and replace(run.parallel,
                                                                                                 vendor=vendor)))
         live_run = None

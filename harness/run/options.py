@@ -15,6 +15,7 @@ from tablecert.harness.run.hand_slices import HandSlice
 from tablecert.harness.run.recovery import FaultPolicy
 
 if TYPE_CHECKING:
+    from tablecert.harness.record.chain import Checkpoints
     from tablecert.harness.run.runner import Runner
 
 
@@ -43,7 +44,10 @@ class RunOptions:
     and the verdict is ``incomplete``; ``max_run_seconds``: likewise once this invocation has run
     this long (``--resume`` continues); ``parallel``: runs the batches instead of the one-worker
     loop; ``run_meta``: kept in a new run's meta (``adapter``, ``target``, ``suite_anchor``,
-    ``run_id``); ``progress(done, total)``: told the vectors met so far."""
+    ``run_id``); ``progress(done, total)``: told the vectors met so far; ``checkpoints``: the run
+    key's chain, signing every transaction committed to the run's database (a resumed run's
+    checked before, :mod:`tablecert.harness.record.chain`; ``certify`` always gives one; None:
+    none, as for a run in a test)."""
 
     batch_size: int | None = None
     hand_batch_size: int | None = None
@@ -58,3 +62,4 @@ class RunOptions:
     parallel: SpreadRun | None = None
     run_meta: Mapping[str, Any] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None
+    checkpoints: Checkpoints | None = None

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id, shown
+from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id
+from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.run.recovery import merge
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.batch import Batch
@@ -54,7 +55,7 @@ def negotiated(answer: Any, asked: str) -> Hello:
     offered = SPOKEN if asked == V2 else (V1,)
     protocol = answer.get("protocol", V1)
     if protocol not in offered:
-        raise VendorFault(FaultKind.BAD_HELLO, f"hello names protocol {shown(repr(protocol), 80)}; the harness "
+        raise VendorFault(FaultKind.BAD_HELLO, f"hello names protocol {for_terminal(repr(protocol), 80)}; the harness "
                                                f"offered {', '.join(offered)}")
     return replace(hello, protocol=protocol)
 

@@ -26,13 +26,14 @@ from tablecert.harness.record.verdict import Decision, conclude
 
 class Recorder:
     """Records one run's outcomes (see the module docstring). ``progress(done, total)`` is told
-    the vectors met so far."""
+    the vectors met so far; ``judged``: the harness's record of the database as opened, when the
+    caller made it already (a run whose checkpoints sign it), else made here."""
 
     def __init__(self, db: RunDatabase, *, stop_after_failures: int | None = None,
                  max_run_answer_bytes: int | None = None, max_run_seconds: float | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+                 progress: Callable[[int, int], None] | None = None, judged: JudgedRecord | None = None) -> None:
         self.db = db
-        self.judged = JudgedRecord(db)
+        self.judged = judged if judged is not None else JudgedRecord(db)
         self.failures = db.outcome_totals()[Outcome.FAIL]
         self.stop_after_failures = stop_after_failures
         self.max_run_answer_bytes = max_run_answer_bytes
@@ -44,8 +45,7 @@ class Recorder:
 
     def record(self, outcome: BatchOutcome) -> None:
         """Write one batch's outcome and account for it."""
-        if self.db.record(outcome):
-            self.judged.add(outcome)
+        self.db.record(outcome, then=lambda: self.judged.add(outcome))
         self.failures += outcome.failed
 
     def advance(self, done: int, total: int) -> None:

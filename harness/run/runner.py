@@ -2,7 +2,9 @@
 
 A :class:`Runner` is one run: what it is asked is a :class:`~tablecert.harness.run.options.RunOptions`.
 It streams batches from the suite folder (memory bounded by one batch), skips batches a previous
-run already recorded (``resume``), and hands each to the run pipeline (:mod:`tablecert.harness.run`):
+run already recorded (``resume``; with ``checkpoints``, as ``certify`` runs it, every commit to the
+run database is checkpointed by the run key and a resumed database must still hold what its last
+checked checkpoint covers, :mod:`tablecert.harness.record.chain`), and hands each to the run pipeline (:mod:`tablecert.harness.run`):
 ``judge`` sends it through the run's :class:`~tablecert.harness.run.instance.VendorInstance` and
 judges every answer, the :class:`~tablecert.harness.run.recorder.Recorder` records the batch
 atomically. Ops the vendor did not list in ``hello`` are *unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
@@ -41,7 +43,9 @@ from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.run.outcomes import Verdict
 from tablecert.harness.run.stats import InstanceStats
 from tablecert.harness.live.run import LIVE_SUITE_OPS
+from tablecert.harness.record.judged_record import JudgedRecord
 from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.record.seal import SealError
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, describe, identity_of, same_vendor
 from tablecert.harness.run.judging import judge
@@ -109,6 +113,13 @@ class Runner:
         if db_path.exists() and not options.resume:
             raise RunError(f"{db_path} exists: continue it with --resume, or choose a new run folder")
         self.db = RunDatabase(db_path)
+        judged = JudgedRecord(self.db)
+        if options.checkpoints is not None:
+            try:
+                options.checkpoints.attach(self.db, judged)
+            except SealError:
+                self.db.close()
+                raise
         manifest = load_manifest(suite_dir)
         digest = manifest_digest(suite_dir)
         meta = self.db.meta()
@@ -135,7 +146,7 @@ class Runner:
         self.recovery = self.instance.recovery
         self.recorder = Recorder(self.db, stop_after_failures=options.stop_after_failures,
                                  max_run_answer_bytes=options.max_run_answer_bytes,
-                                 max_run_seconds=options.max_run_seconds, progress=options.progress)
+                                 max_run_seconds=options.max_run_seconds, progress=options.progress, judged=judged)
         self.recorder.answer_bytes = lambda: self.instance.answer_bytes
 
     def _scope_meta(self, manifest: dict[str, Any], digest: str, require: str | None) -> None:
@@ -257,7 +268,7 @@ class Runner:
                             "stderr": err.stderr_tail[-START_FAILURE_STDERR:]})
             self.db.set_meta(start_failures=history)
         else:
-            self.recorder.judged.add_fault(self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail))
+            self.db.record_start_fault(err.kind.value, err.detail, err.stderr_tail, then=self.recorder.judged.add_fault)
         if not resumed:
             self.db.set_meta(state="not_started", not_started=why, finished=utc_now())
             self._conclude()
