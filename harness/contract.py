@@ -147,7 +147,8 @@ class Confined(ABC):
 
     isolation: str
     limits: dict[str, Any] | None = None
-    bound: tuple[str, ...] = ()       # the host paths bound in read-only besides the system folders
+    bound: tuple[str, ...] | None = None   # the host paths bound in read-only besides the system folders
+                                           # (None: no file system of its own, it sees the host's)
 
 
 class RawBatches(ABC):
@@ -205,9 +206,11 @@ def limits_of(session: VendorSession) -> dict[str, Any] | None:
     return session.limits if isinstance(session, Confined) else None
 
 
-def bound_of(session: VendorSession) -> tuple[str, ...]:
-    """The host paths a confined session's vendor sees read-only besides the system folders."""
-    return session.bound if isinstance(session, Confined) else ()
+def bound_of(session: VendorSession) -> list[str] | None:
+    """The host paths a confined session's vendor sees read-only besides the system folders (None:
+    it has no file system of its own)."""
+    bound = session.bound if isinstance(session, Confined) else None
+    return list(bound) if bound is not None else None
 
 
 @runtime_checkable

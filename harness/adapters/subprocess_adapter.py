@@ -153,7 +153,7 @@ class SubprocessSession(RawExchange, Metered, Confined):
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
         self.limits = sandbox.limits
-        self.bound = sandbox.bound
+        self.bound = sandbox.bound if sandbox.prefix else None
         self._sandboxed = bool(sandbox.prefix)
         try:
             self._started = sandbox.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -205,7 +205,7 @@ class SubprocessSession(RawExchange, Metered, Confined):
         try:
             return greet(lambda request: self._call(request, self._options.timeout), self._checked)
         except VendorFault as fault:
-            hint = unbound_hint(self.bound) if self._sandboxed and fault.kind is FaultKind.CRASH else ""
+            hint = unbound_hint(self.bound) if self.bound is not None and fault.kind is FaultKind.CRASH else ""
             if not hint:
                 raise
             raise VendorFault(fault.kind, fault.detail + hint, fault.stderr_tail) from None

@@ -210,7 +210,7 @@ class Runner:
         self.db.set_meta(vendor_hello=dict(hello.raw), vendor=identity, protocol=hello.protocol,
                          vendor_capabilities=hello.raw.get("capabilities"),
                          isolation=isolation_of(session) or "unknown (outside adapter)",
-                         vendor_limits=limits_of(session), vendor_bound=list(bound_of(session)))
+                         vendor_limits=limits_of(session), vendor_bound=bound_of(session))
 
     @property
     def progress(self) -> Callable[[int, int], None] | None:
