@@ -37,16 +37,24 @@ class Kit:
     build: tuple[tuple[str, ...], ...]
     skeleton: tuple[str, ...]
     example: tuple[str, ...]
+    ledger_source: str             # where tests/kit_vendors' ledger-tables vendor goes in the kit
+    ledger_build: tuple[str, ...]
+    ledger: tuple[str, ...]
 
 
 KITS = {
-    "cpp": Kit("cpp", ("g++", "make"), (("make", "-j2"),), ("build/skeleton",), ("build/example",)),
+    "cpp": Kit("cpp", ("g++", "make"), (("make", "-j2"),), ("build/skeleton",), ("build/example",),
+               "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",)),
     "csharp": Kit("csharp", ("mcs", "mono", "make"), (("make",),), ("mono", "build/skeleton.exe"),
-                  ("mono", "build/example.exe")),
-    "java": Kit("java", ("javac", "jar", "java", "make"), (("make",),), ("build/skeleton",), ("build/example",)),
+                  ("mono", "build/example.exe"), "src/LedgerTables.cs", ("make", "build/LedgerTables.exe"),
+                  ("mono", "build/LedgerTables.exe")),
+    "java": Kit("java", ("javac", "jar", "java", "make"), (("make",),), ("build/skeleton",), ("build/example",),
+                "src/tablecert/kit/LedgerTables.java", ("make", "build/LedgerTables"), ("build/LedgerTables",)),
     "typescript": Kit("typescript", ("node", "npm"), (("npm", "ci", "--no-audit", "--no-fund"), ("npm", "run", "build")),
-                      ("node", "build/skeleton.js"), ("node", "build/example_craps.js")),
+                      ("node", "build/skeleton.js"), ("node", "build/example_craps.js"), "src/ledger_tables.ts",
+                      ("npm", "run", "build"), ("node", "build/ledger_tables.js")),
 }
+LEDGER_VENDORS = Path(__file__).parent / "kit_vendors"
 
 
 def tablecert(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -123,3 +131,76 @@ def check_example_passes(folder: Path, kit: Kit, standard: Path, out: Path) -> N
     assert summary["totals"]["fail"] == 0 and summary["totals"]["fault"] == 0 and not summary["faults"]
     assert summary["verdict"] == "scoped_pass"
     assert summary["isolation"].startswith("bubblewrap"), summary["isolation"]
+
+
+class Vendor:
+    """A kit vendor as a plain subprocess (unconfined: what is checked is the shell's journal)."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.next_id = 0
+
+    def ask(self, request: dict) -> dict:
+        assert self.process.stdin and self.process.stdout
+        self.next_id += 1
+        self.process.stdin.write(json.dumps({"id": self.next_id, **request}) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        assert answer["id"] == self.next_id, answer
+        return answer
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+
+def start(argv: list[str], state_dir: Path | None) -> Vendor:
+    vendor = Vendor(argv)
+    hello = vendor.ask({"op": "hello", "protocol": "tablecert-vendor/2", "protocols": ["tablecert-vendor/2"],
+                        **({"state_dir": str(state_dir)} if state_dir else {})})
+    assert hello["protocol"] == "tablecert-vendor/2" and "table.step" in hello["ops"], hello
+    return vendor
+
+
+def check_live_journal(folder: Path, kit: Kit, state_dir: Path) -> None:
+    """The shell's live tables on a test vendor whose state is every step played: each answered
+    open and step survives a SIGKILL (replayed from the journal), a refused step or one out of
+    sequence is never journaled, a cut last line is dropped, a close is journaled; no state_dir:
+    no_state_dir."""
+    shutil.copy(LEDGER_VENDORS / Path(kit.ledger_source).name, folder / kit.ledger_source)
+    built = subprocess.run(kit.ledger_build, cwd=folder, capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    argv = command(folder, kit.ledger).split()
+    table = {"table": "t-1"}
+    vendor = start(argv, state_dir)
+    opened = vendor.ask({"op": "table.open", **table, "config": {}, "rack": 9007199254740991})
+    assert opened["result"] == {"steps": 0, "table": {"rack": 9007199254740991, "played": []}}
+    assert vendor.ask({"op": "table.open", **table, "config": {}, "rack": 1})["error"]["code"] == "table_exists"
+    assert vendor.ask({"op": "table.open", "table": "t 2", "config": {}, "rack": 1})["error"]["code"] == "invalid_request"
+    assert vendor.ask({"op": "table.open", "table": "t2", "config": 1, "rack": 1})["error"]["code"] == "invalid_config"
+    assert vendor.ask({"op": "table.step", **table, "seq": 0, "step": {"act": "a"}})["result"] == {"accepted": True, "seen": 0}
+    assert vendor.ask({"op": "table.step", **table, "seq": 0, "step": {"act": "b"}})["error"]["code"] == "out_of_sequence"
+    assert vendor.ask({"op": "table.step", **table, "seq": 1, "step": 5})["error"]["code"] == "invalid_request"
+    assert vendor.ask({"op": "table.step", **table, "seq": 1, "step": {"act": "b"}})["result"]["seen"] == 1
+    vendor.kill()
+    journal = state_dir / "tables.journal"
+    assert len(journal.read_bytes().splitlines()) == 3       # the open and two steps; nothing refused
+    with open(journal, "ab") as f:
+        f.write(b'{"step":"t-1","seq":2,"act":{"act":"c"')    # a line cut short by the kill
+    vendor = start(argv, state_dir)
+    played = [{"act": "a"}, {"act": "b"}]
+    resumed = vendor.ask({"op": "table.resume", **table})
+    assert resumed["result"] == {"steps": 2, "table": {"rack": 9007199254740991, "played": played}}
+    assert journal.read_bytes().endswith(b"\n") and len(journal.read_bytes().splitlines()) == 3
+    assert vendor.ask({"op": "table.step", **table, "seq": 2, "step": {"act": "c"}})["result"]["seen"] == 2
+    assert vendor.ask({"op": "table.recall", **table})["result"] == {"games": []}
+    assert vendor.ask({"op": "table.close", **table})["result"] == {}
+    assert vendor.ask({"op": "table.resume", **table})["error"]["code"] == "no_such_table"
+    vendor.kill()
+    vendor = start(argv, state_dir)
+    assert vendor.ask({"op": "table.resume", **table})["error"]["code"] == "no_such_table"
+    vendor.ask({"op": "bye"})
+    assert vendor.process.wait(timeout=30) == 0
+    vendor = start(argv, None)
+    assert vendor.ask({"op": "table.open", **table, "config": {}, "rack": 1})["error"]["code"] == "no_state_dir"
+    vendor.kill()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_suite
-from kit_checks import KITS, built_kit, check_example_passes, check_greets_confined, check_skeleton_unsupported
+from kit_checks import (KITS, built_kit, check_example_passes, check_greets_confined, check_live_journal,
+                        check_skeleton_unsupported)
 
 KIT = KITS["typescript"]
 
@@ -29,3 +30,7 @@ def test_skeleton_vectors_unsupported(kit_folder: Path, tmp_path_factory: pytest
 
 def test_example_passes_standard_place_odds_and_settle(kit_folder: Path, standard_suite: Path, tmp_path: Path) -> None:
     check_example_passes(kit_folder, KIT, standard_suite, tmp_path / "run")
+
+
+def test_live_tables_journal_survives_a_kill(kit_folder: Path, tmp_path: Path) -> None:
+    check_live_journal(kit_folder, KIT, tmp_path)
