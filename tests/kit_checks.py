@@ -86,9 +86,18 @@ def built_kit(lang: str) -> Iterator[Path]:
         for command in kit.build:
             built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=900)
             assert built.returncode == 0, f"{' '.join(command)}:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
+        readable_by_all(folder)
         yield folder
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def readable_by_all(folder: Path) -> None:
+    """As a vendor's install must be for the sandbox's user ``nobody`` (the test process's umask may
+    be stricter than a vendor's): every folder and file readable, executables executable, by all."""
+    for path in [folder, *folder.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod(mode | 0o444 | (0o111 if path.is_dir() or mode & 0o100 else 0))
 
 
 def command(folder: Path, argv: tuple[str, ...]) -> str:
@@ -96,9 +105,18 @@ def command(folder: Path, argv: tuple[str, ...]) -> str:
     return " ".join(str(folder / a) if (folder / a).exists() else a for a in argv)
 
 
+def sandbox_args(folder: Path) -> tuple[str, ...]:
+    """``--vendor-path`` of the kit's temporary parent folder. The sandbox binds the build folder
+    the command names, but below its private /tmp it makes the folders above a read-only bind
+    0700 as root (harness/confine/sandbox.py makes them 0755 only above writable binds), so the
+    sandbox user could not reach /tmp/tablecert-kit-X/LANG/build; a kit installed outside /tmp
+    needs nothing (kits/LANG/README.md)."""
+    return ("--vendor-path", str(folder.parent))
+
+
 def check_greets_confined(folder: Path, kit: Kit) -> None:
     for argv, name in ((kit.skeleton, "my table game"), (kit.example, "kit example")):
-        checked = tablecert("sandbox-check", "--vendor-cmd", command(folder, argv), timeout=120)
+        checked = tablecert("sandbox-check", "--vendor-cmd", command(folder, argv), *sandbox_args(folder), timeout=120)
         assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-2000:]
         hello = [line for line in checked.stdout.splitlines() if line.startswith("hello:")]
         assert hello and name in hello[0] and "tablecert-vendor/2" in hello[0], checked.stdout[-2000:]
@@ -107,8 +125,8 @@ def check_greets_confined(folder: Path, kit: Kit) -> None:
 
 def check_skeleton_unsupported(folder: Path, kit: Kit, edge: Path, out: Path) -> None:
     """Every vector of ``edge`` unsupported; a required op not declared: NOT CERTIFIED, exit 1."""
-    run = tablecert("certify", "--vendor-cmd", command(folder, kit.skeleton), "--suite", "edge", "--suite-dir", str(edge),
-                    "--require", "craps.settle", "--out", str(out), "--quiet")
+    run = tablecert("certify", "--vendor-cmd", command(folder, kit.skeleton), *sandbox_args(folder), "--suite", "edge",
+                    "--suite-dir", str(edge), "--require", "craps.settle", "--out", str(out), "--quiet")
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
     total = json.loads((edge / "manifest.json").read_text())["numberOfTests"]
@@ -120,8 +138,8 @@ def check_skeleton_unsupported(folder: Path, kit: Kit, edge: Path, out: Path) ->
 def check_example_passes(folder: Path, kit: Kit, standard: Path, out: Path) -> None:
     """Every craps.place_odds and craps.settle vector of ``standard`` passes, the rest unsupported:
     CERTIFIED FOR those ops (scoped_pass, exit 0), no fault."""
-    run = tablecert("certify", "--vendor-cmd", command(folder, kit.example), "--suite", "standard", "--suite-dir",
-                    str(standard), "--require", ",".join(EXAMPLE_OPS), "--out", str(out), "--quiet")
+    run = tablecert("certify", "--vendor-cmd", command(folder, kit.example), *sandbox_args(folder), "--suite", "standard",
+                    "--suite-dir", str(standard), "--require", ",".join(EXAMPLE_OPS), "--out", str(out), "--quiet")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     manifest = json.loads((standard / "manifest.json").read_text())
