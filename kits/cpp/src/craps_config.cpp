@@ -4,7 +4,6 @@
 // payout_rounding, bar. Decimals are exact: digits as an integer over a power of ten.
 #include "tablecert_vendor.hpp"
 
-#include <regex>
 
 namespace tablecert {
 namespace {
@@ -13,11 +12,21 @@ const char* KEYS[] = {"unit", "free_odds", "max_odds", "commission_rate", "commi
                       "commission_unit", "payout_rounding", "bar"};
 const int POINTS[] = {4, 5, 6, 8, 9, 10};
 
+// The contract's decimal string: 0|[1-9][0-9]* with an optional . and digits, at most 100 characters.
+bool plain_decimal(const std::string& s) {
+    size_t dot = s.find('.'), whole = dot == std::string::npos ? s.size() : dot;
+    auto digits = [&](size_t from, size_t to) {
+        for (size_t i = from; i < to; ++i) if (s[i] < '0' || s[i] > '9') return false;
+        return to > from;
+    };
+    return s.size() <= 100 && digits(0, whole) && (s[0] != '0' || whole == 1) &&
+           (dot == std::string::npos || digits(dot + 1, s.size()));
+}
+
 Decimal parse_decimal(const Json& text, const std::string& field) {
-    static const std::regex plain("(0|[1-9][0-9]*)(\\.[0-9]+)?");
     if (!text.is_string()) throw ConfigError(field + ": must be a decimal string");
     std::string s = text.get<std::string>();
-    if (s.size() > 100 || !std::regex_match(s, plain)) throw ConfigError(field + ": not a plain decimal string");
+    if (!plain_decimal(s)) throw ConfigError(field + ": not a plain decimal string");
     size_t dot = s.find('.');
     std::string digits = s;
     int scale = 0;
