@@ -80,9 +80,10 @@ public:
             const Json seq = request.value("seq", Json());
             if (!is_int(seq) || seq.get<int64_t>() != table.steps)
                 throw CaseError("out_of_sequence", "the table has played " + std::to_string(table.steps) + " steps");
+            const Json step = request.value("step", Json());
             Table next = table;
-            Json record = vendor_.table_step(next.state, request.value("step", Json()));  // may refuse: nothing journaled
-            append(Json{{"step", name}, {"seq", seq}, {"act", request["step"]}});
+            Json record = vendor_.table_step(next.state, step);  // may refuse: nothing journaled
+            append(Json{{"step", name}, {"seq", seq}, {"act", step}});
             next.steps += 1;
             table = std::move(next);
             return record;
