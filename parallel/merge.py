@@ -37,8 +37,7 @@ from tablecert.harness.record.judged_record import database_digest
 from tablecert.harness.record.run_db import RunDatabase, has_table
 from tablecert.harness.record.run_folder import check_database_files, refuse_link
 from tablecert.harness.run.instance import same_vendor
-from tablecert.harness.answers.causes import keep_spectrum
-from tablecert.harness.record.seal import SealError, check_seal, seal_run
+from tablecert.harness.record.seal import SealError, check_seal, seal_concluded
 from tablecert.harness.record.verdict import conclude
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.parallel.options import Shard
@@ -231,8 +230,7 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
         db.execute("COMMIT")
         run.set_meta(judged=database_digest(run))
         conclude(run)
-        keep_spectrum(run, out)             # the findings' counts of the suite, sealed with the record
-        seal_run(run, key)
+        seal_concluded(run, out, key)       # with the findings' counts of the suite
     finally:
         if run.db.in_transaction:
             run.db.execute("ROLLBACK")

@@ -55,10 +55,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tablecert.harness.answers.causes import keep_spectrum
+from tablecert.harness.answers.causes import SPECTRUM_KEY, spectrum_to_keep
 from tablecert.harness.record.judged_record import row_digests
 from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.record.run_db import RunDatabase, dumps
 
 SEAL = "seal"
 """The meta key holding the seal."""
@@ -124,10 +124,11 @@ def trusted_seal_keys(trust_dir: str | Path | None, seal_key: Path | None = None
     return keys
 
 
-def run_record(db: RunDatabase) -> dict[str, Any]:
-    """What the seal covers, computed from the database as it is (see the module docstring)."""
-    return {"meta": {k: v for k, v in db.meta().items() if k not in NOT_SEALED},
-            "tables": row_digests(db, UNSEALED_TABLES)}
+def run_record(db: RunDatabase, adding: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the seal covers, computed from the database as it is (see the module docstring), with
+    the meta values ``adding`` as they will be stored beside the seal."""
+    meta = {**db.meta(), **{k: json.loads(dumps(v)) for k, v in (adding or {}).items()}}
+    return {"meta": {k: v for k, v in meta.items() if k not in NOT_SEALED}, "tables": row_digests(db, UNSEALED_TABLES)}
 
 
 def signed_bytes(record: dict[str, Any], payload_type: str = PAYLOAD_TYPE) -> tuple[bytes, bytes]:
@@ -143,15 +144,17 @@ def dsse(payload: bytes, payload_type: str) -> bytes:
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
 
 
-def seal_run(db: RunDatabase, key: Ed25519PrivateKey) -> dict[str, Any]:
-    """Seal the run database's record with ``key`` (kept in its meta; returned)."""
-    payload, signed = signed_bytes(run_record(db))
+def seal_run(db: RunDatabase, key: Ed25519PrivateKey, adding: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Seal the run database's record with ``key`` (kept in its meta; returned), with the meta
+    values ``adding`` stored in the same transaction as the seal (a run killed in between holds
+    neither, and resumes from its last checkpoint)."""
+    payload, signed = signed_bytes(run_record(db, adding))
     pub = key.public_key()
     seal = {"payloadType": PAYLOAD_TYPE, "keyid": fingerprint(pub),
             "public_key": base64.b64encode(raw_public(pub)).decode("ascii"),
             "payload_sha256": hashlib.sha256(payload).hexdigest(),
             "sig": base64.b64encode(key.sign(signed)).decode("ascii")}
-    db.set_meta(**{SEAL: seal})
+    db.set_meta(**(adding or {}), **{SEAL: seal})
     return seal
 
 
@@ -159,10 +162,16 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
     """Seal ``run_dir/run.db`` (see :func:`seal_run`)."""
     db = RunDatabase(run_dir / "run.db")
     try:
-        keep_spectrum(db, run_dir)          # the findings' counts of the suite, sealed with the record
-        seal_run(db, key)
+        seal_concluded(db, run_dir, key)
     finally:
         db.close()
+
+
+def seal_concluded(db: RunDatabase, run_dir: Path, key: Ed25519PrivateKey) -> dict[str, Any]:
+    """Seal a concluded run's record with the findings' counts of its suite (the cause spectrum,
+    :func:`~tablecert.harness.answers.causes.spectrum_to_keep`), both in one transaction."""
+    kept = spectrum_to_keep(db.db, run_dir, db.meta())
+    return seal_run(db, key, {SPECTRUM_KEY: kept} if kept is not None else None)
 
 
 def check_seal(db: RunDatabase, trusted: list[Ed25519PublicKey], what: str) -> str:
