@@ -158,6 +158,17 @@ def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
 
 
+def given_up(faults: Iterable[Mapping[str, Any]], by_op: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """One sentence per op the run stopped sending (its ``not_sent`` fault rows): why, and how
+    many of its vectors were left not answered."""
+    why: dict[str, str] = {}
+    for f in faults:
+        if f["kind"] == "not_sent":
+            why.setdefault(f["op"], f["detail"].removeprefix("not sent: "))
+    return [f"{op} was given up ({reason}): {by_op.get(op, {}).get(Outcome.FAULT, 0):,} of its vectors were "
+            "not answered" for op, reason in why.items()]
+
+
 def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     by_op = db.totals("op")
     ops = list(meta.get("suite_ops") or sorted(by_op))
@@ -183,7 +194,8 @@ def decide(db: RunDatabase) -> Decision:
     meta = db.meta()
     scope = _scope(db, meta)
     totals = db.outcome_totals()
-    faults = fault_counts(db.faults())
+    rows = db.faults()
+    faults = fault_counts(rows)
     reasons: list[str] = []
     if meta.get("state") == "not_started":
         why = meta.get("not_started") or "the vendor could not be started or greeted"
@@ -197,6 +209,7 @@ def decide(db: RunDatabase) -> Decision:
         kinds = ", ".join(f"{f['count']:,} x {kind}" for kind, f in faults.items())
         reasons.append(f"the implementation faulted {n:,} time{'s' if n != 1 else ''} ({kinds}); "
                        f"{back:,} of them recovered by a retry, which does not make a fault acceptable")
+        reasons += given_up(rows, db.totals("op"))
     if scope.required_untested:
         reasons.append("required op" + ("s" if len(scope.required_untested) != 1 else "")
                        + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}")
