@@ -94,6 +94,21 @@ def add_seal_arguments(p: argparse.ArgumentParser, trust: bool = True) -> None:
                        "seals are accepted, besides the run key's own (default: $TABLECERT_TRUST)")
 
 
+def vendor_arguments(args: argparse.Namespace) -> list[str]:
+    """The vendor options given (:func:`add_vendor_arguments`), as command-line words that name
+    the same vendor, confined the same way, to another command (defaults left out)."""
+    adapter, target = chosen_vendor(args)
+    words = [{"subprocess": "--vendor-cmd", "python": "--vendor-plugin", "http": "--vendor-url"}[adapter], target]
+    defaults = {"isolation": "auto", "max_processes": 256, "max_file_mb": 256}
+    for name, default in defaults.items():
+        if getattr(args, name) != default:
+            words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    words += ["--vendor-network"] if args.vendor_network else []
+    for path in args.vendor_path:
+        words += ["--vendor-path", path]
+    return words
+
+
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:
     """(adapter, target) from the vendor options: exactly one must be given."""
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
