@@ -51,7 +51,6 @@ from tablecert.harness.run.outcomes import Outcome, Verdict, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.protocol import V2_OPS
 
-EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
 HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
