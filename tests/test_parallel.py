@@ -230,6 +230,16 @@ def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest
     assert lines[2] == "certifying: 41,000/1,000,000 vectors (4%), 1,000 answers/s, about 16 min left"
 
 
+@pytest.mark.parametrize("done, seconds, said", [(3, 30.0, "one answer every 10 s, about 16 min left"),
+                                                 (1, 200.0, "one answer every 3 min, about 5.5 h left"),
+                                                 (30, 12.0, "2.5 answers/s, about 28 s left")])
+def test_a_slow_run_never_says_zero_answers_a_second(done: int, seconds: float, said: str) -> None:
+    """A live table's vector (a whole session, the vendor killed and restarted) takes seconds."""
+    from tablecert.harness.run.progress import pace
+
+    assert pace((0.0, 0), seconds, done, 100) == f", {said}"
+
+
 # -- hand suites ---------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
