@@ -47,6 +47,11 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
     lines += [f"  why: {shown(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
+    if summary.get("shard"):
+        part = "failed" if summary["verdict"] == Verdict.FAIL else "passed"
+        lines.append(f"shard:   {summary['shard']}: this shard's part {part} (exit status "
+                     f"{EXIT_CODES[Verdict(summary['verdict'])]}: 1 its part failed, 2 it passed; a shard is never "
+                     "certified alone): once every shard is done, run tablecert merge SHARD_DIR... --out RUN")
     if summary.get("stopped"):
         lines.append(f"stopped: {summary['stopped']}")
     started = summary.get("start_failures") or []

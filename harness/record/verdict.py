@@ -157,6 +157,17 @@ def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
 
 
+MERGE_COMMAND = "tablecert merge SHARD_DIR... --out RUN"
+"""What joins the shards of one run (``certify --shard K/N``) into the run a verdict is given to."""
+
+
+def shard_note(shard: str, run: int, suite_tests: Any) -> str:
+    """The reason a shard's verdict names: what it ran, and that only the merged run is certified."""
+    of = f" of {suite_tests:,}" if isinstance(suite_tests, int) else ""
+    return (f"this is shard {shard} of a sharded run: only its part of the suite was run ({run:,}{of} vectors); "
+            f"a shard is never certified alone: once every shard is done, join them with {MERGE_COMMAND}")
+
+
 def given_up(faults: Iterable[Mapping[str, Any]], by_op: Mapping[str, Mapping[str, int]]) -> list[str]:
     """One sentence per op the run stopped sending (its ``not_sent`` fault rows): why, and how
     many of its vectors were left not answered."""
@@ -216,17 +227,20 @@ def decide(db: RunDatabase) -> Decision:
     if undeclared:
         reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
                        + f" not declared in the vendor's capabilities: {', '.join(undeclared)}")
+    run = sum(totals.values())
+    suite_tests = meta.get("suite_tests")
+    shard = (shard_note(str(meta["shard"]), run, suite_tests),) if meta.get("shard") else ()
     if meta.get("state") != "finished":
         return Decision(Verdict.INCOMPLETE, tuple(reasons) + ("the run was interrupted and not resumed",), scope)
     if reasons:
-        return Decision(Verdict.FAIL, tuple(reasons), scope)
-    run = sum(totals.values())
-    suite_tests = meta.get("suite_tests")
+        return Decision(Verdict.FAIL, tuple(reasons) + shard, scope)
     if meta.get("stopped"):
         return Decision(Verdict.INCOMPLETE, (f"the run was stopped: {meta['stopped']}",), scope)
     if meta.get("sliced"):
         part = f": {meta['sliced']}" if isinstance(meta["sliced"], str) else ""
         return Decision(Verdict.INCOMPLETE, (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
+    if shard:
+        return Decision(Verdict.INCOMPLETE, shard, scope)
     if isinstance(suite_tests, int) and run < suite_tests:
         return Decision(Verdict.INCOMPLETE, (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals[Outcome.FAULT]:
