@@ -107,3 +107,41 @@ def test_a_refused_responses_file_leaves_no_copy_of_the_suite(edge: Path, tmp_pa
     assert str(out / "suite") not in said(done)[0]
     assert not (out / "suite").exists() and not (out / "run.db").exists()
     assert json.loads((edge / "manifest.json").read_text())["suite"] == "edge"      # the folder given, untouched
+
+
+CHATTY_VENDOR = '''import sys
+sys.stdout.write("Loading \\x1b[31mmodel\\x1b[0m " + "x" * 300 + "\\n")
+sys.stdout.flush()
+from tablecert.oracle.vendor import ReferenceVendor, serve
+serve(sys.stdin, sys.stdout, ReferenceVendor())
+'''
+
+NEEDS_A_FILE = '''import sys
+open(sys.argv[1], "rb").read()
+'''
+
+
+def test_what_a_vendor_sent_before_its_hello_is_quoted_escaped_and_cut(edge: Path, tmp_path: Path) -> None:
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY_VENDOR)
+    done = tablecert(
+        "certify", "--vendor-cmd", f"{sys.executable} {script}", "--isolation", "none", "--suite", "edge",
+        "--suite-dir", str(edge), "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 2 and len(said(done)) == 1, done.stderr[-2000:]
+    line = said(done)[0]
+    assert 'the line it sent: "Loading \\x1b[31mmodel\\x1b[0m xxx' in line          # escaped, not a live escape
+    assert "\x1b" not in line and "more bytes)" in line and "x" * 300 not in line   # cut
+    assert "logs go to stderr" in line
+
+
+def test_a_confined_vendor_missing_a_file_is_told_about_vendor_path(edge: Path, tmp_path: Path,
+                                                                     vendor_files: Path) -> None:
+    script = vendor_files / "needs.py"
+    script.write_text(NEEDS_A_FILE)
+    data = tmp_path / "weights.bin"                     # outside every folder bound into the sandbox
+    data.write_bytes(b"\0")
+    done = tablecert("certify", "--vendor-cmd", f"{sys.executable} {script} {data}", "--isolation", "strict",
+                     "--suite", "edge", "--suite-dir", str(edge), "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 2 and len(said(done)) == 1, done.stderr[-2000:]
+    assert "weights.bin" in said(done)[0]                # the vendor's own last line on stderr
+    assert "--vendor-path" in said(done)[0] and "tablecert sandbox-check" in said(done)[0]
