@@ -13,6 +13,14 @@ PROFILE_HELP = ("rule profile: a shipped id (`tablecert profiles`) or a table co
                 "TOML form, which must be compliant (default: the default profile)")
 
 
+SUBMISSION_HELP = ("a TOML or JSON file of the certificate's submission fields (strings): lab, product, "
+                   "submission_id (on page 1), signatory, signatory_title (on the signature page); any other key "
+                   "is refused")
+SIGN_HELP = ("the lab's Ed25519 private key (PEM) that signs summary.json and the PDFs; make one with "
+             "'openssl genpkey -algorithm ed25519 -out lab-sign.pem' (keep it 0600) and give its public key, "
+             "'openssl pkey -in lab-sign.pem -pubout -out lab-sign.pub', to whoever runs verify-report")
+
+
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit status 2."""
 

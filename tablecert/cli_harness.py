@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.run.outcomes import EXIT_CODES, Verdict
-from tablecert.cli_common import (PROFILE_HELP, UsageError, add_seal_arguments, add_vendor_arguments, chosen_vendor,
-                                  existing_dir, progress_bar, sandbox_options, step_printer, subcommand)
+from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
+                                  add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options,
+                                  step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -402,9 +403,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     from tablecert.parallel.options import add_parallel_arguments
 
     add_parallel_arguments(p)
-    p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
+    p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
-    p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")
+    p.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
     p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")
     add_seal_arguments(p, trust=False)
     p.add_argument("--run-id", metavar="ID", help="a name for this run, recorded and sealed; the shards of one run "
