@@ -136,6 +136,33 @@ def one_count(demo: Path, tmp_path: Path) -> None:
             assert c["cause"] in text
 
 
+def page_text(pdf: Path, page: int) -> str:
+    return " ".join((PdfReader(BytesIO(pdf.read_bytes())).pages[page].extract_text() or "").split())
+
+
+def test_page_one_of_each_report_is_for_its_reader(demo, tmp_path):
+    """The findings' page 1: the causes only, each with its smallest failing case inline; the
+    flags and the localisation figures after it. The certificate's: the regulator's facts, no
+    localisation figures (they are the findings')."""
+    causes = json.loads((demo / "summary.json").read_text())["causes"]["causes"]
+    findings = render_report(demo, "findings", tmp_path / "findings.pdf")
+    first = page_text(findings, 0)
+    assert "Causes: what to fix" in first and len(causes) == 3
+    for c in causes:
+        assert c["cause"].split(": ", 1)[-1] in first and f"Smallest: tcId {c['smallest'][0]['tcId']}" in first
+    assert first.count("Case {") == len(causes) and first.count("expected ") >= len(causes)   # inline, side by side
+    for absent in ("Ochiai", "Tarantula", "Flags of the failing vectors", "CapAggregate", "The verdict"):
+        assert absent not in first, absent
+    rest = pdf_text(findings)
+    assert "Flags of the failing vectors" in rest and "Ochiai" in rest and "Tarantula" in rest
+    certificate = page_text(render_report(demo, "certificate", tmp_path / "certificate.pdf"), 0)
+    for present in ("NOT CERTIFIED", "Submission id", "Product", "Testing laboratory", "Implementation", "build",
+                    "Suite", "Jurisdiction profile", "Scope", "Vendor isolation"):
+        assert present in certificate, present
+    assert "Ochiai" not in certificate and "Tarantula" not in certificate
+    assert all(c["cause"].split(": ", 1)[-1] in certificate for c in causes)
+
+
 def test_one_failure_is_counted_in_the_singular_on_the_terminal_and_in_junit():
     """As a validate run with one wrong answer said it: "1 failing vectors in 1 cause"."""
     cause = {"failed": 1, "cause": "craps.place_odds: commission one commission unit high", "detail": "",
