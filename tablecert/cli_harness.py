@@ -110,7 +110,7 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     refused in well under a second): the vendor options, the numbers, ``--suite`` and
     ``--suite-dir``, the run folder (a run in it needs ``--resume``; one going on is refused by
     its lock, as ever). ``--resume`` of a run that concluded returns its exit status at once,
-    having changed nothing (None: go on)."""
+    having changed nothing, once its seal is checked as any resumed run's (None: go on)."""
     from tablecert.harness.record.run_folder import (check_database_files, check_new_run_folder, concluded_run,
                                                      run_is_live)
     from tablecert.oracle.names import SUITE_NAMES
@@ -139,6 +139,9 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     concluded = concluded_run(out)
     if concluded is None:
         return None
+    from tablecert.harness.record import seal
+
+    seal.check_resumed(out / "run.db", seal.run_key(_path(args.seal_key)))   # its verdict said only as sealed
     verdict = Verdict(str(concluded["verdict"]))
     shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
     print(f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
