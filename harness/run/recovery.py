@@ -33,7 +33,7 @@ recovered or not, withholds certification (:mod:`tablecert.harness.record.verdic
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -61,6 +61,11 @@ def bisect_budget(n: int) -> int:
     """Attempts bisection may spend on a batch of ``n`` cases: enough to isolate two poisoned
     cases (two attempts per level of the split), never more than 8 per level."""
     return 8 * max(1, (n - 1).bit_length())
+
+
+def timeouts_in(rows: Iterable[tuple[Any, ...]]) -> int:
+    """How many of these fault rows are timeouts."""
+    return sum(row[5] == FaultKind.TIMEOUT.value for row in rows)
 
 
 def part(batch: Batch, lo: int, hi: int) -> Batch:
@@ -114,7 +119,7 @@ class _FaultLog:
     @property
     def timeouts(self) -> int:
         """How many of the attempts so far timed out."""
-        return sum(row[5] == FaultKind.TIMEOUT.value for row, _, _ in self._rows)
+        return timeouts_in(row for row, _, _ in self._rows)
 
     def rows(self, lost: set[int]) -> list[tuple[Any, ...]]:
         """Every row with its ``recovered`` flag, given the indices of the cases left unanswered."""
@@ -156,7 +161,7 @@ class GiveUp:
         were answered."""
         answered = answered_in(out.counts, op)
         self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
-        timeouts = sum(row[5] == FaultKind.TIMEOUT.value for row in out.faults)
+        timeouts = timeouts_in(out.faults)
         if timeouts:
             self.timeouts[op] = self.timeouts.get(op, 0) + timeouts
         return answered
