@@ -145,3 +145,31 @@ def test_a_confined_vendor_missing_a_file_is_told_about_vendor_path(edge: Path, 
     assert done.returncode == 2 and len(said(done)) == 1, done.stderr[-2000:]
     assert "weights.bin" in said(done)[0]                # the vendor's own last line on stderr
     assert "--vendor-path" in said(done)[0] and "tablecert sandbox-check" in said(done)[0]
+
+
+def test_a_suite_refused_after_its_copy_leaves_no_copy(edge: Path, tmp_path: Path) -> None:
+    """A custom suite whose vector file cannot be read (its manifest made to match) is refused as
+    the copy is read: the copy goes too."""
+    import gzip
+    import hashlib
+    import shutil
+
+    suite = tmp_path / "suite"
+    shutil.copytree(edge, suite)
+    rel = "expected/craps.settle.odds-3-4-5x.jsonl.gz"
+    lines = gzip.decompress((suite / rel).read_bytes()).decode().splitlines(keepends=True)
+    lines[3] = lines[3][:20] + "\n"
+    data = gzip.compress("".join(lines).encode(), mtime=0)
+    (suite / rel).write_bytes(data)
+    manifest = json.loads((suite / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        if entry["path"] == rel:
+            entry["sha256"], entry["size"] = hashlib.sha256(data).hexdigest(), len(data)
+    (suite / "manifest.json").write_text(json.dumps(manifest))
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text('{"file": "x", "tcId": 1, "answer": {}}\n')
+    out = tmp_path / "run"
+    done = tablecert("validate", "--responses", str(responses), "--suite-dir", str(suite), "--out", str(out),
+                     "--custom-suite", "--quiet")
+    assert done.returncode == 2 and len(said(done)) == 1 and "craps.settle" in said(done)[0], done.stderr[-2000:]
+    assert not (out / "suite").exists()

@@ -62,7 +62,7 @@ from tablecert.harness.suites.reader import iter_batches
 from tablecert.harness.record.verdict import suite_ops
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.vectors.anchor import SuiteAnchor
-from tablecert.vectors.checks import SuiteCheckError, load_manifest
+from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
 
 BATCH_SIZE = 1000
@@ -270,10 +270,12 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
         try:
             verdict = _read_and_judge(responses, folder, db_path, anchor, progress, protocol, max_answer_bytes,
                                       max_run_answer_bytes)
-        except (ResponsesError, SuiteCheckError, OSError) as err:    # refused: no copy left, the folder given named
+        except BaseException as err:           # refused (or stopped) before judging: no copy left behind
             if not db_path.exists():
                 remove_our_folder(folder)
-            raise type(err)(str(err).replace(str(folder), str(suite_dir))) from None
+            if isinstance(err, (ValueError, OSError)) and str(folder) in str(err):     # the folder given named
+                raise type(err)(str(err).replace(str(folder), str(suite_dir))) from None
+            raise
         seal.seal_folder(run_dir, key)
     return verdict
 
