@@ -2,9 +2,12 @@
 subprocess adapter (no failure may be reported), the same over a long budget for the reference
 and for the independent craps implementation of tests/independent_vendor.py, and the seconds
 until fuzz finds each faulty vendor of tests/config_faulty_vendors.py (target: within 60 s).
-A budget of 0 skips that part.
+A budget of 0 skips that part. ``--overrun B,B...`` only measures how far past ``--budget B`` a
+run goes: the demo vendor (failures found and shrunk) and the reference vendor (none), each
+through its adapter; the search loop's own seconds and the whole call's (writing the run
+folder and findings.pdf included).
 
-    python benchmarks/bench_fuzz.py [--long SECONDS] [--speed SECONDS] [--seed N]
+    python benchmarks/bench_fuzz.py [--long SECONDS] [--speed SECONDS] [--seed N] [--overrun 2,5,10]
 """
 
 from __future__ import annotations
@@ -36,8 +39,12 @@ def main() -> None:
     parser.add_argument("--speed", type=float, default=30.0, help="budget of the cases/s measurement")
     parser.add_argument("--long", type=float, default=300.0, help="budget of the long no-false-positive runs")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--overrun", help="comma-separated budgets (s): measure only how far past each a run goes")
     args = parser.parse_args()
     command = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
+    if args.overrun:
+        overrun([float(b) for b in args.overrun.split(",")], command, args.seed)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         cpu = time.process_time()
         r = run("subprocess", command, Path(tmp) / "speed", args.speed, args.seed) if args.speed > 0 else None
@@ -64,6 +71,19 @@ def main() -> None:
             found = r.stats.failures[0].signature if r.failed else "NOT FOUND"
             print(f"{cls.__name__:<30} found at {seen:5.1f} s, shrunk by {took:5.1f} s  {r.stats.cases:>7,} cases  {found}")
         print(f"slowest find: {worst:.1f} s (target {FIND_BUDGET:.0f} s)")
+
+
+def overrun(budgets: list[float], command: str, seed: int) -> None:
+    """Seconds past the budget: of the search loop (no example is sent past it) and of the call."""
+    for name, adapter, target in (("demo (python)", "python", "demo"), ("reference (subprocess)", "subprocess", command)):
+        for budget in budgets:
+            with tempfile.TemporaryDirectory() as tmp:
+                start = time.perf_counter()
+                r = run(adapter, target, Path(tmp) / "fz", budget, seed)
+                wall = time.perf_counter() - start
+            print(f"{name:<24} budget {budget:5.1f} s: search {r.stats.seconds:6.2f} s "
+                  f"({r.stats.seconds - budget:+.2f}), whole call {wall:6.2f} s ({wall - budget:+.2f}); "
+                  f"{r.stats.cases:,} cases, {len(r.stats.failures)} failures", flush=True)
 
 
 if __name__ == "__main__":

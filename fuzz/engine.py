@@ -8,7 +8,11 @@ A failure is known by its *signature*: its cause as a run's analysis files it
 stake disposition, an amount too high or too low). After each failure the search restarts, with
 the signatures found so far no longer counted, until the time budget is spent: every distinct
 failure is found once and shrunk once. The search stops at four fifths of the budget and
-shrinking at the budget itself: a run takes ``--budget`` seconds, not more. Each restart is
+shrinking at the budget itself: no example is sent to the vendor after ``--budget`` seconds (the
+one in flight then is answered; writing the run folder follows). ``--max-cases N`` is a budget
+in work instead: no new example is drawn once N cases have been (shrinking a failure found by
+then still runs, within the time budget), so a run's extent depends on the seed alone, not on the
+machine's speed. Each restart is
 seeded from ``--seed`` and its round number, so a seed gives the same sequence of examples;
 hypothesis's example database lives in the run folder, so a rerun tries the failures it already
 knows first.
@@ -62,6 +66,7 @@ class Failure:
 class FuzzStats:
     examples: int = 0
     cases: int = 0
+    drawn: int = 0                    # cases of new examples (the others were sent while shrinking)
     rounds: int = 0
     seconds: float = 0.0
     first_seen: float | None = None   # seconds into the run when the first failing answer came (before shrinking)
@@ -108,11 +113,11 @@ class Fuzzer:
 
     def __init__(self, open_session: Callable[[], VendorSession], out: Path, *, ops: tuple[str, ...],
                  budget: float, seed_value: int, table: dict[str, Any] | None = None, cap: int | None = None,
-                 max_examples: int | None = None, max_failures: int = MAX_FAILURES,
+                 max_examples: int | None = None, max_failures: int = MAX_FAILURES, max_cases: int | None = None,
                  progress: Callable[[Failure], None] | None = None, shrink: bool = True) -> None:
         self.open_session = open_session
         self.ops, self.table, self.cap = ops, table, cap
-        self.budget, self.seed = budget, seed_value
+        self.budget, self.seed, self.max_cases = budget, seed_value, max_cases
         self.max_examples, self.max_failures = max_examples, max_failures
         self.progress = progress
         self.phases = (Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.shrink,) if shrink else ())
@@ -142,10 +147,25 @@ class Fuzzer:
             out[i] = answer
         return out
 
-    def check(self, example: Example) -> Failure | None:
+    @property
+    def all_drawn(self) -> bool:
+        """The work budget is spent: ``max_cases`` cases of new examples were sent."""
+        return self.max_cases is not None and self.stats.drawn >= self.max_cases
+
+    def spent(self, shrinking: bool, deadline: float) -> bool:
+        """Whether the next example may not be sent: past the whole budget always; a new example
+        (not ``shrinking`` a failure found) also past the search ``deadline`` or the work budget."""
+        now = time.monotonic()
+        return now > self.started + self.budget or (not shrinking and (now > deadline or self.all_drawn))
+
+    def check(self, example: Example, shrinking: bool = False) -> Failure | None:
+        """The vendor's first answer to ``example`` that the oracle disagrees with (a signature
+        not yet known), as a failure; ``shrinking``: the example is a smaller form of one found."""
         op, config, cases = example
         self.stats.examples += 1
         self.stats.cases += len(cases)
+        if not shrinking:
+            self.stats.drawn += len(cases)
         answers = self._answers(op, config, cases)
         if isinstance(answers, VendorFault):
             # shrinking leaves the fewest cases that still fault: the first stands for them
@@ -188,11 +208,10 @@ class Fuzzer:
         @seed(self.seed * 1_000_003 + number)
         @given(examples(tuple(op for op in self.ops if op != ROUND_OP), self.table, self.cap))
         def differential(example: Example) -> None:
-            # new examples until the search deadline; shrinking a failure until the budget's end
-            now = time.monotonic()
-            if (state["last"] is None and now > deadline) or now > self.started + self.budget:
+            # new examples until the search deadline (or --max-cases); shrinking until the budget's end
+            if self.spent(state["last"] is not None, deadline):
                 raise BudgetSpent()
-            failure = self.check(example)
+            failure = self.check(example, shrinking=state["last"] is not None)
             if failure is not None:
                 state["last"] = failure
                 raise Mismatch(failure)
@@ -214,7 +233,8 @@ class Fuzzer:
             self.protocol = self.session.hello().protocol
             active = [search for search, wanted in ((self._round, any(op != ROUND_OP for op in self.ops)),
                                                     (self._round_machine, ROUND_OP in self.ops)) if wanted]
-            while active and time.monotonic() < deadline and len(self.stats.failures) < self.max_failures:
+            while (active and time.monotonic() < deadline and not self.all_drawn
+                   and len(self.stats.failures) < self.max_failures):
                 search = active[self.stats.rounds % len(active)]
                 now = time.monotonic()    # several searches share what is left of the budget
                 failure = search(self.stats.rounds, deadline if len(active) == 1 else now + (deadline - now) / 2)

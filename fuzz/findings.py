@@ -8,10 +8,13 @@ it is a certificate: fuzzing explores, the suites certify.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
+from collections.abc import Sequence
 from io import BytesIO
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import escape
 
 from tablecert.fuzz.engine import Failure, FuzzStats
 from tablecert.harness.answers.causes import unwrapped
@@ -49,16 +52,17 @@ def write_vectors(out: Path, failures: list[Failure], profile_id: str) -> Path:
     return folder
 
 
-def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[str, Any]:
+def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any], replay: str) -> dict[str, Any]:
     return {
         "tool": "tablecert fuzz", "certificate": False,
         "note": "pre-submission exploration: no certificate is issued from a fuzz run",
         "vendor": {"name": hello.name, "version": hello.version, "build": hello.build, "ops": list(hello.ops)},
         "settings": settings,
-        "examples": stats.examples, "cases": stats.cases, "rounds": stats.rounds,
+        "examples": stats.examples, "cases": stats.cases, "cases_drawn": stats.drawn, "rounds": stats.rounds,
         "seconds": round(stats.seconds, 3),
         "cases_per_second": round(stats.cases / stats.seconds, 1) if stats.seconds else None,
         "verdict": "failures found" if stats.failures else "no failure found",
+        "replay": replay,
         "failures": [{"id": n, "signature": f.signature, "op": f.op, "config": f.config, "case": f.case,
                       "expected": f.expected, "actual": f.actual,
                       "vector_file": f"{VECTORS_DIR}/expected/{f.op}.{settings['profile']}.finding-{n:03d}.jsonl.gz",
@@ -68,8 +72,16 @@ def summary(stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[st
     }
 
 
-REPLAY_COMMAND = "tablecert certify --vendor-cmd CMD --suite fuzz --suite-dir RUN/vectors --custom-suite --out REPLAY"
-"""How a fuzz run's vectors are replayed (they are a suite of their own, not this release's)."""
+REPLAY_FOLDER = "replay"
+"""The run folder the replay command writes, inside the fuzz run's folder."""
+
+
+def replay_command(vendor_args: Sequence[str], out: Path) -> str:
+    """The command line that replays a fuzz run's vectors (a suite of their own, not this
+    release's) against the vendor named by ``vendor_args`` (the fuzz run's own vendor options, as
+    given), into ``out/replay``: runnable as printed."""
+    return shlex.join(["tablecert", "certify", *vendor_args, "--suite", "fuzz", "--suite-dir", str(out / VECTORS_DIR),
+                       "--custom-suite", "--out", str(out / REPLAY_FOLDER)])
 
 
 def terminal_lines(data: dict[str, Any]) -> list[str]:
@@ -84,7 +96,7 @@ def terminal_lines(data: dict[str, Any]) -> list[str]:
         lines.append(f"      expected {json.dumps(unwrapped(f['expected']))}  answered {json.dumps(f['actual'])[:200]}")
     lines.append(f"result:   {data['verdict'].upper()} ({len(data['failures'])} distinct) - not a certificate")
     if data["failures"]:
-        lines.append(f"replay:   {REPLAY_COMMAND}")
+        lines.append(f"replay:   {data['replay']}")
     return lines
 
 
@@ -112,7 +124,8 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
         Spacer(1, 10),
     ]
     if data["failures"]:
-        story.append(Paragraph(f"Replay every finding: <font face='Courier'>{REPLAY_COMMAND}</font>", styles["Normal"]))
+        story.append(Paragraph(f"Replay every finding: <font face='Courier'>{escape(data['replay'])}</font>",
+                               styles["Normal"]))
     for f in data["failures"]:
         story.append(Paragraph(f"Finding {f['id']}: {for_pdf(f['signature'])}", styles["Heading3"]))
         text = "\n".join([f"config:   {json.dumps(f['config'])}", f"case:     {json.dumps(f['case'])}",
@@ -124,9 +137,11 @@ def findings_pdf(data: dict[str, Any]) -> bytes:
     return buf.getvalue()
 
 
-def write_outputs(out: Path, stats: FuzzStats, hello: Hello, settings: dict[str, Any]) -> dict[str, Any]:
-    """Write vectors/ (when something failed), summary.json and findings.pdf; return the summary."""
-    data = summary(stats, hello, settings)
+def write_outputs(out: Path, stats: FuzzStats, hello: Hello, settings: dict[str, Any],
+                  replay: str) -> dict[str, Any]:
+    """Write vectors/ (when something failed), summary.json and findings.pdf; return the summary.
+    ``replay``: the command line that replays the vectors (:func:`replay_command`)."""
+    data = summary(stats, hello, settings, replay)
     if (out / VECTORS_DIR).exists():
         shutil.rmtree(out / VECTORS_DIR)   # a previous run's findings in this folder
     if stats.failures:

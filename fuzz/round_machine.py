@@ -12,7 +12,6 @@ when the oracle, asked again, disagrees with the answer.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, seed, settings
@@ -41,8 +40,7 @@ def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None
     state: dict[str, Failure | None] = {"last": None}
 
     def check_budget() -> None:
-        now = time.monotonic()
-        if (state["last"] is None and now > deadline) or now > deadline + max(5.0, fuzzer.budget / 4):
+        if fuzzer.spent(state["last"] is not None, deadline):
             raise BudgetSpent()
 
     class RoundMachine(RuleBasedStateMachine):
@@ -68,7 +66,8 @@ def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None
         def teardown(self) -> None:
             if not getattr(self, "steps", None):
                 return
-            failure = fuzzer.check((OP, self.config, [{"rack": self.rack, "steps": list(self.steps)}]))
+            failure = fuzzer.check((OP, self.config, [{"rack": self.rack, "steps": list(self.steps)}]),
+                                   shrinking=state["last"] is not None)
             if failure is not None:
                 failure = shortest_prefix(fuzzer, failure)
                 state["last"] = failure
@@ -97,4 +96,4 @@ def shortest_prefix(fuzzer: Fuzzer, failure: Failure) -> Failure:
     if div is None or div["step"] is None or div["step"] + 1 >= len(failure.case["steps"]):
         return failure
     case = dict(failure.case, steps=failure.case["steps"][: div["step"] + 1])
-    return fuzzer.check((failure.op, failure.config, [case])) or failure
+    return fuzzer.check((failure.op, failure.config, [case]), shrinking=True) or failure

@@ -22,6 +22,9 @@ lists)."""
 
 HAND_OPS = (PLAYER_BONUS, BANKER_BONUS)
 """The two label ops a hand-stream suite sends every hand to, in the order they are sent."""
+SUITE_NAMES = ("edge", "configs", "standard", "rounds", "live", "joker", "exhaustive")
+"""The release's suites, by name (:data:`tablecert.vectors.suites.SUITES` describes each): for
+checking a ``--suite`` before anything heavy is imported."""
 HAND_SUITES = ("joker", "exhaustive")
 """The hand-stream suites: every hand of a range of the canonical order, not vector files."""
 HAND_FILE = "paigow.hands"

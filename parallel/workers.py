@@ -29,7 +29,9 @@ from tablecert.harness.run.judging import HandOp, judge
 from tablecert.parallel.units import Unit
 
 NEVER = 1 << 62
-"""``give_up_after`` of a worker's own recovery: the writer decides what is given up."""
+"""``give_up_after`` and ``timeouts_per_op`` of a worker's own recovery: the writer decides what
+is given up (a worker still stops retrying a batch that timed out at ``retries``, and never
+bisects it)."""
 
 
 class Worker:
@@ -39,7 +41,7 @@ class Worker:
 
     def __init__(self, open_session: Callable[[], VendorSession], identity: Identity, policy: FaultPolicy,
                  kinds_kept: set[str], session: VendorSession | None = None, isolation: str | None = None) -> None:
-        self.instance = VendorInstance(open_session, replace(policy, give_up_after=NEVER), began=identity,
+        self.instance = VendorInstance(open_session, replace(policy, give_up_after=NEVER, timeouts_per_op=NEVER), began=identity,
                                        isolation=isolation, session=session)
         self.kinds_kept = frozenset(kinds_kept)
         self._suite: HandSuite | None = None

@@ -550,10 +550,10 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
     return manifest, matches, files
 
 
-def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None) -> str:
+def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None, shard: str | None = None) -> str:
     """The verdict box's title: a scoped pass says how much of the suite it certifies (the bets and
     table features declared; every op, but only what an earlier contract version ``protocol``
-    expresses, when that is the limit)."""
+    expresses, when that is the limit); a ``shard``'s names it (never certified alone)."""
     features_complete = not scope.get("features_not_certified")
     if verdict == Verdict.SCOPED_PASS and protocol and not scope.get("untested") and features_complete:
         return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
@@ -561,6 +561,8 @@ def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None) -> 
         return "CERTIFIED FOR A DECLARED SCOPE"
     if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops"):
         return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
+    if shard:
+        return f"{VERDICTS[verdict]}: SHARD {shard} ONLY"
     return VERDICTS[verdict]
 
 
@@ -623,7 +625,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
               for key, value in (meta.get("vendor") or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
-        verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol")),
+        verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol"),
+                             meta.get("shard")),
         vendor=vendor, totals=totals, protocol_note=protocol_note,
         reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
         scope=meta.get("scope") or {}, fault_classes=fault_classes,

@@ -13,6 +13,14 @@ PROFILE_HELP = ("rule profile: a shipped id (`tablecert profiles`) or a table co
                 "TOML form, which must be compliant (default: the default profile)")
 
 
+SUBMISSION_HELP = ("a TOML or JSON file of the certificate's submission fields (strings): lab, product, "
+                   "submission_id (on page 1), signatory, signatory_title (on the signature page); any other key "
+                   "is refused")
+SIGN_HELP = ("the lab's Ed25519 private key (PEM) that signs summary.json and the PDFs; make one with "
+             "'openssl genpkey -algorithm ed25519 -out lab-sign.pem' (keep it 0600) and give its public key, "
+             "'openssl pkey -in lab-sign.pem -pubout -out lab-sign.pub', to whoever runs verify-report")
+
+
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit status 2."""
 
@@ -108,6 +116,21 @@ def add_seal_arguments(p: argparse.ArgumentParser, trust: bool = True) -> None:
     if trust:
         p.add_argument("--trust", metavar="DIR", help="a folder of the public run keys (*.pem, *.crt, *.pub) whose "
                        "seals are accepted, besides the run key's own (default: $TABLECERT_TRUST)")
+
+
+def vendor_arguments(args: argparse.Namespace) -> list[str]:
+    """The vendor options given (:func:`add_vendor_arguments`), as command-line words that name
+    the same vendor, confined the same way, to another command (defaults left out)."""
+    adapter, target = chosen_vendor(args)
+    words = [{"subprocess": "--vendor-cmd", "python": "--vendor-plugin", "http": "--vendor-url"}[adapter], target]
+    defaults = {"isolation": "auto", "max_processes": 256, "max_file_mb": 256}
+    for name, default in defaults.items():
+        if getattr(args, name) != default:
+            words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    words += ["--vendor-network"] if args.vendor_network else []
+    for path in args.vendor_path:
+        words += ["--vendor-path", path]
+    return words
 
 
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:

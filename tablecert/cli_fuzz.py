@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, sandbox_options, say,
-                                  subcommand)
+                                  subcommand, vendor_arguments)
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -23,8 +23,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     adapter, target = chosen_vendor(args)
     if args.budget <= 0 or args.timeout <= 0:
         raise UsageError("--budget and --timeout must be above 0")
-    if args.seed < 0 or args.max_failures < 1 or (args.max_examples is not None and args.max_examples < 1):
-        raise UsageError("--seed must be 0 or more, --max-failures and --max-examples at least 1")
+    if args.seed < 0 or args.max_failures < 1 or any(n is not None and n < 1 for n in (args.max_examples,
+                                                                                       args.max_cases)):
+        raise UsageError("--seed must be 0 or more, --max-failures, --max-examples and --max-cases at least 1")
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip()) if args.ops else None
     unknown = [o for o in ops or () if o not in KNOWN_OPS]
     if unknown or ops == ():
@@ -33,14 +34,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     pinned = load_profile(profile_id) if profile_id else None
     table = pinned.craps_config() if pinned else None
     cap = pinned.paigow_cap if pinned else None
-    out = Path(args.out)
+    out = Path(args.out).absolute()
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: not a folder")
+        raise UsageError(f"--out {args.out}: not a folder")
     options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
     opener = VendorTarget(adapter, target, options).opener()
     try:
         result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
                       table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
+                      max_cases=args.max_cases, vendor_args=vendor_arguments(args),
                       on_failure=None if args.quiet else lambda f: say(f"found: {f.signature}"))
     except VendorFault as fault:
         raise UsageError(f"vendor {target!r} cannot be run: {fault}") from None
@@ -56,7 +58,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "runnable. Never issues a certificate.")
     add_vendor_arguments(p)
     p.add_argument("--out", required=True, help="run folder: summary.json, findings.pdf, vectors/, hypothesis/")
-    p.add_argument("--budget", type=float, default=60.0, help="seconds to search (default 60)")
+    p.add_argument("--budget", type=float, default=60.0, help="seconds to search: no example is sent past it "
+                   "(new ones stop at four fifths of it, shrinking at it; default 60)")
+    p.add_argument("--max-cases", type=int, metavar="N", help="a budget in work: draw no new example once N cases "
+                   "were sent (with --seed, a run then explores the same cases on any machine; --budget still "
+                   "bounds it)")
     p.add_argument("--seed", type=int, default=0, help="random seed: the same seed draws the same examples (default 0)")
     p.add_argument("--profile", help="pin the craps table: " + PROFILE_HELP + " (default: tables drawn from the "
                    "whole config space)")

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.run.outcomes import Verdict
-from tablecert.cli_common import (PROFILE_HELP, UsageError, add_seal_arguments, add_vendor_arguments, chosen_vendor,
-                                  existing_dir, progress_bar, sandbox_options, say, step_printer, subcommand)
+from tablecert.harness.run.outcomes import EXIT_CODES, Verdict
+from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
+                                  add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
+                                  step_printer, subcommand)
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
@@ -48,6 +49,11 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
     lines += [f"  why: {for_terminal(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
+    if summary.get("shard"):
+        part = "failed" if summary["verdict"] == Verdict.FAIL else "passed"
+        lines.append(f"shard:   {summary['shard']}: this shard's part {part} (exit status "
+                     f"{EXIT_CODES[Verdict(summary['verdict'])]}: 1 its part failed, 2 it passed; a shard is never "
+                     "certified alone): once every shard is done, run tablecert merge SHARD_DIR... --out RUN")
     if summary.get("stopped"):
         lines.append(f"stopped: {summary['stopped']}")
     started = summary.get("start_failures") or []
@@ -103,21 +109,62 @@ def cause_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def cmd_certify(args: argparse.Namespace) -> int:
-    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify
-    from tablecert.harness.contract import VendorTarget
-    from tablecert.harness.run.options import RunOptions
-    from tablecert.harness.record.verdict import EXIT_CODES
-    from tablecert.reports import report_step
-    from tablecert.harness.contract import SessionOptions
+def check_certify_inputs(args: argparse.Namespace) -> int | None:
+    """What ``certify`` is given, checked before anything heavy is imported (a bad path is
+    refused in well under a second): the vendor options, the numbers, ``--suite`` and
+    ``--suite-dir``, the run folder (a run in it needs ``--resume``; one going on is refused by
+    its lock, as ever). ``--resume`` of a run that concluded returns its exit status at once,
+    having changed nothing, once its seal is checked as any resumed run's (None: go on)."""
+    from tablecert.harness.record.run_folder import (check_database_files, check_new_run_folder, concluded_run,
+                                                     run_is_live)
+    from tablecert.oracle.names import SUITE_NAMES
 
-    adapter, target = chosen_vendor(args)
+    chosen_vendor(args)
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
     if args.max_run_seconds is not None and args.max_run_seconds <= 0:
         raise UsageError("--max-run-seconds must be above 0")
     if min(args.memory_limit, args.cpu_limit, args.max_answer_mb, args.max_run_answer_mb) < 1:
         raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
+    if args.suite_dir:
+        existing_dir(args.suite_dir)
+    elif args.suite not in SUITE_NAMES:
+        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITE_NAMES)})")
+    out = Path(args.out)
+    check_new_run_folder(out)
+    if run_is_live(out):
+        return None
+    check_database_files(out / "run.db")
+    if not args.resume:
+        if (out / "run.db").exists():
+            raise UsageError(f"{out}: holds a run already (run.db): continue it by running the same command "
+                             "again with --resume, or give a new run folder")
+        return None
+    concluded = concluded_run(out)
+    if concluded is None:
+        return None
+    from tablecert.harness.record import seal
+
+    seal.check_resumed(out / "run.db", seal.run_key(_path(args.seal_key)))   # its verdict said only as sealed
+    verdict = Verdict(str(concluded["verdict"]))
+    shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
+    print(f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
+          f"{verdict_words({'verdict': verdict})}: there is nothing to resume, and nothing was changed "
+          f"(its results: {out}/summary.json)", file=sys.stderr)
+    return EXIT_CODES[verdict]
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    concluded = check_certify_inputs(args)
+    if concluded is not None:
+        return concluded
+    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify
+    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.run.options import RunOptions
+    from tablecert.reports import report_step
+    from tablecert.harness.contract import SessionOptions
+
+    adapter, target = chosen_vendor(args)
     from tablecert.harness.run.recovery import FaultPolicy
 
     policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
@@ -136,13 +183,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
-    from tablecert.harness.record.run_folder import check_new_run_folder
     from tablecert.oracle.profiles import resolve_profile
-    from tablecert.vectors.suites import SUITES
 
-    if suite_dir is None and args.suite not in SUITES:
-        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITES)})")
-    check_new_run_folder(out)
     try:
         outputs = OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
                                 submission=_path(args.submission), declared=_path(args.declared), run_id=args.run_id)
@@ -219,17 +261,19 @@ def _path(text: str | None) -> Path | None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from tablecert.harness.record.verdict import EXIT_CODES
+    # the paths first, before anything heavy is imported (a bad one is refused at once)
+    responses, suite_dir, out = Path(args.responses), existing_dir(args.suite_dir), Path(args.out)
+    if not responses.is_file():
+        raise UsageError(f"--responses {args.responses}: no such file")
+    if min(args.max_answer_mb, args.max_run_answer_mb) < 1:
+        raise UsageError("--max-answer-mb and --max-run-answer-mb must be at least 1")
     from tablecert.harness.run.offline import validate_responses
     from tablecert.harness.record.outputs import write_outputs
 
     from tablecert.oracle.profiles import resolve_profile
 
-    out = Path(args.out)
     resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
-    if min(args.max_answer_mb, args.max_run_answer_mb) < 1:
-        raise UsageError("--max-answer-mb and --max-run-answer-mb must be at least 1")
-    verdict = validate_responses(Path(args.responses), existing_dir(args.suite_dir), out,
+    verdict = validate_responses(responses, suite_dir, out,
                                  progress=progress_bar("judging", args.quiet, unit="answers"),
                                  custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}",
                                  seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
@@ -368,9 +412,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     from tablecert.parallel.options import add_parallel_arguments
 
     add_parallel_arguments(p)
-    p.add_argument("--submission", help="TOML/JSON naming the lab, product and submission id for the certificate")
+    p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
-    p.add_argument("--sign", metavar="KEY", help="the lab's Ed25519 private key (PEM): signs summary.json and the PDFs")
+    p.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
     p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")
     add_seal_arguments(p, trust=False)
     p.add_argument("--run-id", metavar="ID", help="a name for this run, recorded and sealed; the shards of one run "

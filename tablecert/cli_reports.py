@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tablecert.cli_common import UsageError, add_seal_arguments, progress_bar, say, subcommand
+from tablecert.cli_common import (SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments, progress_bar, say,
+                                  subcommand)
 
 
 def _run_dir(text: str) -> Path:
@@ -109,11 +110,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--kind", choices=("certificate", "findings", "both"), default="both",
                    help="which document (default both, into RUN_DIR)")
     p.add_argument("--out", help="output file (with one --kind; default RUN_DIR/KIND.pdf)")
-    p.add_argument("--submission", metavar="FILE",
-                   help="TOML/JSON: lab, product, submission_id, signatory, signatory_title")
+    p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--declared", metavar="FILE",
                    help="TOML/JSON: the vendor's declared return figures, name = \"1.414%%\" or \"7/495\"")
-    p.add_argument("--sign", metavar="KEY", help="Ed25519 private key (PEM): sign summary.json and the PDFs")
+    p.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
     p.add_argument("--cert", metavar="PEM", help="the lab's X.509 certificate for KEY (default: a self-signed one)")
     add_seal_arguments(p)
     p.add_argument("--game-math", action="store_true",

@@ -194,6 +194,28 @@ def pdf_text(path: Path) -> str:
     return re.sub(r"summary.json sha256 [0-9a-f]+", "summary.json sha256 DIGEST", text)
 
 
+def test_a_shard_says_it_is_a_shard_and_how_to_merge(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
+    """summary.json, page 1 of the certificate and the terminal name the shard; its exit status is
+    its part's: 1 failed (the fixture's vendor), 2 passed (never 0: a shard is never certified)."""
+    from pypdf import PdfReader
+
+    failed = json.loads((sharded["1/3"] / "summary.json").read_text())
+    assert failed["shard"] == "1/3" and failed["verdict"] == "fail"
+    assert any("shard 1/3" in r and "tablecert merge" in r for r in failed["verdict_reasons"])
+    out = tmp_path / "passing-shard"
+    done = tablecert("certify", "--vendor-plugin", "reference", "--suite", "edge", "--suite-dir", str(edge),
+                     "--out", str(out), "--batch-size", "150", "--quiet", "--shard", "2/2")
+    assert done.returncode == 2, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["shard"] == "2/2" and summary["verdict"] == "incomplete" and summary["totals"]["fail"] == 0
+    assert len(summary["verdict_reasons"]) == 1 and "never certified alone" in summary["verdict_reasons"][0]
+    assert "shard:   2/2: this shard's part passed (exit status 2" in done.stdout
+    assert "tablecert merge SHARD_DIR... --out RUN" in done.stdout
+    page = " ".join(PdfReader(out / "certificate.pdf").pages[0].extract_text().split())
+    assert "INCOMPLETE: SHARD 2/2 ONLY" in page and "tablecert merge" in page
+    assert json.loads((sharded["whole"] / "summary.json").read_text())["shard"] is None
+
+
 def test_a_missing_shard_is_refused_naming_it(edge: Path, sharded: dict[str, Path], tmp_path: Path) -> None:
     done = tablecert("merge", str(sharded["1/3"]), str(sharded["3/3"]), "--suite-dir", str(edge),
                      "--out", str(tmp_path / "merged"))
@@ -228,6 +250,16 @@ def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest
     assert lines[0] == "certifying: 1,000/1,000,000 vectors (0%)"
     assert lines[1].endswith("1,000 answers/s, about 16 min left")
     assert lines[2] == "certifying: 41,000/1,000,000 vectors (4%), 1,000 answers/s, about 16 min left"
+
+
+@pytest.mark.parametrize("done, seconds, said", [(3, 30.0, "one answer every 10 s, about 16 min left"),
+                                                 (1, 200.0, "one answer every 3 min, about 5.5 h left"),
+                                                 (30, 12.0, "2.5 answers/s, about 28 s left")])
+def test_a_slow_run_never_says_zero_answers_a_second(done: int, seconds: float, said: str) -> None:
+    """A live table's vector (a whole session, the vendor killed and restarted) takes seconds."""
+    from tablecert.harness.run.progress import pace
+
+    assert pace((0.0, 0), seconds, done, 100) == f", {said}"
 
 
 # -- hand suites ---------------------------------------------------------------------------------

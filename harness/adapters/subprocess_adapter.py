@@ -50,6 +50,7 @@ from tablecert.harness.contract import (
     decode_answer,
 )
 from tablecert.harness.adapters.request_json import request_line
+from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.run.protocol_versions import greet
 from tablecert.harness.confine.sandbox import SAFE_PATH, exit_code, plan, resolve
 from tablecert.harness.confine.vendor_trees import named_outside
@@ -205,10 +206,7 @@ class SubprocessSession(RawExchange, Metered, Confined):
         try:
             return greet(lambda request: self._call(request, self._options.timeout), self._checked)
         except VendorFault as fault:
-            hint = unbound_hint(self.bound) if self.bound is not None and fault.kind is FaultKind.CRASH else ""
-            if not hint:
-                raise
-            raise VendorFault(fault.kind, fault.detail + hint, fault.stderr_tail) from None
+            raise confined_start_hint(fault, self.bound) if self.bound is not None else fault from None
 
     def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
         rid = self.reserve_id()
@@ -309,7 +307,9 @@ class SubprocessSession(RawExchange, Metered, Confined):
         try:
             return decode_line(line)
         except (ValueError, RecursionError) as err:
-            raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}") from None
+            hint = "; a vendor writes nothing on stdout before its hello (logs go to stderr)" if op == "hello" else ""
+            raise self._fault(FaultKind.MALFORMED, f"answer to {op!r} is not JSON: {str(err)[:200]}; the line it sent: "
+                                                   f"{quoted(line)}{hint}") from None
 
     def _checked(self, check: Callable[[], Any]) -> Any:
         try:
@@ -328,7 +328,7 @@ class SubprocessSession(RawExchange, Metered, Confined):
                 self.answer_bytes += len(line) + 1
                 return line
             if self._eof:
-                cut = f" {len(self._buf)} bytes into an answer line" if self._buf else ""
+                cut = f" {len(self._buf)} bytes into an answer line ({quoted(self._buf)})" if self._buf else ""
                 raise self._crash(f"closed its output{cut}")
             self._wait_readable(deadline)
             self._read_some()
@@ -501,8 +501,9 @@ class SubprocessSession(RawExchange, Metered, Confined):
 
     def _timeout(self, what: str) -> VendorFault:
         got = len(self._buf)
+        sent = f": {quoted(self._buf)}" if got else ""
         return self._fault(FaultKind.TIMEOUT, f"{what} within {self._options.timeout:g} s ({got:,} byte"
-                           f"{'s' if got != 1 else ''} of an unfinished answer received); process group killed")
+                           f"{'s' if got != 1 else ''} of an unfinished answer received{sent}); process group killed")
 
     def _crash(self, what: str) -> VendorFault:
         """End of output or a broken pipe: the exit status if the vendor ends within the grace period."""
@@ -515,15 +516,43 @@ class SubprocessSession(RawExchange, Metered, Confined):
         return VendorFault(FaultKind.CRASH, detail, self.stderr_tail())
 
 
-def unbound_hint(bound: tuple[str, ...]) -> str:
-    """What to add when a confined vendor ended before greeting and its own files name folders
-    that are not bound (an editable install's sources): the ``--vendor-path`` options, or nothing."""
+OUT_OF_VIEW = ("No such file or directory", "cannot open shared object file", "not found", "Permission denied")
+"""What a vendor's (or the sandbox's) stderr says when a file it needs is not there, or not
+readable by the user it runs as."""
+CONFINED_HINT = ("; a confined vendor sees only the system folders, its program's own install trees and the "
+                 "folders given with --vendor-path DIR (read-only): bind the folder it needs with --vendor-path, "
+                 "and see what it sees with tablecert sandbox-check --vendor-cmd CMD")
+
+
+def confined_start_hint(fault: VendorFault, bound: tuple[str, ...]) -> VendorFault:
+    """A confined vendor that ended before its hello (the fault itself otherwise), with what to
+    add: the ``--vendor-path`` of each folder its own files (.pth, editable finders) name and it
+    was not given, else, when it said on stderr that a file is missing (or not readable), the hint
+    that the file may be outside its sandbox."""
+    if fault.kind is not FaultKind.CRASH:
+        return fault
     named = named_outside(bound)
-    if not named:
-        return ""
-    return ("; its own files (.pth, editable finders) name folders it was not given: if it needs them, add "
-            + " ".join(f"--vendor-path {shlex.quote(p)}" for p in named[:4]) + " (tablecert sandbox-check shows "
-            "what it sees)")
+    if named:
+        return VendorFault(fault.kind, fault.detail + "; its own files (.pth, editable finders) name folders it was "
+                           "not given: if it needs them, add " + " ".join(f"--vendor-path {shlex.quote(p)}"
+                                                                         for p in named[:4])
+                           + " (tablecert sandbox-check shows what it sees)", fault.stderr_tail)
+    if not any(words in fault.stderr_tail for words in OUT_OF_VIEW):
+        return fault
+    return VendorFault(fault.kind, fault.detail + CONFINED_HINT, fault.stderr_tail)
+
+
+SHOWN_BYTES = 120
+"""Bytes of what a vendor sent that a fault's detail quotes."""
+
+
+def quoted(data: bytes | bytearray) -> str:
+    """What a vendor sent, for a fault's detail: its first :data:`SHOWN_BYTES` bytes in quotes,
+    bytes that are not UTF-8 and control characters escaped (:func:`~tablecert.harness.vendor_text.for_terminal`),
+    saying how many more there were."""
+    text = for_terminal(bytes(data[:SHOWN_BYTES]).decode("utf-8", "backslashreplace"), SHOWN_BYTES)
+    more = f" ... ({len(data) - SHOWN_BYTES:,} more bytes)" if len(data) > SHOWN_BYTES else ""
+    return f'"{text}"{more}'
 
 
 def command_argv(target: str) -> list[str]:

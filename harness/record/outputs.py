@@ -73,6 +73,7 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "sealed_by": (meta.get("seal") or {}).get("keyid"),
         **({"responses": meta["responses"]} if "responses" in meta else {}),
         "stopped": meta.get("stopped"),
+        "shard": meta.get("shard"),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),

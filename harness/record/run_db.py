@@ -271,6 +271,10 @@ class RunDatabase:
             runs[op] = runs.get(op, 0) + 1 if status == BatchStatus.FAULT else 0
         return runs
 
+    def op_timeouts(self) -> dict[str, int]:
+        """Per op, how many timeouts it has cost the run (its ``timeout`` fault rows)."""
+        return dict(self.db.execute("SELECT op, COUNT(*) FROM faults WHERE kind = 'timeout' GROUP BY op"))
+
     # -- reading
     def totals(self, dimension: str = "op") -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}

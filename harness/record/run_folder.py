@@ -24,8 +24,10 @@ Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit s
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -83,6 +85,27 @@ def check_new_run_folder(out: Path) -> None:
         raise UnsafeRunFolder(f"{out}: not empty and not a run folder (it holds {foreign[0]!r}"
                               f"{f' and {len(foreign) - 1:,} more' if len(foreign) > 1 else ''} and no run.db); "
                               "give a new or empty folder for the run")
+
+
+def concluded_run(out: Path) -> dict[str, object] | None:
+    """The verdict, finish time and shard of the run in ``out`` when it concluded (its run
+    database says ``state: finished``), else None (no run, or one interrupted or never greeted:
+    resumable). Read without writing anything: the database is opened immutable, so no lock,
+    journal or WAL file is made and no time stamp changes (a run still being written may read as
+    not concluded: it is then refused by its lock, as before)."""
+    db_path = out / "run.db"
+    if db_path.is_symlink() or not db_path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{db_path.absolute().as_uri()}?immutable=1", uri=True)
+        try:
+            meta = {k: json.loads(v) for k, v in db.execute(
+                "SELECT key, value FROM meta WHERE key IN ('state', 'verdict', 'finished', 'shard')")}
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError):
+        return None
+    return meta if meta.get("state") == "finished" and meta.get("verdict") else None
 
 
 def check_database_files(db_path: Path) -> None:

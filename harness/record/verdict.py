@@ -51,7 +51,6 @@ from tablecert.harness.run.outcomes import Outcome, Verdict, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.protocol import V2_OPS
 
-EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
 HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
@@ -158,6 +157,28 @@ def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int
     return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
 
 
+MERGE_COMMAND = "tablecert merge SHARD_DIR... --out RUN"
+"""What joins the shards of one run (``certify --shard K/N``) into the run a verdict is given to."""
+
+
+def shard_note(shard: str, run: int, suite_tests: Any) -> str:
+    """The reason a shard's verdict names: what it ran, and that only the merged run is certified."""
+    of = f" of {suite_tests:,}" if isinstance(suite_tests, int) else ""
+    return (f"this is shard {shard} of a sharded run: only its part of the suite was run ({run:,}{of} vectors); "
+            f"a shard is never certified alone: once every shard is done, join them with {MERGE_COMMAND}")
+
+
+def given_up(faults: Iterable[Mapping[str, Any]], by_op: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """One sentence per op the run stopped sending (its ``not_sent`` fault rows): why, and how
+    many of its vectors were left not answered."""
+    why: dict[str, str] = {}
+    for f in faults:
+        if f["kind"] == "not_sent":
+            why.setdefault(f["op"], f["detail"].removeprefix("not sent: "))
+    return [f"{op} was given up ({reason}): {by_op.get(op, {}).get(Outcome.FAULT, 0):,} of its vectors were "
+            "not answered" for op, reason in why.items()]
+
+
 def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
     by_op = db.totals("op")
     ops = list(meta.get("suite_ops") or sorted(by_op))
@@ -183,7 +204,8 @@ def decide(db: RunDatabase) -> Decision:
     meta = db.meta()
     scope = _scope(db, meta)
     totals = db.outcome_totals()
-    faults = fault_counts(db.faults())
+    rows = db.faults()
+    faults = fault_counts(rows)
     reasons: list[str] = []
     if meta.get("state") == "not_started":
         why = meta.get("not_started") or "the vendor could not be started or greeted"
@@ -197,6 +219,7 @@ def decide(db: RunDatabase) -> Decision:
         kinds = ", ".join(f"{f['count']:,} x {kind}" for kind, f in faults.items())
         reasons.append(f"the implementation faulted {n:,} time{'s' if n != 1 else ''} ({kinds}); "
                        f"{back:,} of them recovered by a retry, which does not make a fault acceptable")
+        reasons += given_up(rows, db.totals("op"))
     if scope.required_untested:
         reasons.append("required op" + ("s" if len(scope.required_untested) != 1 else "")
                        + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}")
@@ -204,17 +227,20 @@ def decide(db: RunDatabase) -> Decision:
     if undeclared:
         reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
                        + f" not declared in the vendor's capabilities: {', '.join(undeclared)}")
+    run = sum(totals.values())
+    suite_tests = meta.get("suite_tests")
+    shard = (shard_note(str(meta["shard"]), run, suite_tests),) if meta.get("shard") else ()
     if meta.get("state") != "finished":
         return Decision(Verdict.INCOMPLETE, tuple(reasons) + ("the run was interrupted and not resumed",), scope)
     if reasons:
-        return Decision(Verdict.FAIL, tuple(reasons), scope)
-    run = sum(totals.values())
-    suite_tests = meta.get("suite_tests")
+        return Decision(Verdict.FAIL, tuple(reasons) + shard, scope)
     if meta.get("stopped"):
         return Decision(Verdict.INCOMPLETE, (f"the run was stopped: {meta['stopped']}",), scope)
     if meta.get("sliced"):
         part = f": {meta['sliced']}" if isinstance(meta["sliced"], str) else ""
         return Decision(Verdict.INCOMPLETE, (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
+    if shard:
+        return Decision(Verdict.INCOMPLETE, shard, scope)
     if isinstance(suite_tests, int) and run < suite_tests:
         return Decision(Verdict.INCOMPLETE, (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
     if totals[Outcome.FAULT]:

@@ -63,13 +63,14 @@ class VendorInstance:
     the run already knows it (a worker's instance), else the first hello gives it, after
     ``on_first_hello(session, hello)`` accepted it; ``isolation``: how the run records its vendor
     is confined (None: not checked); ``session``: an already greeted session to begin with;
-    ``kinds_kept``, ``unanswered_runs``: the run's fault state read back from its database."""
+    ``kinds_kept``, ``unanswered_runs``, ``timeouts``: the run's fault state read back from its
+    database."""
 
     def __init__(self, open_session: Callable[[], VendorSession], policy: FaultPolicy, *,
                  began: Identity | None = None, isolation: str | None = None,
                  on_first_hello: Callable[[VendorSession, Hello], None] | None = None,
                  session: VendorSession | None = None, kinds_kept: set[str] | None = None,
-                 unanswered_runs: dict[str, int] | None = None) -> None:
+                 unanswered_runs: dict[str, int] | None = None, timeouts: dict[str, int] | None = None) -> None:
         self.open_session, self.began, self.isolation = open_session, began, isolation
         self.on_first_hello = on_first_hello
         self.hello: Hello | None = None
@@ -78,7 +79,7 @@ class VendorInstance:
         self.closed_bytes = 0
         self.stats = InstanceStats()
         self.recovery = Recovery(self.session, self.drop, policy, judge_batch, whole_batch, unanswered_runs,
-                                 kinds_kept)
+                                 kinds_kept, timeouts)
 
     @property
     def ops(self) -> tuple[str, ...]:

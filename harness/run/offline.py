@@ -56,7 +56,7 @@ from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
-from tablecert.harness.record.run_folder import locked_run_folder
+from tablecert.harness.record.run_folder import locked_run_folder, remove_our_folder
 from tablecert.harness.run.runner import manifest_digest, utc_now
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.harness.record.verdict import suite_ops
@@ -257,6 +257,8 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     from tablecert.harness.record import seal
     from tablecert.harness.run.certify import copy_anchored
 
+    if not responses.is_file():                                   # refused before the suite is copied
+        raise ResponsesError(f"{responses}: no such responses file")
     key = seal.run_key(seal_key)
     with locked_run_folder(run_dir):
         db_path = run_dir / "run.db"
@@ -265,24 +267,40 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
         if load_manifest(suite_dir)["suite"] in HAND_SUITES:     # refused before it is copied
             raise ResponsesError("offline validation of the hand-stream suites is not supported: run them live")
         folder, anchor = copy_anchored(suite_dir, run_dir / "suite", None, custom_suite)
-        manifest = load_manifest(folder)
-        index = SuiteIndex.of(folder, protocol)
-        fd, store_path = tempfile.mkstemp(prefix=".responses-", suffix=".db", dir=run_dir)
-        os.close(fd)
-        store = sqlite3.connect(store_path, isolation_level=None)
         try:
-            store.execute("PRAGMA journal_mode=OFF")
-            read = read_responses(responses, index, store, max_answer_bytes, max_run_answer_bytes)
-            if read.protocol is not None and read.protocol != protocol:
-                raise ResponsesError(f"{responses}: the header says {read.protocol}, the answers were to be judged as "
-                                     f"{protocol} (--protocol)")
-            _check_complete(read, index)
-            verdict = _judge(read, folder, db_path, manifest, anchor, index.cases, progress, protocol)
-        finally:
-            store.close()
-            os.unlink(store_path)
+            verdict = _read_and_judge(responses, folder, db_path, anchor, progress, protocol, max_answer_bytes,
+                                      max_run_answer_bytes)
+        except BaseException as err:           # refused (or stopped) before judging: no copy left behind
+            if not db_path.exists():
+                remove_our_folder(folder)
+            if isinstance(err, (ValueError, OSError)) and str(folder) in str(err):     # the folder given named
+                raise type(err)(str(err).replace(str(folder), str(suite_dir))) from None
+            raise
         seal.seal_folder(run_dir, key)
     return verdict
+
+
+def _read_and_judge(responses: Path, folder: Path, db_path: Path, anchor: SuiteAnchor,
+                    progress: Callable[[int, int], None] | None, protocol: str, max_answer_bytes: int,
+                    max_run_answer_bytes: int) -> str:
+    """Read the responses file against the suite copy ``folder`` (into a temporary store beside
+    the run database, removed after) and judge it; the verdict."""
+    manifest = load_manifest(folder)
+    index = SuiteIndex.of(folder, protocol)
+    fd, store_path = tempfile.mkstemp(prefix=".responses-", suffix=".db", dir=db_path.parent)
+    os.close(fd)
+    store = sqlite3.connect(store_path, isolation_level=None)
+    try:
+        store.execute("PRAGMA journal_mode=OFF")
+        read = read_responses(responses, index, store, max_answer_bytes, max_run_answer_bytes)
+        if read.protocol is not None and read.protocol != protocol:
+            raise ResponsesError(f"{responses}: the header says {read.protocol}, the answers were to be judged as "
+                                 f"{protocol} (--protocol)")
+        _check_complete(read, index)
+        return _judge(read, folder, db_path, manifest, anchor, index.cases, progress, protocol)
+    finally:
+        store.close()
+        os.unlink(store_path)
 
 
 def vendor_meta(responses: Responses, protocol: str) -> dict[str, Any]:

@@ -39,6 +39,10 @@ class Verdict(StrEnum):
     INCOMPLETE = "incomplete"      # no certificate: not all of the scope was judged
 
 
+EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
+"""The exit status of a command that concluded a run (``certify``, ``validate``, ``merge``), by verdict."""
+
+
 class BatchStatus(StrEnum):
     """What became of a batch as a whole (the ``batches`` table's ``status``)."""
 

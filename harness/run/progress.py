@@ -46,13 +46,17 @@ def progress_callback(label: str, unit: str = "hands") -> Callable[[int, int], N
 
 def pace(start: tuple[float, int], now: float, done: int, total: int) -> str:
     """``", R answers/s, about T left"`` from the answers since ``start`` (time, done): the rate of
-    this process (a resumed or sharded run counts from where it began), '' before any."""
+    this process (a resumed or sharded run counts from where it began), '' before any. A slow
+    rate (a live table's vector is a whole session, its vendor killed and restarted) is said as
+    ``one answer every S``, never as 0 answers/s."""
     seconds, answered = now - start[0], done - start[1]
     if seconds <= 0 or answered <= 0:
         return ""
     rate = answered / seconds
     left = max(0, total - done) / rate
-    return f", {rate:,.0f} answers/s, about {duration(left)} left"
+    said = (f"{rate:,.0f} answers/s" if rate >= 10 else f"{rate:.1f} answers/s" if rate >= 1
+            else f"one answer every {duration(1 / rate)}")
+    return f", {said}, about {duration(left)} left"
 
 
 def duration(seconds: float) -> str:

@@ -8,10 +8,18 @@ faults, it is that batch's poisoned case: its vector is counted ``fault``, every
 batch is judged. Bisection spends at most :func:`bisect_budget` attempts per batch, so a vendor
 that faults on every case costs a bounded number of restarts.
 
-When :attr:`FaultPolicy.give_up_after` batches of one op in a row end with no answer at all, the
-op's later batches are not sent: they are counted ``fault`` with one fault row each saying so.
-That state is read back from the run database, so a resumed run gives up exactly where an
-uninterrupted one would.
+A timeout is not bisected: every attempt of a hang costs the whole ``--timeout``, and a split
+batch would spend up to :func:`bisect_budget` of them. A batch that timed out is retried like any
+fault, and if it never answers, its vectors are ``fault`` (not answered) as a whole; a bisection
+begun for another fault does not split a piece that timed out. Once an op has cost the run
+:attr:`FaultPolicy.timeouts_per_op` timeouts (3 by default: a hung batch's first attempt and its
+two retries), it is given up at once: nothing more of it is sent, in that batch or later.
+
+When :attr:`FaultPolicy.give_up_after` batches of one op in a row end with no answer at all, or
+the op has met its timeouts, the op's later batches are not sent: they are counted ``fault`` with
+one fault row each saying so (``not_sent``, naming which bound gave the op up). That state is
+read back from the run database, so a resumed run gives up exactly where an uninterrupted one
+would.
 
 Every attempt that faulted is a row of the batch's outcome (kind, detail, the vendor's stderr
 tail, the cases it covered, and whether a later attempt answered all of them: *recovered*),
@@ -25,11 +33,11 @@ recovered or not, withholds certification (:mod:`tablecert.harness.record.verdic
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tablecert.harness.contract import VendorFault, VendorSession
+from tablecert.harness.contract import FaultKind, VendorFault, VendorSession
 from tablecert.harness.record.run_db import BatchOutcome, dumps
 from tablecert.harness.run.batch import Batch
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
@@ -46,12 +54,18 @@ class FaultPolicy:
     retries: int = 2              # extra attempts of a whole batch (and of a case found alone)
     bisect: bool = True           # split a batch that keeps faulting to find the case(s) to blame
     give_up_after: int = 3        # batches of one op in a row with no answer, then stop sending it
+    timeouts_per_op: int = 3      # timeouts one op may cost the run, then stop sending it
 
 
 def bisect_budget(n: int) -> int:
     """Attempts bisection may spend on a batch of ``n`` cases: enough to isolate two poisoned
     cases (two attempts per level of the split), never more than 8 per level."""
     return 8 * max(1, (n - 1).bit_length())
+
+
+def timeouts_in(rows: Iterable[tuple[Any, ...]]) -> int:
+    """How many of these fault rows are timeouts."""
+    return sum(row[5] == FaultKind.TIMEOUT.value for row in rows)
 
 
 def part(batch: Batch, lo: int, hi: int) -> Batch:
@@ -102,6 +116,11 @@ class _FaultLog:
     def last(self) -> tuple[Any, ...]:
         return self._rows[-1][0]
 
+    @property
+    def timeouts(self) -> int:
+        """How many of the attempts so far timed out."""
+        return timeouts_in(row for row, _, _ in self._rows)
+
     def rows(self, lost: set[int]) -> list[tuple[Any, ...]]:
         """Every row with its ``recovered`` flag, given the indices of the cases left unanswered."""
         return [row + (int(not any(i in lost for i in range(lo, hi))),) for row, lo, hi in self._rows]
@@ -109,30 +128,42 @@ class _FaultLog:
 
 class GiveUp:
     """Which ops are no longer sent: ``unanswered_runs`` counts, per op, its last batches in a
-    row (in run order) that got no answer at all; from ``policy.give_up_after`` on, the op's
+    row (in run order) that got no answer at all, ``timeouts`` the timeouts it has cost the run;
+    from ``policy.give_up_after`` batches, or ``policy.timeouts_per_op`` timeouts, on, the op's
     batches are recorded ``fault`` (``not_sent``) without being sent. With several workers the
-    single writer keeps this count in run order, so the same batches are given up as in a
+    single writer keeps these counts in run order, so the same batches are given up as in a
     one-worker run."""
 
-    def __init__(self, policy: FaultPolicy, unanswered_runs: dict[str, int] | None = None) -> None:
+    def __init__(self, policy: FaultPolicy, unanswered_runs: dict[str, int] | None = None,
+                 timeouts: dict[str, int] | None = None) -> None:
         self.policy = policy
         self.unanswered_runs: dict[str, int] = dict(unanswered_runs or {})
+        self.timeouts: dict[str, int] = dict(timeouts or {})
+
+    def timed_out(self, op: str, more: int = 0) -> bool:
+        """``op`` has met its timeouts, counting ``more`` not yet tallied (its current batch's)."""
+        return self.timeouts.get(op, 0) + more >= self.policy.timeouts_per_op
 
     def stops(self, op: str) -> bool:
-        return self.unanswered_runs.get(op, 0) >= self.policy.give_up_after
+        return self.unanswered_runs.get(op, 0) >= self.policy.give_up_after or self.timed_out(op)
 
     def not_sent(self, key: tuple[str, str, int, int], out: BatchOutcome) -> BatchOutcome:
         """``out`` (every vector ``fault``) with the row saying why the batch was not sent."""
         file, op, first_tc, n = key
-        out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {self.policy.give_up_after} "
-                           f"batches of {op} in a row got no answer", "", 0))
+        why = (f"{op} timed out {self.timeouts.get(op, 0)} times" if self.timed_out(op)
+               else f"{self.policy.give_up_after} batches of {op} in a row got no answer")
+        out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {why}", "", 0))
         self.unanswered_runs[op] = self.unanswered_runs.get(op, 0) + 1
         return out
 
     def tally(self, op: str, out: BatchOutcome) -> int:
-        """Count a settled batch of ``op``; returns how many of its vectors were answered."""
+        """Count a settled batch of ``op`` (its timeouts too); returns how many of its vectors
+        were answered."""
         answered = answered_in(out.counts, op)
         self.unanswered_runs[op] = 0 if answered else self.unanswered_runs.get(op, 0) + 1
+        timeouts = timeouts_in(out.faults)
+        if timeouts:
+            self.timeouts[op] = self.timeouts.get(op, 0) + timeouts
         return answered
 
 
@@ -141,16 +172,17 @@ class Recovery:
 
     ``start`` gives the live session (starting and greeting the vendor if needed), ``drop`` ends it
     after a fault; ``judge`` judges a batch's results; ``whole`` counts every vector of a batch
-    with one outcome; ``unanswered_runs`` is the op -> batches-in-a-row-without-answer count read
-    from the run database; ``kinds_kept`` the fault kinds whose first request the run database
-    already holds."""
+    with one outcome; ``unanswered_runs`` is the op -> batches-in-a-row-without-answer count and
+    ``timeouts`` the op -> timeouts count read from the run database; ``kinds_kept`` the fault
+    kinds whose first request the run database already holds."""
 
     def __init__(self, start: Callable[[], VendorSession], drop: Callable[[], None], policy: FaultPolicy,
                  judge: Callable[[Batch, list[Any]], BatchOutcome], whole: Callable[[Batch, str, str], BatchOutcome],
-                 unanswered_runs: dict[str, int] | None = None, kinds_kept: set[str] | None = None) -> None:
+                 unanswered_runs: dict[str, int] | None = None, kinds_kept: set[str] | None = None,
+                 timeouts: dict[str, int] | None = None) -> None:
         self.start, self.drop, self.policy = start, drop, policy
         self.judge, self.whole = judge, whole
-        self.give_up = GiveUp(policy, unanswered_runs)
+        self.give_up = GiveUp(policy, unanswered_runs, timeouts)
         self.kinds_kept: set[str] = set(kinds_kept or ())
 
     @property
@@ -172,13 +204,15 @@ class Recovery:
             except VendorFault as fault:
                 self.drop()
                 log.add(None, key, 0, n, fault)
+                if self.give_up.timed_out(op, log.timeouts):
+                    break
                 continue
             out.faults[:0] = log.rows(set())
             out.fault_requests.extend(log.requests)
             self.give_up.tally(op, out)
             return out
         batch = as_batch()
-        if self.policy.bisect and n > 1:
+        if self.policy.bisect and n > 1 and not log.timeouts:
             out, lost = self._bisect(batch, log)
         else:
             out, lost = self.whole(batch, BatchStatus.FAULT, Outcome.FAULT), set(range(n))
@@ -209,27 +243,34 @@ class Recovery:
         while pending:
             lo, hi = pending.pop()
             piece = part(batch, lo, hi)
-            if spent >= budget:
+            if spent >= budget or self.give_up.timed_out(batch.op, log.timeouts):
                 merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
             allowed = min(tries, budget - spent)
-            results = None
+            results, hung, tried = None, False, 0
             for _ in range(allowed):
                 spent += 1
+                tried += 1
                 try:
                     results = self._send(piece)
                     break
                 except VendorFault as fault:
                     self.drop()
                     log.add(piece, (piece.file, piece.op, piece.tc_ids[0], hi - lo), lo, hi, fault)
+                    hung = hung or fault.kind is FaultKind.TIMEOUT
+                    if self.give_up.timed_out(batch.op, log.timeouts):
+                        break
             if results is not None:
                 merge(out, self.judge(piece, results))
+            elif hung and hi - lo > 1:                               # a timeout is not split further
+                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                lost.update(range(lo, hi))
             elif hi - lo == 1:
                 merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.add(lo)
-                if allowed == tries:                                 # every attempt of it alone faulted
+                if tried == tries:                                   # every attempt of it alone faulted
                     out.poisoned.append(poison_record(piece, log.last))
             else:
                 mid = (lo + hi) // 2

@@ -142,7 +142,8 @@ class Runner:
         self.live: Any = None          # a tablecert.harness.live.run.LiveRun: plays the live suite's batches
         self.capabilities = Capabilities()
         self.instance = VendorInstance(open_session, options.policy or FaultPolicy(), on_first_hello=self._first_hello,
-                                       kinds_kept=self.db.fault_kinds(), unanswered_runs=self.db.unanswered_runs())
+                                       kinds_kept=self.db.fault_kinds(), unanswered_runs=self.db.unanswered_runs(),
+                                       timeouts=self.db.op_timeouts())
         self.recovery = self.instance.recovery
         self.recorder = Recorder(self.db, stop_after_failures=options.stop_after_failures,
                                  max_run_answer_bytes=options.max_run_answer_bytes,
