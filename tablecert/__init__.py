@@ -8,4 +8,9 @@ try:
 except _metadata.PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__"]
+PACKAGES = ("tablecert", "tablecert.oracle", "tablecert.vectors", "tablecert.harness", "tablecert.reports",
+            "tablecert.rng", "tablecert.fuzz", "tablecert.parallel", "tablecert.kits")
+"""The packages tablecert is made of, outermost ones (pyproject.toml's list; a test checks they
+agree): what a vendor started from tablecert's own environment also sees of it."""
+
+__all__ = ["PACKAGES", "__version__"]

@@ -143,9 +143,9 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     concluded = concluded_run(out)
     if concluded is None:
         return None
-    from tablecert.harness.record import seal
+    from tablecert.harness.record import chain, seal
 
-    seal.check_resumed(out / "run.db", seal.run_key(_path(args.seal_key)))   # its verdict said only as sealed
+    chain.resumed_head(out / "run.db", seal.run_key(_path(args.seal_key)), str(out))   # said only as sealed
     verdict = Verdict(str(concluded["verdict"]))
     shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
     print(f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from tablecert.harness.confine import sandbox
-from tablecert.harness.confine.vendor_trees import OWN_PACKAGES, own_source_trees
+from tablecert import PACKAGES as OWN_PACKAGES
+from tablecert.harness.confine.vendor_trees import own_source_trees
 from tablecert.harness.contract import SessionOptions, VendorFault
 from tablecert.vectors.suites import generate
 

@@ -162,6 +162,7 @@ def test_the_fuzz_findings_pdf_shows_hostile_vendor_text_escaped() -> None:
     failure = {"id": 1, "signature": HOSTILE, "config": {}, "case": {}, "expected": {"result": 1},
                "actual": {"x": HOSTILE}, "vector_file": "v.jsonl", "divergence": HOSTILE}
     data = {"vendor": {"name": HOSTILE, "version": "<b>", "build": "&"}, "cases": 1, "examples": 1, "verdict": "fail",
+            "replay": "tablecert certify --suite-dir RUN/vectors",
             "settings": {"seed": 0, "budget": 1, "profile": "p", "pinned": False, "ops": ["craps.settle"]},
             "failures": [failure]}
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(findings_pdf(data))).pages)

@@ -27,8 +27,6 @@ import numpy as np
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 from tablecert.oracle.names import HAND_OPS
 from tablecert.oracle.register import clauses, interpretations
-from tablecert.vectors.hand_stream import suite_first_position, suite_size
-from tablecert.vectors.hand_suite import DESCRIPTOR, LABELS
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
 from tablecert.vectors.writer import file_digest
 
@@ -242,6 +240,12 @@ def verify(folder: Path, progress: Callable[[str], None] | None = None) -> list[
 
 def lint_hand_file(path: Path, entry: dict[str, Any]) -> list[str]:
     """Problems of one hand-suite file (descriptor schema and range; stream length and codes)."""
+    # Imported here, one way (hand_suite never imports checks): the hand stream imports the
+    # numba labeller, 0.57 s that every other user of the checks (a refused certify among them)
+    # would pay.
+    from tablecert.vectors.hand_stream import suite_first_position, suite_size
+    from tablecert.vectors.hand_suite import DESCRIPTOR, LABELS
+
     name = entry["path"]
     if path.name == DESCRIPTOR:
         try:

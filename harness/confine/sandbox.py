@@ -383,7 +383,7 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
                    "--cap-add", "CAP_SETPCAP"]
         drop = [str(setpriv), f"--reuid={box.uid}", f"--regid={box.gid}", "--clear-groups",
                 "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
-        mechanisms += [OWN_USER, box.name]
+        mechanisms.append(OWN_USER)          # the same words for every instance (each Ray actor has its own box)
     else:
         prefix += ["--cap-drop", "ALL"]
         mechanisms.append(USER_NAMESPACE)

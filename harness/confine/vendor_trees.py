@@ -38,16 +38,14 @@ import stat
 import sys
 from collections.abc import Iterable
 
+from tablecert import PACKAGES
+
 # Folders of the host that are never bound as a whole: they hold other users', runs' and
 # programs' files (a program found directly in one is bound alone).
 SHARED_FOLDERS = ("/", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root", "/run", "/var", "/etc", "/proc", "/sys",
                   "/dev", "/mnt", "/media", "/srv", "/opt", "/usr")
 SHEBANG_BYTES = 256
 VIRTUAL_FOLDERS = ("/proc", "/sys", "/dev")   # the sandbox has its own: a host path there is never bound
-# The harness's own packages (pyproject.toml's [tool.setuptools] packages, outermost ones; a test
-# checks the two agree).
-OWN_PACKAGES = ("tablecert", "tablecert.oracle", "tablecert.vectors", "tablecert.harness", "tablecert.reports",
-                "tablecert.rng", "tablecert.fuzz", "tablecert.parallel")
 
 
 def _shared(path: str, home: str | None) -> bool:
@@ -111,7 +109,7 @@ def own_source_trees() -> list[str]:
     """The folders this process imports the harness's own packages from (an editable install's
     sources; inside the environment itself for a regular install)."""
     found: list[str] = []
-    for name in OWN_PACKAGES:
+    for name in PACKAGES:
         spec = importlib.util.find_spec(name)
         found += [os.path.realpath(p) for p in (spec.submodule_search_locations or [])] if spec else []
     return outermost(found)
