@@ -26,7 +26,8 @@ from pathlib import Path
 
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import EVERY_STEP_FLAG, MODES, judge_live, plan_interruptions
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir, vendor_user
+from tablecert.harness.confine.sandbox import vendor_uid
+from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP
 from tablecert.vectors.suites import generate
@@ -39,7 +40,7 @@ def load() -> str:
 def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float, int, int, int, int]:
     """(wall seconds, vectors passed, vectors, interruptions made, survived) of one pass over the suite."""
     with tempfile.TemporaryDirectory(prefix="bench-live-") as base, \
-            vendor_state_dir(Path(base), vendor_user(shlex.split(cmd), options)) as state:
+            vendor_state_dir(Path(base), vendor_uid(shlex.split(cmd), options)) as state:
         control = InstanceControl(live_opener(cmd, options, state))
         wall = time.perf_counter()
         outcomes = [judge_live(control, batch, plan) for batch in batches]

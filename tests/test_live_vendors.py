@@ -24,8 +24,9 @@ from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence, plan_interruptions
 from tablecert.harness.live.driver import replay_live
+from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live_opener, remove_stale_state,
-                                             vendor_state_dir, vendor_user)
+                                             vendor_state_dir)
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.record.run_db import RunDatabase
@@ -115,19 +116,19 @@ def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Pat
     replay = json.loads(replays[0].read_text().splitlines()[0])
     assert replay["interruptions"] and replay["last_interruption"]["point"]
     assert not [p for p in out.iterdir() if p.name.startswith(STATE_PREFIX)]
-    with vendor_state_dir(tmp_path, vendor_user(shlex.split(faulty("loses-point")), OPTIONS)) as state:
+    with vendor_state_dir(tmp_path, vendor_uid(shlex.split(faulty("loses-point")), OPTIONS)) as state:
         control = InstanceControl(live_opener(faulty("loses-point"), OPTIONS, state))
         found = replay_live(replay, control)
         control.close()
     assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
-    with vendor_state_dir(tmp_path, vendor_user(shlex.split(REFERENCE), OPTIONS)) as state:
+    with vendor_state_dir(tmp_path, vendor_uid(shlex.split(REFERENCE), OPTIONS)) as state:
         control = InstanceControl(live_opener(REFERENCE, OPTIONS, state))
         assert replay_live(replay, control) is None          # the oracle's own vendor passes the replay
         control.close()
 
 
 def test_state_dir_is_fresh_private_the_vendors_and_removed(tmp_path: Path) -> None:
-    owner = vendor_user(shlex.split(REFERENCE), replace(OPTIONS, isolation="auto"))
+    owner = vendor_uid(shlex.split(REFERENCE), replace(OPTIONS, isolation="auto"))
     assert (owner is not None) == (os.geteuid() == 0)       # as root: this process's box, never the lab's uid
     with pytest.raises(RuntimeError):
         with vendor_state_dir(tmp_path, owner) as state:

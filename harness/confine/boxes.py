@@ -38,10 +38,6 @@ class Box:
     uid: int
     gid: int
 
-    @property
-    def name(self) -> str:
-        return f"box {self.number} (uid {self.uid})"
-
 
 _held: dict[str, object] = {}
 _lock = threading.Lock()

@@ -400,7 +400,10 @@ def vendor_uid(argv: list[str], options: SessionOptions) -> tuple[int, int] | No
         sandbox = plan(resolve(argv), options)
     except VendorFault:
         return None
-    return (this_process_box().uid, this_process_box().gid) if sandbox.drop else None
+    if not sandbox.drop:
+        return None
+    box = this_process_box()
+    return box.uid, box.gid
 
 
 def exit_code(report: bytes, fallback: int) -> int:

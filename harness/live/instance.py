@@ -33,7 +33,7 @@ from typing import Any
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
 from tablecert.harness.run.protocol_versions import greet
-from tablecert.harness.confine.sandbox import MIB, vendor_uid
+from tablecert.harness.confine.sandbox import MIB
 
 STATE_PREFIX = ".live-state-"
 
@@ -137,11 +137,6 @@ class InstanceControl:
         if self.session is not None:
             self.session.close()
             self.session = None
-
-
-def vendor_user(argv: list[str], options: SessionOptions) -> tuple[int, int] | None:
-    """The uid and gid a confined vendor runs as when it is not the lab's, else None."""
-    return vendor_uid(argv, options)
 
 
 def state_size(folder: str, stop: int) -> int:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
                                            judge_live, plan_interruptions)
-from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, vendor_state_dir,
-                                             vendor_user)
+from tablecert.harness.confine.sandbox import vendor_uid
+from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
 from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
@@ -81,7 +81,7 @@ class LiveRun:
         if self.control is None:
             argv = shlex.split(self.target)
             remove_stale_state(self.base)
-            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_user(argv, self.options)))
+            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options)))
             opener = live_opener(self.target, self.options, self.state_dir)
             self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
         return self.control
