@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablecert.fuzz.engine import MAX_FAILURES, Failure, Fuzzer, FuzzStats
+from tablecert.fuzz.engine import MAX_FAILURES, Fuzzer
+from tablecert.fuzz.search import Failure, FuzzStats
 from tablecert.fuzz.findings import replay_command, write_outputs
 from tablecert.harness.contract import KNOWN_OPS, VendorSession
 

@@ -21,15 +21,15 @@ knows first.
 from __future__ import annotations
 
 import time
-import unittest
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from tablecert.fuzz.round_machine import round_search
+from tablecert.fuzz.search import ROUND_OP, BudgetSpent, Failure, FuzzStats, Mismatch
 from tablecert.fuzz.strategies import Example, examples
 from tablecert.harness.answers.causes import cause_of
 from tablecert.harness.answers.round_findings import round_difference
@@ -40,8 +40,6 @@ from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer
 
-ROUND_OP = "craps.round"
-"""The op fuzzed by the stateful machine (:mod:`tablecert.fuzz.round_machine`), not by :func:`examples`."""
 #: Distinct failures after which a run stops by default (a vendor this broken needs fixing first).
 MAX_FAILURES = 25
 DATABASE_DIR = "hypothesis"
@@ -50,41 +48,8 @@ SEARCH_SHARE = 0.8
 run never goes past the budget (the shrinking done by then is kept)."""
 
 
-@dataclass
-class Failure:
-    """One distinct failure, shrunk: the case, what the oracle expects and what the vendor said."""
-
-    signature: str
-    op: str
-    config: Any
-    case: Any
-    expected: dict[str, Any]
-    actual: Any
-
-
-@dataclass
-class FuzzStats:
-    examples: int = 0
-    cases: int = 0
-    drawn: int = 0                    # cases of new examples (the others were sent while shrinking)
-    rounds: int = 0
-    seconds: float = 0.0
-    first_seen: float | None = None   # seconds into the run when the first failing answer came (before shrinking)
-    failures: list[Failure] = field(default_factory=list)
-
-
-class Mismatch(Exception):
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.signature)
-        self.failure = failure
-
-
 NOT_SENT = object()
 """The answer slot of a case not sent (one a vendor of tablecert-vendor/1 cannot be asked)."""
-
-
-class BudgetSpent(unittest.SkipTest):
-    """Raised inside the test to end a round: hypothesis re-raises skip exceptions unshrunk."""
 
 
 def expected_of(op: str, config: Any, case: Any) -> dict[str, Any]:
@@ -195,8 +160,6 @@ class Fuzzer:
         return not passes(expected, failure.actual)
 
     def _round_machine(self, number: int, deadline: float) -> Failure | None:
-        from tablecert.fuzz.round_machine import round_search
-
         return round_search(self, number, deadline)
 
     def _round(self, number: int, deadline: float) -> Failure | None:

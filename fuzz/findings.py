@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from tablecert.fuzz.engine import Failure, FuzzStats
+from tablecert.fuzz.search import Failure, FuzzStats
 from tablecert.harness.answers.causes import unwrapped
 from tablecert.harness.contract import Hello
 from tablecert.harness.answers.round_findings import divergence_note

@@ -12,7 +12,7 @@ when the oracle, asked again, disagrees with the answer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hypothesis import HealthCheck, seed, settings
 from hypothesis.errors import HypothesisException
@@ -20,23 +20,18 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, rule
 
 from tablecert.fuzz.round_strategies import house_rules, step
+from tablecert.fuzz.search import ROUND_OP as OP, BudgetSpent, Failure, Mismatch, Search
 from tablecert.fuzz.strategies import craps_tables
 from tablecert.harness.answers.round_findings import first_divergence
 from tablecert.oracle.craps_round import Table, apply_step, parse_round_config
 
-if TYPE_CHECKING:
-    from tablecert.fuzz.engine import Failure, Fuzzer
-
-OP = "craps.round"
 STEPS = 20
 """The longest script one run of the machine plays."""
 
 
-def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None:
+def round_search(fuzzer: Search, number: int, deadline: float) -> Failure | None:
     """One search round of the stateful machine against ``fuzzer``'s vendor: the first failure
     (shrunk), or None when the round ran out of examples or of budget."""
-    from tablecert.fuzz.engine import BudgetSpent, Mismatch
-
     state: dict[str, Failure | None] = {"last": None}
 
     def check_budget() -> None:
@@ -89,7 +84,7 @@ def round_search(fuzzer: Fuzzer, number: int, deadline: float) -> Failure | None
     return None
 
 
-def shortest_prefix(fuzzer: Fuzzer, failure: Failure) -> Failure:
+def shortest_prefix(fuzzer: Search, failure: Failure) -> Failure:
     """The failing script cut after its first divergent step (a round's answer to a prefix of a
     script is that prefix of its answer), when the vendor fails the prefix as well."""
     div = first_divergence(failure.case, failure.expected.get("result"), failure.actual)

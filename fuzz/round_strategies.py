@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from tablecert.oracle import craps
-from tablecert.oracle.craps_round import BET_IDS, DICE_OF_TOTAL, HOUSE_RULES, KINDS, Table
+from tablecert.oracle.craps_round import BET_IDS, DICE_OF_TOTAL, HOUSE_RULES, KINDS, Table, apply_step
 from tablecert.oracle.table_config import POINTS
 
 
@@ -70,8 +70,6 @@ def step(draw: st.DrawFn, table: Table) -> dict[str, Any]:
 def round_cases(draw: st.DrawFn, config: Any, max_steps: int = 24) -> dict[str, Any]:
     """A ``craps.round`` case on a parsed round config: a rack and a script built step by step
     against the oracle's table."""
-    from tablecert.oracle.craps_round import apply_step
-
     rack = 100_000 * config.table.unit if draw(st.integers(0, 7)) else choose(draw, (10 * config.table.unit, 0))
     table = Table(config, rack)
     steps = []

@@ -4,50 +4,23 @@ command-line arguments, and the hook the runner calls instead of its one-worker 
 from __future__ import annotations
 
 import argparse
-import re
-import socket
 from importlib.util import find_spec
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tablecert.parallel.spread import Shard, Spread, head_silent
+
 if TYPE_CHECKING:
-    from tablecert.harness.contract import VendorTarget
-    from tablecert.harness.run.runner import Runner
+    from tablecert.harness.run.context import SpreadContext
     from tablecert.parallel.ray_pool import RayConnection
 
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` of ``count`` (1-based, as the command line says it: ``--shard 2/3``)."""
-
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-        if not m or not 1 <= int(m[1]) <= int(m[2]):
-            raise ValueError(f"--shard {text!r}: give K/N with 1 <= K <= N (e.g. 2/3)")
-        return cls(int(m[1]), int(m[2]))
-
-    def holds(self, seq: int) -> bool:
-        return seq % self.count == self.index - 1
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
+__all__ = ["ParallelOptions", "Shard", "add_parallel_arguments", "parallel_options"]
 
 
-@dataclass(frozen=True)
-class ParallelOptions:
-    """``workers`` vendor instances on this machine, or (``ray_address``) Ray actors on a cluster
-    (``workers`` of them; 0: one per CPU of the cluster), and the ``shard`` of the run's units
-    this run folder holds (None: all). ``vendor`` is the run's vendor target (adapter, target,
-    confined session options), which Ray actors open on their nodes."""
-
-    workers: int = 1
-    ray_address: str | None = None
-    shard: Shard | None = None
-    vendor: VendorTarget | None = None
+class ParallelOptions(Spread):
+    """How a run is spread (:class:`~tablecert.parallel.spread.Spread`: ``workers``, ``ray_address``,
+    ``shard``, ``vendor``), and the two hooks the runner calls
+    (:class:`~tablecert.harness.run.options.SpreadRun`). The scheduler and the Ray pool are imported
+    when a run calls them: the command line imports this module for its arguments only."""
 
     def start(self) -> RayConnection | None:
         """What the runner calls before it greets its vendor: for a Ray run, the connection to
@@ -60,32 +33,13 @@ class ParallelOptions:
 
         return RayConnection(self.ray_address)
 
-    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int,
+    def run(self, context: SpreadContext, done: set[tuple[str, str, int]], total: int,
             connection: RayConnection | None) -> None:
         """What the runner calls instead of its one-worker loop (``connection``: what
         :meth:`start` gave)."""
         from tablecert.parallel.scheduler import run_scheduled
 
-        run_scheduled(runner, done, total, self, connection)
-
-
-HEAD_ANSWER_S = 10
-"""Seconds a Ray head's port has to accept a connection before the run says no head answers there
-(Ray itself would retry for minutes, logging to the terminal)."""
-
-
-def head_silent(address: str) -> str | None:
-    """Why nothing accepts connections at the Ray head ``address`` (``host:port``), in one line;
-    None if something does, or for other forms of address (``auto``, ``ray://``), left to Ray."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit() or "://" in address:
-        return None
-    try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=HEAD_ANSWER_S).close()
-    except OSError as err:
-        return (f"--ray {address}: no Ray head answers there ({err.strerror or err}); start one with "
-                "'ray start --head' or give its address")
-    return None
+        run_scheduled(context, done, total, self, connection)
 
 
 def parallel_options(workers: int | None, ray: str | None, shard: str | None) -> ParallelOptions | None:

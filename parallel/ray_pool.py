@@ -27,18 +27,15 @@ from __future__ import annotations
 import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablecert.harness.run.hand_runner import HandBatch, HandSuite
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
+from tablecert.harness.run.context import SpreadContext
 from tablecert.parallel.actor import VendorActor
-from tablecert.parallel.options import head_silent
+from tablecert.parallel.spread import Spread, head_silent
 from tablecert.parallel.units import Unit
-
-if TYPE_CHECKING:
-    from tablecert.harness.run.runner import Runner
-    from tablecert.parallel.options import ParallelOptions
 
 MAX_LOSSES = 3
 """Times a unit may be lost with its actor before the run stops (a unit that kills its actor)."""
@@ -92,22 +89,23 @@ class RayConnection:
 class RayPool:
     """Ray actors running the units (see the module docstring)."""
 
-    def __init__(self, runner: Runner, options: ParallelOptions, connection: RayConnection) -> None:
-        assert runner.instance.began is not None and options.vendor is not None
-        runner.instance.drop()               # the coordinator's greeting session: the actors run the vendor
-        self.runner = runner
+    def __init__(self, context: SpreadContext, spread: Spread, connection: RayConnection) -> None:
+        assert spread.vendor is not None
+        greeted = context.hand_over()        # the coordinator's greeting session: the actors run the vendor
+        if greeted is not None:
+            greeted.close()
         self.ray = ray = connection.take()
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(VendorActor)
-        self.args = (options.vendor, runner.recovery.policy, runner.instance.began, runner.db.fault_kinds(),
-                     runner.db.meta().get("isolation"))
-        self.size = options.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        vendor = context.vendor             # its opener stays here: each actor opens spread.vendor on its node
+        self.args = (spread.vendor, vendor.policy, vendor.began, set(vendor.kinds_kept), vendor.isolation)
+        self.size = spread.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.actors = [self._new_actor() for _ in range(self.size)]
         self.in_flight: dict[Any, tuple[Any, Unit, frozenset[str]]] = {}     # ref -> (actor, unit, skip)
         self.losses: dict[int, int] = {}
         self.bytes_of: dict[Any, int] = {}
         self.lost_bytes = 0
         self.lost_actors = 0
-        self.suite = HandSuite.load(runner.suite_dir) if runner.hand_suite else None
+        self.suite = HandSuite.load(context.suite.suite_dir) if context.suite.hand_suite else None
         self.labels_fd = os.open(self.suite.labels_path, os.O_RDONLY) if self.suite else None
 
     def _new_actor(self) -> Any:

@@ -7,6 +7,10 @@ and give back its judged outcomes. What a pool needs before its first unit is be
 runner starts and greets its vendor (:meth:`~tablecert.parallel.options.ParallelOptions.start`):
 the connection to the Ray cluster.
 
+A scheduled run is given a :class:`~tablecert.harness.run.context.SpreadContext`, not the runner:
+the suite and how it is cut, how to open another instance of the run's vendor, the greeted session
+to take over, the run's meta, its recorder and the ops it gives up.
+
 The writer (the runner's thread, the only one touching the run database) keeps at most a few units
 per worker in flight, and records each unit's outcomes when every unit before it is recorded: the
 run database receives the same rows in the same order as a one-worker run, whatever the number of
@@ -22,20 +26,19 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
 from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run import RunError
+from tablecert.harness.run.context import RunVendor, SpreadContext
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.parallel import ray_pool
+from tablecert.parallel.ray_pool import RayConnection
+from tablecert.parallel.spread import Spread
 from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
-
-if TYPE_CHECKING:
-    from tablecert.harness.run.runner import Runner
-    from tablecert.parallel.options import ParallelOptions
-    from tablecert.parallel.ray_pool import RayConnection
 
 IN_FLIGHT_PER_WORKER = 2
 """Units handed out per worker ahead of the writer (one running, one waiting)."""
@@ -63,14 +66,10 @@ class ThreadPool:
     """``size`` worker threads on this machine, each with its own vendor instance; the first
     takes over the session the runner already greeted."""
 
-    def __init__(self, runner: Runner, size: int) -> None:
-        assert runner.instance.began is not None
-        self.size, self.runner = size, runner
-        self.identity = runner.instance.began
-        self.kinds = runner.db.fault_kinds()
-        self.isolation = runner.db.meta().get("isolation")
+    def __init__(self, context: SpreadContext, size: int) -> None:
+        self.size, self.vendor, self.suite_dir = size, context.vendor, context.suite.suite_dir
         self.workers: list[Worker] = []
-        self._greeted = runner.instance.hand_over()
+        self._greeted = context.hand_over()
         self._local = _ThisThread()
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="vendor-worker")
@@ -81,14 +80,15 @@ class ThreadPool:
         if worker is None:
             with self._lock:
                 session, self._greeted = self._greeted, None
-                worker = Worker(self.runner.open_session, self.identity, self.runner.recovery.policy, self.kinds,
-                                session, self.isolation)
+                vendor = self.vendor
+                worker = Worker(vendor.open_session, vendor.began, vendor.policy, set(vendor.kinds_kept), session,
+                                vendor.isolation)
                 self.workers.append(worker)
             self._local.worker = worker
         return worker
 
     def submit(self, unit: Unit, skip: frozenset[str]) -> None:
-        future = self._executor.submit(lambda: self._worker().run(unit, skip, self.runner.suite_dir))
+        future = self._executor.submit(lambda: self._worker().run(unit, skip, self.suite_dir))
         self._futures[future] = unit.seq
 
     def finished(self) -> list[tuple[int, list[BatchOutcome | None]]]:
@@ -108,39 +108,38 @@ class ThreadPool:
             self._greeted.close()
 
 
-def open_pool(runner: Runner, options: ParallelOptions, connection: RayConnection | None) -> Pool:
-    """Ray actors (over ``connection``, begun by :meth:`ParallelOptions.start`) or worker threads.
+def open_pool(context: SpreadContext, spread: Spread, connection: RayConnection | None) -> Pool:
+    """Ray actors (over ``connection``, begun by :meth:`ParallelOptions.start`; the pool class is
+    looked up in its module when asked for, where bench_parallel.py times it) or worker threads.
     Worker threads start their vendors when their first unit comes: starting them beside the
     greeting was measured no faster on two cores (the starts then compete with the greeting)."""
-    if options.ray_address is not None:
-        from tablecert.parallel.ray_pool import RayPool
-
+    if spread.ray_address is not None:
         assert connection is not None
-        return RayPool(runner, options, connection)
-    return ThreadPool(runner, options.workers)
+        return ray_pool.RayPool(context, spread, connection)
+    return ThreadPool(context, spread.workers)
 
 
-def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, options: ParallelOptions,
+def run_scheduled(context: SpreadContext, done: set[tuple[str, str, int]], total: int, spread: Spread,
                   connection: RayConnection | None) -> None:
-    """Run the units of the suite (of ``options.shard``) not in ``done`` on a pool of workers,
+    """Run the units of the suite (of ``spread.shard``) not in ``done`` on a pool of workers,
     recording their outcomes in run order (see the module docstring)."""
-    assert runner.hello is not None
-    meta = runner.db.meta()
-    if meta.get("shard") is not None and (str(options.shard), runner.batch_size) != (meta["shard"], meta.get("batch_size")):
+    suite, book = context.suite, context.meta
+    meta = book.meta()
+    if meta.get("shard") is not None and (str(spread.shard), suite.batch_size) != (meta["shard"], meta.get("batch_size")):
         raise RunError(f"this run folder holds shard {meta['shard']} with {meta.get('batch_size')} cases per request; "
                        f"resume it with --shard {meta['shard']} and that batch size")
-    if options.shard is not None:
+    if spread.shard is not None:
         if done and meta.get("shard") is None:
             raise RunError("this run folder holds a run of the whole suite; it cannot be resumed as a shard")
-        runner.db.set_meta(shard=str(options.shard), batch_size=runner.batch_size)
-    if runner.hand_slice is not None:
+        book.set_meta(shard=str(spread.shard), batch_size=suite.batch_size)
+    if suite.sliced:
         raise RunError("--range and --sample run on one vendor instance: leave out --workers, --ray and --shard")
-    units = marked(units_to_run(suite_units(runner.suite_dir, runner.hand_suite, runner.batch_size,
-                                            runner.hand_batch_size, runner.max_hands), done, options.shard), runner)
-    pool = open_pool(runner, options, connection)
-    runner.recorder.answer_bytes = pool.answer_bytes
+    units = marked(units_to_run(suite_units(suite.suite_dir, suite.hand_suite, suite.batch_size,
+                                            suite.hand_batch_size, suite.max_hands), done, spread.shard), context.vendor)
+    pool = open_pool(context, spread, connection)
+    context.recorder.answer_bytes = pool.answer_bytes
     try:
-        Writer(runner, pool, total).run(units)
+        Writer(context, pool, total).run(units)
     except BaseException:
         pool.close(abort=True)
         raise
@@ -151,10 +150,10 @@ def run_scheduled(runner: Runner, done: set[tuple[str, str, int]], total: int, o
 class Writer:
     """The single writer of a scheduled run (see the module docstring)."""
 
-    def __init__(self, runner: Runner, pool: Pool, total: int) -> None:
-        self.runner, self.pool, self.total = runner, pool, total
-        self.ops = set(runner.instance.ops)
-        self.give_up = runner.recovery.give_up
+    def __init__(self, context: SpreadContext, pool: Pool, total: int) -> None:
+        self.recorder, self.pool, self.total = context.recorder, pool, total
+        self.ops = set(context.vendor.ops)
+        self.give_up = context.give_up
         self.in_flight: deque[Unit] = deque()
         self.ready: dict[int, list[BatchOutcome | None]] = {}
 
@@ -187,7 +186,7 @@ class Writer:
 
     def _record(self, unit: Unit, outcomes: list[BatchOutcome | None]) -> bool:
         """Record a unit's outcomes; True when the run is to stop."""
-        recorder = self.runner.recorder
+        recorder = self.recorder
         for op, out in zip(unit.ops, outcomes):
             if op in self.ops:
                 if self.give_up.stops(op):
@@ -203,11 +202,11 @@ class Writer:
         return False
 
 
-def marked(units: Iterator[Unit], runner: Runner) -> Iterator[Unit]:
+def marked(units: Iterator[Unit], vendor: RunVendor) -> Iterator[Unit]:
     """The units with each vector-set batch marked with the vendor's declared capabilities, as the
     one-worker loop marks them (harness/answers/capabilities.py): the worker then counts the vectors
     outside them unsupported and sends a batch with no vector inside them nowhere."""
     for unit in units:
         if unit.batch is not None:
-            mark_batch(unit.batch, runner.capabilities)
+            mark_batch(unit.batch, vendor.capabilities)
         yield unit

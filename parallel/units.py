@@ -20,7 +20,7 @@ from tablecert.harness.record.run_db import BatchOutcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
-from tablecert.parallel.options import Shard
+from tablecert.parallel.spread import Shard
 
 Key = tuple[str, str, int]
 

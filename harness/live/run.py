@@ -9,7 +9,8 @@ kept in the run's meta as ``live``) and the vendor instance it kills and restart
 (:class:`~tablecert.harness.live.instance.InstanceControl`, each restart checked to be the
 vendor the run began with). Each batch is judged with
 :func:`~tablecert.harness.live.driver.judge_live`, as a unit of the run pipeline
-(:class:`LiveBatch`, which :func:`tablecert.harness.run.judging.judge` plays); a vendor that does
+(:class:`LiveBatch`, which :func:`tablecert.harness.run.judging.judge` plays), given of the run
+only its suite and meta (:class:`~tablecert.harness.run.context.LiveContext`); a vendor that does
 not declare every live op (or speaks ``tablecert-vendor/1``) gets the batch as *unsupported*.
 """
 
@@ -19,23 +20,21 @@ import shlex
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
-from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
+from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.run.context import LiveContext, MetaBook, SuiteRun
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
 from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.protocol import V2
-
-if TYPE_CHECKING:
-    from tablecert.harness.run.runner import Runner
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,7 @@ class LiveSettings:
 class LiveRun:
     """One run's live tables (see the module docstring). Use it as a context manager around the run."""
 
+    ops: ClassVar[tuple[str, ...]] = tuple(GAME_OF_OP)   # the live suite's ops: each batch of them is played here
     target: str                               # the vendor's command line
     options: SessionOptions
     base: Path                                # where the state_dir's folder is made (the run folder)
@@ -70,10 +70,10 @@ class LiveRun:
             self.control.close()
         self._stack.close()
 
-    def unit(self, batch: Batch, runner: Runner) -> LiveBatch:
-        """A live batch of ``runner``'s suite as a unit of the run pipeline
+    def unit(self, batch: Batch, context: LiveContext) -> LiveBatch:
+        """A live batch of the run's suite as a unit of the run pipeline
         (:func:`tablecert.harness.run.judging.judge` plays it)."""
-        return LiveBatch(self, batch, runner.suite_dir, runner.batch_size, runner.db)
+        return LiveBatch(self, batch, context.suite, context.meta)
 
     def instance(self, began: Identity) -> InstanceControl:
         """The vendor instance on this run's state_dir (made on first use), each restart checked
@@ -86,16 +86,16 @@ class LiveRun:
             self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
         return self.control
 
-    def plan_of(self, suite_dir: Path, batch_size: int, db: RunDatabase) -> LivePlan:
+    def plan_of(self, suite: SuiteRun, book: MetaBook) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-                       for batch in iter_batches(suite_dir, batch_size) if batch.op in GAME_OF_OP
+                       for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in GAME_OF_OP
                        for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled)
-            db.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
-                                     "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
-                                                  "writable into its sandbox, kept across restarts, removed at the end"})
+            book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
+                                "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
+                                             "writable into its sandbox, kept across restarts, removed at the end"})
         return self.plan
 
 
@@ -115,20 +115,19 @@ class LiveBatch:
 
     live: LiveRun
     batch: Batch
-    suite_dir: Path
-    batch_size: int
-    db: RunDatabase
+    suite: SuiteRun
+    meta: MetaBook                 # the run's meta in run.db
 
     def play(self, instance: VendorInstance) -> BatchOutcome:
         instance.session()                  # the run's vendor greeted: its identity known
         if instance.hello is None or instance.began is None or not supports_live(instance.hello):
             return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
-        plan = self.live.plan_of(self.suite_dir, self.batch_size, self.db)
+        plan = self.live.plan_of(self.suite, self.meta)
         instance.drop()
         details: dict[str, Any] = {}
         outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details)
         if details:
-            self.db.set_meta(live_failures={**(self.db.meta().get("live_failures") or {}), **details})
+            self.meta.set_meta(live_failures={**(self.meta.meta().get("live_failures") or {}), **details})
         return outcome
 
 
@@ -141,6 +140,6 @@ def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dic
                                       "survived": sum(k["survived"] for k in by_kind.values()), "by_kind": by_kind}}
 
 
-LIVE_SUITE_OPS = tuple(GAME_OF_OP)
+LIVE_SUITE_OPS = LiveRun.ops
 """The live suite's ops (``craps.table``, ``paigow.table``): each batch of them is played here."""
 __all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveBatch", "LiveRun", "LiveSettings", "live_summary", "supports_live"]

@@ -16,14 +16,25 @@ from tablecert.harness.run.recovery import FaultPolicy
 
 if TYPE_CHECKING:
     from tablecert.harness.record.chain import Checkpoints
-    from tablecert.harness.run.runner import Runner
+    from tablecert.harness.run.context import SpreadContext
 
 
 class SpreadRun(Protocol):
     """A way of running the batches other than the one-worker loop (several workers, a Ray
-    cluster, a shard: :class:`tablecert.parallel.ParallelOptions`)."""
+    cluster, a shard: :class:`tablecert.parallel.ParallelOptions`): ``start()`` is called before
+    the runner greets its vendor (what it gives, e.g. a cluster connection begun in the
+    background, comes back to ``run`` and is ``cancel()``-ed by the runner whatever happens);
+    ``run`` plays every batch not in ``done`` for the run described by ``context``."""
 
-    def run(self, runner: Runner, done: set[tuple[str, str, int]], total: int) -> None: ...
+    def start(self) -> Connection | None: ...
+    def run(self, context: SpreadContext, done: set[tuple[str, str, int]], total: int,
+            connection: Connection | None) -> None: ...
+
+
+class Connection(Protocol):
+    """What :meth:`SpreadRun.start` begins; the runner cancels it once the run is over."""
+
+    def cancel(self) -> None: ...
 
 
 @dataclass(frozen=True)

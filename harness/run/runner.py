@@ -17,7 +17,9 @@ not be executed at all) so that ``summary.json`` can be written.
 
 The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.harness.run.hand_runner`,
 a parallel run through ``options.parallel`` (:mod:`tablecert.parallel`): the same pipeline, the
-same outcomes and database, without Python work per case while answers are right.
+same outcomes and database, without Python work per case while answers are right. A parallel run
+and the live tables are given what they need of the run as narrow contexts
+(:mod:`tablecert.harness.run.context`), never the Runner.
 Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
 same batches): by default :data:`~tablecert.harness.run.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
 batch size is the generic default, else the batch size asked for.
@@ -42,11 +44,11 @@ from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.run.outcomes import Verdict
 from tablecert.harness.run.stats import InstanceStats
-from tablecert.harness.live.run import LIVE_SUITE_OPS
 from tablecert.harness.record.judged_record import JudgedRecord
 from tablecert.harness.record.run_db import RunDatabase
 from tablecert.harness.record.seal import SealError
 from tablecert.harness.run import RunError
+from tablecert.harness.run.context import LiveContext, LiveTables, RunVendor, SpreadContext, SuiteRun
 from tablecert.harness.run.instance import VendorInstance, describe, identity_of, same_vendor
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.options import RunOptions
@@ -138,8 +140,10 @@ class Runner:
         except SliceError as err:
             self.db.close()
             raise RunError(str(err)) from None
+        self.suite_run = SuiteRun(suite_dir, self.hand_suite, self.batch_size, self.hand_batch_size, self.max_hands,
+                                  self.hand_slice is not None)
         self.hello: Hello | None = None
-        self.live: Any = None          # a tablecert.harness.live.run.LiveRun: plays the live suite's batches
+        self.live: LiveTables | None = None     # plays the live suite's batches (tablecert.harness.live.run.LiveRun)
         self.capabilities = Capabilities()
         self.instance = VendorInstance(open_session, options.policy or FaultPolicy(), on_first_hello=self._first_hello,
                                        kinds_kept=self.db.fault_kinds(), unanswered_runs=self.db.unanswered_runs(),
@@ -233,7 +237,7 @@ class Runner:
             if self.hand_suite:
                 note_hand_suite(self)
             if self.parallel is not None:
-                self.parallel.run(self, done, total, connection)
+                self.parallel.run(self._spread_context(), done, total, connection)
             elif self.hand_suite:
                 run_hands(self, done, total)
             else:
@@ -247,6 +251,14 @@ class Runner:
         result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir, self.instance.stats)
         self.db.close()
         return result
+
+    def _spread_context(self) -> SpreadContext:
+        """What a spread run is given of this run, its vendor greeted (see :mod:`tablecert.harness.run.context`)."""
+        assert self.hello is not None and self.instance.began is not None
+        vendor = RunVendor(self.open_session, self.instance.began, self.recovery.policy,
+                           frozenset(self.db.fault_kinds()), self.db.meta().get("isolation"), self.capabilities)
+        return SpreadContext(self.suite_run, vendor, self.db, self.recorder, self.recovery.give_up,
+                             self.instance.hand_over)
 
     def _conclude(self) -> Decision:
         return self.recorder.conclude(self.scope_meta)
@@ -280,12 +292,13 @@ class Runner:
         """The one-worker loop of a vector-set suite: each batch not yet recorded, marked with the
         vendor's declared capabilities, judged through the run's instance and recorded."""
         seen = 0
+        live = LiveContext(self.suite_run, self.db)
         for batch in iter_batches(self.suite_dir, self.batch_size):
             seen += len(batch.cases)
             if batch.key in done:
                 continue
             mark_batch(batch, self.capabilities)
-            unit = self.live.unit(batch, self) if self.live is not None and batch.op in LIVE_SUITE_OPS else batch
+            unit = self.live.unit(batch, live) if self.live is not None and batch.op in self.live.ops else batch
             self.recorder.record(judge(self.instance, unit))
             self.recorder.advance(seen, total)
             if self.recorder.should_stop():
