@@ -57,6 +57,7 @@ from tablecert.harness.run.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
+from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.checks import load_manifest
 
 __all__ = ["DEFAULT_BATCH_SIZE", "RunError", "RunOptions", "RunResult", "Runner", "VendorNotGreeted", "judge_batch",
@@ -168,8 +169,6 @@ class Runner:
         else:
             scope = None
             if (require or "").strip() == "profile":
-                from tablecert.oracle.profiles import load_profile
-
                 scope = load_profile(manifest["profile"]["id"]).scope
             required = required_ops(require, ops, scope)
         self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
