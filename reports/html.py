@@ -2,12 +2,13 @@
 
 Written beside the PDFs from the same :class:`~tablecert.reports.data.ReportData` (what the PDFs
 are built from), so it agrees with them: the verdict and its reasons, the scope, the causes with
-their shared factors, each cause's failing vectors with the oracle's answer and the vendor's field
-by field and the replay line to copy, the faults, a live run's interruptions. Its style, script
-and data are inline: it opens from the file system with no network and no server, and the same
-run gives the same bytes (no clock, keys sorted).
+their shared factors, each cause's failing vectors that the report data holds (its smallest, as
+the findings show them) with the oracle's answer and the vendor's field by field and the replay
+line to copy, the faults, a live run's interruptions. Its style, script and data are inline: it
+opens from the file system with no network and no server, and the same run gives the same bytes
+(no clock, keys sorted).
 
-The failing vectors are kept out of the markup: an index (cause, op and tcId of each, as integer
+The failing vectors are kept out of the markup: an index (cause, op and tcId of each, as compact
 columns) is parsed when the page opens, and each vector's detail is one JSON line, parsed only when
 its row is shown, in chunks of :data:`CHUNK_ROWS`. Up to :data:`EMBEDDED_ROWS` vectors the chunks
 are inline (one self-contained file); past that they are sidecar scripts in ``report-vectors/``
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,7 @@ from tablecert.reports.data import ReportData
 REPORT_NAME = "report.html"
 SIDECAR = "report-vectors"  # the chunks of a page of more than EMBEDDED_ROWS vectors, beside it
 PAGE_ROWS = 50              # failing vectors drawn at a time
-CHUNK_ROWS = 10_000         # vectors' lines per chunk (inline or one sidecar script)
+CHUNK_ROWS = 2_000          # vectors' lines per chunk (inline or one sidecar script; the first page waits for one)
 EMBEDDED_ROWS = 50_000      # up to this many vectors the page holds them all
 TEXT_SHOWN = 4000           # characters of one vendor-written value shown (the rest counted)
 
@@ -97,10 +99,26 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+COLUMN_BASE = 0x30          # a small integer column as one character each: chr(COLUMN_BASE + value)
+
+
+def column(values: Iterable[int]) -> str:
+    """Small integers (cause and op indexes) as a string of one character each, printable and
+    below the surrogates: a million of them in about a megabyte of the page, decoded with
+    ``charCodeAt``. The tcIds go as the first and then the steps between them (mostly 1)."""
+    out = []
+    for value in values:
+        if not 0 <= value < 0xD800 - COLUMN_BASE:
+            raise ValueError(f"report.html: index {value} out of the column's range")
+        out.append(chr(COLUMN_BASE + value))
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Embedded:
-    """The page's failing vectors: the index (columns ``cause``, ``op``, ``tc``; ops and the
-    strings that repeat, table configs, files, fields, as indexes into ``ops`` and ``strings``) and
+    """The page's failing vectors: the index (columns ``cause`` and ``op`` as :func:`column`
+    strings, ``tc`` as steps; ops and the strings that repeat, table configs, files, fields, as
+    indexes into ``ops`` and ``strings``) and
     the detail chunks, each ``CHUNK_ROWS`` lines of one JSON array per vector in index order."""
 
     index: str
@@ -127,8 +145,10 @@ def embedded_vectors(rows: list[FailingVector]) -> Embedded:
 
     lines = [_compact([at(r.file), at(r.replay), [[at(p), e, a] for p, e, a in r.differences], r.expected, r.actual,
                        r.case, at(r.config)]) for r in rows]
-    index = {"cause": [r.cause for r in rows], "op": [op_index[r.op] for r in rows], "ops": ops,
-             "tc": [r.tc_id for r in rows], "strings": list(strings), "chunk": CHUNK_ROWS, "sidecar": SIDECAR}
+    tc_steps = [b.tc_id - a.tc_id for a, b in zip(rows, rows[1:])]
+    index = {"cause": column(r.cause for r in rows), "op": column(op_index[r.op] for r in rows), "ops": ops,
+             "tc": ([rows[0].tc_id] + tc_steps) if rows else [], "strings": list(strings), "chunk": CHUNK_ROWS,
+             "sidecar": SIDECAR}
     chunks = ["\n".join(lines[k:k + CHUNK_ROWS]) for k in range(0, len(lines), CHUNK_ROWS)]
     return Embedded(_compact(index), chunks)
 
@@ -147,7 +167,7 @@ def render_page(data: ReportData, rows: list[FailingVector] | None = None) -> tu
     vectors = embedded_vectors(rows)
     causes = data.causes.causes if data.causes else []
     page = _environment().get_template("report.html.j2").render(
-        d=data, causes=causes, vectors=vectors, rows=len(rows), page_rows=PAGE_ROWS, version=__version__,
+        d=data, causes=causes, vectors=vectors, rows=len(rows), page_rows=PAGE_ROWS, version=__version__, column_base=COLUMN_BASE,
         vendor={k: shown(v) for k, v in data.vendor.items()}, replay=replay_command(data.meta),
         shown=shown, failed=sum(c.failed for c in causes))
     return page.encode("utf-8"), vectors.sidecar()
