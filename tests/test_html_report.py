@@ -74,6 +74,18 @@ def test_report_html_is_the_same_bytes_for_the_same_run(runs: Path, tmp_path: Pa
     assert b"http://" not in first and b"https://" not in first       # nothing from the network
 
 
+def test_a_link_at_report_html_is_replaced_not_followed(runs: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(runs / "demo-3.2.0", copy)
+    precious = tmp_path / "precious.html"
+    precious.write_bytes(b"the lab's own file\n")
+    (copy / "report.html").unlink()
+    (copy / "report.html").symlink_to(precious)
+    write_reports(copy)
+    assert precious.read_bytes() == b"the lab's own file\n"
+    assert not (copy / "report.html").is_symlink() and b"NOT CERTIFIED" in (copy / "report.html").read_bytes()
+
+
 def embedded(page: str) -> tuple[dict[str, Any], list[list[Any]]]:
     """The page's index and its vectors' lines (inline chunks), repeated strings looked up."""
     index = json.loads(re.search(r'<script type="application/json" id="index">(.*?)</script>', page, re.S).group(1))

@@ -59,7 +59,7 @@ def refused_in_one_line(done: subprocess.CompletedProcess, *words: str) -> None:
         assert word in done.stderr, done.stderr
 
 
-OUTPUT_NAMES = ("summary.json", "junit.xml", "certificate.pdf", "findings.pdf", "report.html",
+OUTPUT_NAMES = ("summary.json", "junit.xml", "certificate.pdf", "findings.pdf",
                 ".summary.json.tmp", ".junit.xml.tmp", ".certificate.pdf.tmp", ".findings.pdf.tmp")
 
 
