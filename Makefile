@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench docs clean
 
 $(BIN)/.tablecert-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,5 +24,9 @@ test: $(BIN)/.tablecert-installed
 bench: $(BIN)/.tablecert-installed
 	$(BIN)/python benchmarks/bench_labels.py
 
+## docs: the documentation site (mkdocs, docs/) into site/; the command reference is generated from the parsers
+docs: $(BIN)/.tablecert-installed
+	$(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info site

@@ -7,7 +7,10 @@ Two documents come from one run database:
   interpretations relied on, the exact game math (and the vendor's declared figures against it),
   failures by bug class, the hand-label confusion matrix, a signature block and every digest;
 * ``findings`` (findings.pdf), for the vendor's developers: the same failures ordered for fixing,
-  smallest cases first, with the replay files that reproduce them.
+  smallest cases first, with the replay files that reproduce them;
+* ``report.html`` beside them (:mod:`~tablecert.reports.html`): the same results in the browser,
+  one self-contained file; and ``tablecert site`` (:mod:`~tablecert.reports.site`), a lab's static
+  view over many run folders.
 
 Wording is in ``templates/`` (Jinja2), the look in ``styles.toml``, the layout in
 :mod:`~tablecert.reports.layout` (ReportLab). The same run database and inputs give byte-identical
@@ -31,14 +34,16 @@ from tablecert.harness.run.certify import OutputOptions
 from tablecert.harness.record.run_folder import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
+from tablecert.reports.html import REPORT_NAME, write_html_report
 from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission
 from tablecert.reports.signing import SigningError
 
 KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
 
-__all__ = ["KINDS", "ReportInputError", "RunFolderError", "SigningError", "check_report", "document_xml", "format_part",
-           "render_pdf", "render_report", "report_step", "sign_run", "store_game_math", "verify_report", "write_reports"]
+__all__ = ["KINDS", "REPORT_NAME", "ReportInputError", "RunFolderError", "SigningError", "check_report", "document_xml", "format_part",
+           "render_pdf", "render_report", "report_step", "sign_run", "store_game_math", "verify_report", "write_html_report",
+           "write_reports"]
 
 
 def _submission(value: Submission | str | Path | None) -> Submission:
@@ -124,6 +129,8 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
         summary = run_dir / "summary.json"
         if summary.is_file():
             written.extend(signing.sign_summary(summary, key))
+    if out is None:                                 # the run folder's own documents: report.html beside them
+        written.append(write_html_report(data))
     return written
 
 

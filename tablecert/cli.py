@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 from pathlib import Path
 
-from tablecert import __version__, cli_fuzz, cli_harness, cli_kit, cli_parallel, cli_reports, cli_rng, cli_vectors
+from tablecert import __version__, cli_fuzz, cli_harness, cli_kit, cli_parallel, cli_reports, cli_rng, cli_site, cli_vectors
 from tablecert.cli_common import UsageError, progress_bar, subcommand
 
 
@@ -154,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_fuzz.add_parsers(sub)
     cli_parallel.add_parsers(sub)
     cli_kit.add_parsers(sub)
+    cli_site.add_parsers(sub)
     p = add("register", cmd_register, "Print the clause ids and the interpretation register.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     return parser

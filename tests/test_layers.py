@@ -1,8 +1,8 @@
-"""Imports point one way: the layers of the README's Layout table, checked on every import.
+"""Imports point one way: the layers of the Layout table (docs/internals/layers.md), checked on every import.
 
 Every ``import tablecert.X`` / ``from tablecert.X import ...`` in the product's folders (those
 inside functions too) must name the importing folder's own package, or one of a lower layer. The
-layers are read from the README's Layout table, so the table is the rule. The imports that broke
+layers are read from the Layout table of docs/internals/layers.md, so the table is the rule. The imports that broke
 it when this test was written were listed in :data:`KNOWN_UPWARD` (issue 23 removed them all): the
 test fails on any other, and on a listed one that is gone (so the list only shrinks).
 
@@ -18,14 +18,15 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+LAYERS_DOC = REPO / "docs" / "internals" / "layers.md"   # the Layout table, moved there from the README (issue 36)
 
 # (importing file, imported package): upward or sideways imports present when this test was written.
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def layers() -> dict[str, tuple[str, int]]:
-    """folder -> (package, layer), from the README's Layout table."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """folder -> (package, layer), from the Layout table of docs/internals/layers.md."""
+    text = LAYERS_DOC.read_text(encoding="utf-8")
     table = text[text.index("## Layout"):text.index("## Test vectors")]
     found = {}
     for folder, package, layer in re.findall(r"^\| `(\w+)/` \(`([\w.]+)`\) \| (\d) \|", table, re.M):
@@ -96,7 +97,7 @@ def test_the_layout_table_names_every_product_folder() -> None:
 def test_imports_point_down_the_layers() -> None:
     found = violations()
     new = sorted(found - KNOWN_UPWARD)
-    assert not new, "imports up or beside the layers of the README's Layout table: " + ", ".join(
+    assert not new, "imports up or beside the layers of the Layout table (docs/internals/layers.md): " + ", ".join(
         f"{file} imports {target}" for file, target in new)
     gone = sorted(KNOWN_UPWARD - found)
     assert not gone, f"no longer there, remove from KNOWN_UPWARD: {gone}"

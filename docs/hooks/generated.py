@@ -1,0 +1,55 @@
+"""MkDocs hook: the pages that are generated, not typed, filled in at build time.
+
+A page holding ``<!-- generated: NAME -->`` gets NAME's text in its place:
+
+* ``cli``: every command and option, from the command line's own parsers
+  (:func:`tablecert.reference.reference_markdown`);
+* ``run-folder``: what a run folder holds and summary.json's fields, from the docstring of the
+  module that writes them (``tablecert.harness.record.outputs``), and run.db's tables from
+  ``tablecert.harness.record.run_db``'s;
+* ``benchmarks``: each script of ``benchmarks/`` with the first paragraph of its docstring.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _docstring(module: str) -> str:
+    return importlib.import_module(module).__doc__ or ""
+
+
+def _benchmarks() -> str:
+    rows = ["| script | what it measures |", "|---|---|"]
+    for path in sorted((ROOT / "benchmarks").glob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        first = " ".join(doc.split("\n\n")[0].split()).replace("|", "\\|")
+        rows.append(f"| `benchmarks/{path.name}` | {first} |")
+    return "\n".join(rows) + "\n"
+
+
+def _generated(name: str) -> str:
+    if name == "cli":
+        from tablecert.reference import reference_markdown
+
+        return reference_markdown()
+    if name == "run-folder":
+        return _docstring("tablecert.harness.record.outputs")
+    if name == "run-db":
+        return _docstring("tablecert.harness.record.run_db")
+    if name == "benchmarks":
+        return _benchmarks()
+    raise ValueError(f"docs: no generated text named {name!r}")
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ANN001 (mkdocs' hook signature)
+    while "<!-- generated: " in markdown:
+        start = markdown.index("<!-- generated: ")
+        end = markdown.index(" -->", start)
+        name = markdown[start + len("<!-- generated: "):end]
+        markdown = markdown[:start] + _generated(name) + markdown[end + len(" -->"):]
+    return markdown

@@ -1,0 +1,186 @@
+"""report.html: one run's results in the browser, one self-contained file.
+
+Written beside the PDFs from the same :class:`~tablecert.reports.data.ReportData` (what the PDFs
+are built from), so it agrees with them: the verdict and its reasons, the scope, the causes with
+their shared factors, each cause's failing vectors that the report data holds (its smallest, as
+the findings show them) with the oracle's answer and the vendor's field by field and the replay
+line to copy, the faults, a live run's interruptions. Its style, script and data are inline: it
+opens from the file system with no network and no server, and the same run gives the same bytes
+(no clock, keys sorted).
+
+The failing vectors are kept out of the markup: an index (cause, op and tcId of each, as compact
+columns) is parsed when the page opens, and each vector's detail is one JSON line, parsed only when
+its row is shown, in chunks of :data:`CHUNK_ROWS`. Up to :data:`EMBEDDED_ROWS` vectors the chunks
+are inline (one self-contained file); past that they are sidecar scripts in ``report-vectors/``
+beside the page, each loaded (from the file system, by a script element) only when a row of it is
+shown or a text search needs it. The page draws :data:`PAGE_ROWS` rows at a time; the filters and
+a tcId search walk the index alone (``benchmarks/bench_html_report.py`` measures a page of
+1,000,000 failures).
+
+>>> write_html_report(load_report_data(Path("out/run")))   # doctest: +SKIP
+PosixPath('out/run/report.html')
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.vendor_text import for_terminal
+from tablecert.reports.data import ReportData
+
+REPORT_NAME = "report.html"
+SIDECAR = "report-vectors"  # the chunks of a page of more than EMBEDDED_ROWS vectors, beside it
+PAGE_ROWS = 50              # failing vectors drawn at a time
+CHUNK_ROWS = 2_000          # vectors' lines per chunk (inline or one sidecar script; the first page waits for one)
+EMBEDDED_ROWS = 50_000      # up to this many vectors the page holds them all
+TEXT_SHOWN = 4000           # characters of one vendor-written value shown (the rest counted)
+
+
+@dataclass(frozen=True)
+class FailingVector:
+    """One failing vector as the page shows it: its cause (index into the causes), where it is,
+    and what differs, field by field (path, the oracle's value, the vendor's)."""
+
+    cause: int
+    op: str
+    file: str
+    tc_id: int
+    replay: str
+    differences: tuple[tuple[str, str, str], ...]
+    expected: str
+    actual: str
+    case: str
+    config: str
+
+
+def shown(value: Any) -> str:
+    """A value as the page prints it: JSON (sorted keys) for data, vendor text made visible
+    (control and bidi characters as their escapes, never acting) and clipped at TEXT_SHOWN."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return for_terminal(text, TEXT_SHOWN)
+
+
+def failing_vectors(data: ReportData) -> list[FailingVector]:
+    """Each cause's failing vectors that the run's report data holds (the smallest of each cause,
+    as the findings show them), cause by cause in the findings' order."""
+    rows = []
+    for index, cause in enumerate(data.causes.causes if data.causes else []):
+        for e in cause.examples:
+            rows.append(FailingVector(index, e.op, e.file, e.tc_id, e.replay,
+                                      tuple((d.path, shown(d.expected), shown(d.actual)) for d in e.differences),
+                                      shown(e.expected), shown(e.actual), shown(e.case), shown(e.config)))
+    return rows
+
+
+def replay_command(meta: dict[str, Any]) -> str:
+    """The vendor's command as the run started it, to put before ``< failures/FILE``: a Python
+    plugin served on stdin/stdout by ``tablecert serve-vendor``; ``VENDOR`` for a vendor that is
+    not a command line (a URL, offline answers)."""
+    target, adapter = meta.get("target"), meta.get("adapter")
+    if adapter == "subprocess" and isinstance(target, list):
+        return for_terminal(shlex.join(str(t) for t in target), TEXT_SHOWN)
+    if adapter == "subprocess" and isinstance(target, str):
+        return for_terminal(target, TEXT_SHOWN)
+    if adapter == "python" and isinstance(target, str):
+        return for_terminal(f"tablecert serve-vendor --plugin {shlex.quote(target)}", TEXT_SHOWN)
+    return "VENDOR"
+
+
+def _compact(value: Any) -> str:
+    """JSON that cannot end the script element it sits in (``<`` written as ``\\u003c``)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+COLUMN_BASE = 0x30          # a small integer column as one character each: chr(COLUMN_BASE + value)
+
+
+def column(values: Iterable[int]) -> str:
+    """Small integers (cause and op indexes) as a string of one character each, printable and
+    below the surrogates: a million of them in about a megabyte of the page, decoded with
+    ``charCodeAt``. The tcIds go as the first and then the steps between them (mostly 1)."""
+    out = []
+    for value in values:
+        if not 0 <= value < 0xD800 - COLUMN_BASE:
+            raise ValueError(f"report.html: index {value} out of the column's range")
+        out.append(chr(COLUMN_BASE + value))
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """The page's failing vectors: the index (columns ``cause`` and ``op`` as :func:`column`
+    strings, ``tc`` as steps; ops and the strings that repeat, table configs, files, fields, as
+    indexes into ``ops`` and ``strings``) and
+    the detail chunks, each ``CHUNK_ROWS`` lines of one JSON array per vector in index order."""
+
+    index: str
+    chunks: list[str]
+
+    @property
+    def inline(self) -> bool:
+        return len(self.chunks) * CHUNK_ROWS <= EMBEDDED_ROWS
+
+    def sidecar(self) -> dict[str, bytes]:
+        """File name (under ``report-vectors/``) -> bytes, for a page whose chunks are not inline."""
+        return {} if self.inline else {f"{k:04d}.js": f"tablecertChunk({k},{_compact(text)});\n".encode("utf-8")
+                                       for k, text in enumerate(self.chunks)}
+
+
+def embedded_vectors(rows: list[FailingVector]) -> Embedded:
+    """The failing vectors as the page embeds them (see :class:`Embedded`)."""
+    ops = sorted({r.op for r in rows})
+    op_index = {op: i for i, op in enumerate(ops)}
+    strings: dict[str, int] = {}
+
+    def at(text: str) -> int:
+        return strings.setdefault(text, len(strings))
+
+    lines = [_compact([at(r.file), at(r.replay), [[at(p), e, a] for p, e, a in r.differences], r.expected, r.actual,
+                       r.case, at(r.config)]) for r in rows]
+    tc_steps = [b.tc_id - a.tc_id for a, b in zip(rows, rows[1:])]
+    index = {"cause": column(r.cause for r in rows), "op": column(op_index[r.op] for r in rows), "ops": ops,
+             "tc": ([rows[0].tc_id] + tc_steps) if rows else [], "strings": list(strings), "chunk": CHUNK_ROWS,
+             "sidecar": SIDECAR}
+    chunks = ["\n".join(lines[k:k + CHUNK_ROWS]) for k in range(0, len(lines), CHUNK_ROWS)]
+    return Embedded(_compact(index), chunks)
+
+
+def _environment() -> Environment:
+    return Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=select_autoescape(["j2"]),
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def render_page(data: ReportData, rows: list[FailingVector] | None = None) -> tuple[bytes, dict[str, bytes]]:
+    """The page's bytes and its sidecar files (none up to EMBEDDED_ROWS vectors); deterministic
+    for the same data. ``rows`` defaults to :func:`failing_vectors` (the benchmark passes its own)."""
+    from tablecert import __version__
+
+    rows = failing_vectors(data) if rows is None else rows
+    vectors = embedded_vectors(rows)
+    causes = data.causes.causes if data.causes else []
+    page = _environment().get_template("report.html.j2").render(
+        d=data, causes=causes, vectors=vectors, rows=len(rows), page_rows=PAGE_ROWS, version=__version__, column_base=COLUMN_BASE,
+        vendor={k: shown(v) for k, v in data.vendor.items()}, replay=replay_command(data.meta),
+        shown=shown, failed=sum(c.failed for c in causes))
+    return page.encode("utf-8"), vectors.sidecar()
+
+
+def write_html_report(data: ReportData, out: Path | None = None, rows: list[FailingVector] | None = None) -> Path:
+    """report.html into the run folder (or ``out``), written whole and renamed into place, its
+    sidecar chunks (if any) into ``report-vectors/`` beside it first; ``rows`` as for
+    :func:`render_page`."""
+    path = out if out is not None else data.run_dir / REPORT_NAME
+    page, sidecar = render_page(data, rows)
+    if sidecar:
+        (path.parent / SIDECAR).mkdir(mode=0o700, exist_ok=True)
+        for name, chunk in sidecar.items():
+            write_atomically(path.parent / SIDECAR / name, chunk)
+    return write_atomically(path, page)

@@ -1,0 +1,153 @@
+"""A lab's static view over a folder of run folders (``tablecert site RUNS --out SITE``).
+
+Every run folder under RUNS (a folder holding ``run.db`` and ``summary.json``) is read through
+what the run wrote for its readers: ``summary.json`` (verdict, vendor, suite, causes) and, between
+two consecutive builds of one vendor on one suite, :func:`tablecert.reports.run_diff.run_diff`
+(what ``tablecert diff`` prints). The site is plain HTML files, style inline, no script, no
+network: ``index.html`` (every vendor, its builds and latest verdict), one page per vendor (its
+builds in order with their verdicts, and each cause's failing vectors across the builds), one
+diff page per two consecutive builds, and links to each run's ``report.html``. The same run
+folders give the same bytes (nothing from the clock; builds ordered by the time each run
+finished, then by folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.vendor_text import for_terminal
+from tablecert.reports.html import REPORT_NAME
+from tablecert.reports.run_diff import RunDiff, RunDiffError, run_diff
+
+TEXT_SHOWN = 200
+
+
+class SiteError(ValueError):
+    """RUNS or SITE that cannot be used (not a folder, no run folder in it, SITE a file)."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One run folder as the site lists it."""
+
+    path: Path
+    vendor: str               # the implementation's name (what groups builds)
+    version: str
+    build: str
+    suite: str
+    suite_sha256: str
+    verdict: str
+    finished: str
+    failed: int
+    causes: dict[str, int]    # cause title -> failing vectors
+    faults: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.version} ({self.build})"
+
+
+def _text(value: Any) -> str:
+    return for_terminal("" if value is None else value, TEXT_SHOWN)
+
+
+def read_build(run_dir: Path) -> Build:
+    """A run folder's entry, from its summary.json."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise SiteError(f"{run_dir / 'summary.json'}: not readable as a run summary ({err})") from None
+    vendor = summary.get("vendor") or {}
+    causes = (summary.get("causes") or {}).get("causes") or []
+    totals = summary.get("totals") or {}
+    return Build(run_dir, _text(vendor.get("name") or "?"), _text(vendor.get("version") or "?"),
+                 _text(vendor.get("build") or "?"), _text(summary.get("suite") or "?"),
+                 str(summary.get("suite_manifest_sha256") or ""), str(summary.get("verdict") or "incomplete"),
+                 str(summary.get("finished") or summary.get("started") or ""), int(totals.get("fail") or 0),
+                 {_text(c.get("cause")): int(c.get("failed") or 0) for c in causes},
+                 int((summary.get("fault_totals") or {}).get("count") or 0))
+
+
+def find_runs(runs: Path) -> list[Build]:
+    """Every run folder under ``runs`` (its own ``suite/`` copies left out), read."""
+    if not runs.is_dir():
+        raise SiteError(f"{runs}: not a folder of run folders")
+    found = sorted({db.parent for db in runs.rglob("run.db") if (db.parent / "summary.json").is_file()})
+    if not found:
+        raise SiteError(f"{runs}: holds no run folder (a folder with run.db and summary.json)")
+    return [read_build(path) for path in found]
+
+
+def by_vendor(builds: list[Build]) -> dict[str, list[Build]]:
+    """The builds of each vendor, oldest first (by when the run finished, then by folder)."""
+    out: dict[str, list[Build]] = {}
+    for b in sorted(builds, key=lambda b: (b.vendor, b.finished, str(b.path))):
+        out.setdefault(b.vendor, []).append(b)
+    return out
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "vendor"
+
+
+@dataclass(frozen=True)
+class Step:
+    """Two consecutive builds of one vendor and what changed (None: not comparable, and why)."""
+
+    old: Build
+    new: Build
+    page: str
+    diff: RunDiff | None
+    why_not: str = ""
+
+
+def steps(vendor: str, builds: list[Build]) -> list[Step]:
+    out = []
+    for i, (old, new) in enumerate(zip(builds, builds[1:]), start=1):
+        page = f"diff-{slug(vendor)}-{i}.html"
+        try:
+            out.append(Step(old, new, page, run_diff(old.path, new.path)))
+        except RunDiffError as err:
+            out.append(Step(old, new, page, None, _text(err)))
+    return out
+
+
+def _environment() -> Environment:
+    return Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=select_autoescape(["j2"]),
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def write_site(runs: Path, out: Path) -> list[Path]:
+    """The site's pages into ``out`` (made); returns them, index first."""
+    from tablecert import __version__
+
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"{out}: exists and is not a folder")
+    vendors = by_vendor(find_runs(runs))
+    out.mkdir(parents=True, exist_ok=True)
+    site = out.resolve()
+
+    def link(build: Build) -> str:
+        return Path(os.path.relpath(build.path.resolve() / REPORT_NAME, site)).as_posix()
+
+    env = _environment()
+    pages: dict[str, str] = {}
+    histories = {vendor: steps(vendor, builds) for vendor, builds in vendors.items()}
+    pages["index.html"] = env.get_template("site_index.html.j2").render(
+        vendors=vendors, slug=slug, link=link, version=__version__)
+    for vendor, builds in vendors.items():
+        causes = sorted({c for b in builds for c in b.causes}, key=lambda c: (-max(b.causes.get(c, 0) for b in builds), c))
+        pages[f"vendor-{slug(vendor)}.html"] = env.get_template("site_vendor.html.j2").render(
+            vendor=vendor, builds=builds, causes=causes, steps=histories[vendor], link=link, version=__version__)
+        for step in histories[vendor]:
+            pages[step.page] = env.get_template("site_diff.html.j2").render(
+                vendor=vendor, step=step, link=link, slug=slug, version=__version__, text=_text)
+    return [write_atomically(out / name, text.encode("utf-8")) for name, text in pages.items()]

@@ -1,0 +1,264 @@
+"""Results in the browser (issue 36): report.html in every run folder and the lab's site over many.
+
+Two builds of the demo vendor on ``edge``: 3.2.0 with its three bugs, and 3.2.1 with the
+commission bug fixed (:class:`DemoFixedCommission`, here). Without a browser: the page is the same
+bytes for the same run, holds every cause with its shared factor, each cause's smallest failing
+vectors field by field (the demo's commission one commission unit high, as its docstring
+publishes), the replay line, and shows a hostile vendor's name as text. The site lists both builds
+and its diff page says the commission cause was fixed and the other two are still failing. In
+Debian's chromium (headless, driven by selenium through chromium-driver; installed by
+.ci/system-packages): the pages open without console errors, and the cause filter, the op filter,
+the search and the pager change what is shown, on the real run and on a page of 1,000,000
+failures (how fast that page becomes interactive is benchmarks/bench_html_report.py's).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablecert.harness.vendors.demo_vendor import DemoVendor
+from tablecert.reports import write_reports
+from tablecert.reports.data import load_report_data
+from tablecert.reports.html import COLUMN_BASE, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
+from tablecert.reports.site import write_site
+from tablecert.vectors.suites import generate
+from test_reports import run_vendor
+
+
+class DemoFixedCommission(DemoVendor):
+    """The next build of the demo vendor: bug 1 (commission rounded to nearest on a ``down``
+    table) fixed, the other two left."""
+
+    version = "3.2.1"
+    build = "3.2.1+demo.20250618.b52d0f3"
+
+    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
+        if op == "craps.place_odds":
+            return result
+        return super().answer(op, config, case, result)
+
+
+class HostileName(DemoVendor):
+    name = "Demo</script><script>document.title='owned'</script>\u202e<b>x"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lab's folder of runs: the two builds, each with its PDFs and report.html."""
+    root = tmp_path_factory.mktemp("runs")
+    suite = root.parent / f"{root.name}-edge"
+    generate("edge", suite)
+    for name, spec in (("demo-3.2.0", "tablecert.harness.vendors.demo_vendor:DemoVendor"),
+                       ("demo-3.2.1", f"{__name__}:DemoFixedCommission")):
+        run_vendor(spec, suite, root / name)
+        write_reports(root / name)
+    return root
+
+
+def test_report_html_is_the_same_bytes_for_the_same_run(runs: Path, tmp_path: Path) -> None:
+    first = (runs / "demo-3.2.0" / "report.html").read_bytes()
+    copy = tmp_path / "copy"
+    shutil.copytree(runs / "demo-3.2.0", copy)
+    write_reports(copy)
+    assert (copy / "report.html").read_bytes() == first
+    assert b"http://" not in first and b"https://" not in first       # nothing from the network
+
+
+def test_a_link_at_report_html_is_replaced_not_followed(runs: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(runs / "demo-3.2.0", copy)
+    precious = tmp_path / "precious.html"
+    precious.write_bytes(b"the lab's own file\n")
+    (copy / "report.html").unlink()
+    (copy / "report.html").symlink_to(precious)
+    write_reports(copy)
+    assert precious.read_bytes() == b"the lab's own file\n"
+    assert not (copy / "report.html").is_symlink() and b"NOT CERTIFIED" in (copy / "report.html").read_bytes()
+
+
+def embedded(page: str) -> tuple[dict[str, Any], list[list[Any]]]:
+    """The page's index and its vectors' lines (inline chunks), repeated strings looked up."""
+    index = json.loads(re.search(r'<script type="application/json" id="index">(.*?)</script>', page, re.S).group(1))
+    index["cause"] = [ord(c) - COLUMN_BASE for c in index["cause"]]
+    index["op"] = [ord(c) - COLUMN_BASE for c in index["op"]]
+    index["tc"] = list(itertools.accumulate(index["tc"]))
+    chunks = re.findall(r'<script type="text/plain" class="chunk" data-chunk="\d+">(.*?)</script>', page, re.S)
+    strings = index["strings"]
+    rows = []
+    for line in "\n".join(chunks).split("\n"):
+        file, replay, differences, expected, actual, case, config = json.loads(line)
+        rows.append([strings[file], strings[replay], [(strings[p], e, a) for p, e, a in differences], expected, actual,
+                     case, strings[config]])
+    return index, rows
+
+
+def test_the_page_holds_causes_factors_vectors_field_by_field_and_the_replay_line(runs: Path) -> None:
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    assert "NOT CERTIFIED" in page
+    # the demo's three bugs (harness/vendors/demo_vendor.py's docstring), each a cause with its factor
+    assert "commission one commission unit high" in page and "commission_rounding = down" in page
+    assert "total_win too high" in page and "player bonus hand labelled wrongly" in page
+    index, rows = embedded(page)
+    assert len(rows) == len(index["tc"]) == len(index["cause"]) >= 3
+    commission = [r for r, op in zip(rows, index["op"]) if index["ops"][op] == "craps.place_odds"]
+    assert commission
+    for file, replay, differences, expected, actual, case, config in commission:
+        assert replay.endswith(".jsonl") and file.endswith(".jsonl.gz"), (replay, file)
+        [(path, oracle, vendor)] = differences
+        unit = json.loads(config)["commission_unit"]
+        assert path == "commission" and int(vendor) - int(oracle) == unit       # one commission unit high
+        assert json.loads(expected)["commission"] == int(oracle)
+    assert re.search(r'REPLAY = "[^"]+";', page) and '" < failures/" + S[d[1]]' in page
+
+
+@pytest.mark.parametrize(("meta", "line"), [
+    ({"adapter": "subprocess", "target": ["/opt/acme/bin/craps engine", "--stdio"]}, "'/opt/acme/bin/craps engine' --stdio"),
+    ({"adapter": "python", "target": "demo"}, "tablecert serve-vendor --plugin demo"),
+    ({"adapter": "http", "target": "http://10.0.0.5:8080/"}, "VENDOR"),
+    ({}, "VENDOR"),
+])
+def test_the_replay_line_starts_the_vendor_the_run_started(meta: dict[str, Any], line: str) -> None:
+    assert replay_command(meta) == line
+
+
+def test_a_hostile_vendor_name_is_shown_as_text(runs: Path, tmp_path: Path) -> None:
+    run = run_vendor(f"{__name__}:HostileName", runs.parent / f"{runs.name}-edge", tmp_path / "hostile")
+    write_reports(run)
+    page = (run / "report.html").read_text(encoding="utf-8")
+    assert "</script><script>document.title" not in page and "\u202e" not in page
+    assert "&lt;/script&gt;&lt;script&gt;document.title=" in page and "\\u202e" in page
+
+
+def test_the_site_lists_both_builds_and_the_fix_between_them(runs: Path, tmp_path: Path) -> None:
+    pages = write_site(runs, tmp_path / "site")
+    assert [p.name for p in pages] == ["index.html", "vendor-demo-craps-pai-gow.html", "diff-demo-craps-pai-gow-1.html"]
+    again = write_site(runs, tmp_path / "again")
+    assert [p.read_bytes() for p in pages] == [p.read_bytes() for p in again]
+    vendor = pages[1].read_text(encoding="utf-8")
+    assert vendor.index("3.2.0 (3.2.0+demo") < vendor.index("3.2.1 (3.2.1+demo")
+    diff = pages[2].read_text(encoding="utf-8")
+    fixed = diff[diff.index('data-status="fixed"'):]
+    still = diff[diff.index('data-status="still failing"'):diff.index('data-status="fixed"')]
+    assert "commission one commission unit high" in fixed.split("</table>")[0]
+    assert "total_win too high" in still and "player bonus hand labelled wrongly" in still
+    assert "nothing regressed" in diff
+    for link in re.findall(r'href="([^"]+report\.html)"', vendor):
+        assert (pages[1].parent / link).resolve().is_file(), link
+
+
+def test_site_refuses_a_folder_without_runs_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "tablecert", "site", str(tmp_path), "--out", str(tmp_path / "s")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no run folder" in done.stderr, done.stderr
+
+
+# -- in a real browser
+def many(rows: list[FailingVector], n: int) -> list[FailingVector]:
+    """``n`` failing vectors: the run's own, again and again under new tcIds (a run of n failures)."""
+    return [replace(rows[i % len(rows)], tc_id=100_000_000 + i) for i in range(n)]
+
+
+def headless_chromium() -> Any:
+    """Debian's chromium, headless, driven through chromium-driver (its console messages kept)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    assert chromium and driver, "chromium and chromium-driver are missing: bash .ci/system-packages installs them"
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    session = headless_chromium()
+    yield session
+    session.quit()
+
+
+def open_page(browser: Any, path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(path.resolve().as_uri())
+    if path.name.startswith("report"):
+        WebDriverWait(browser, 60).until(lambda b: b.find_element("tag name", "body").get_attribute("data-ready"))
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def count(browser: Any) -> str:
+    return browser.execute_script("return document.getElementById('count').textContent")
+
+
+def shown_tc_ids(browser: Any) -> list[str]:
+    """The tcIds of the vectors drawn, read in one script (a redraw between reads leaves no stale element)."""
+    heads = browser.execute_script("return Array.from(document.querySelectorAll('.vec h3'), h => h.textContent)")
+    return [re.match(r"tcId (\d+)", h).group(1) for h in heads]
+
+
+def test_report_html_in_the_browser_filters_and_searches(runs: Path, browser: Any) -> None:
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    open_page(browser, runs / "demo-3.2.0" / "report.html")
+    index, _ = embedded((runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8"))
+    total = len(index["tc"])
+    assert count(browser).endswith(f"of {total}") and len(shown_tc_ids(browser)) == total
+    browser.find_elements("css selector", "tr.cause")[0].click()          # the first cause's vectors
+    first = [i for i, c in enumerate(index["cause"]) if c == 0]
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in first]
+    Select(browser.find_element("id", "f-cause")).select_by_value("")
+    Select(browser.find_element("id", "f-op")).select_by_visible_text("paigow.settle")
+    settle = [i for i, op in enumerate(index["op"]) if index["ops"][op] == "paigow.settle"]
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in settle]
+    Select(browser.find_element("id", "f-op")).select_by_value("")
+    target = str(index["tc"][-1])
+    browser.find_element("id", "search").send_keys(target)
+    WebDriverWait(browser, 10).until(lambda b: shown_tc_ids(b) == [target])
+    assert "< failures/" in browser.find_element("css selector", ".vec input.replay").get_attribute("value")
+
+
+def test_the_site_in_the_browser(runs: Path, browser: Any, tmp_path: Path) -> None:
+    pages = write_site(runs, tmp_path / "site")
+    for page in pages:
+        open_page(browser, page)
+    open_page(browser, pages[0])
+    browser.find_element("link text", "Demo Craps & Pai Gow").click()
+    assert browser.find_element("tag name", "h1").text == "Demo Craps & Pai Gow"
+    browser.find_elements("link text", "report.html")[-1].click()
+    assert browser.find_element("tag name", "body").get_attribute("data-ready") == "1"
+    assert "3.2.1" in browser.title
+
+
+@pytest.mark.slow
+def test_a_page_of_a_million_failures_filters_and_pages(runs: Path, browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    data = load_report_data(runs / "demo-3.2.0")
+    rows = many(failing_vectors(data), 1_000_000)
+    page = write_html_report(data, tmp_path / "report-million.html", rows)
+    assert len(list((tmp_path / SIDECAR).glob("*.js"))) == 500          # its vectors' lines beside it
+    open_page(browser, page)
+    assert count(browser) == "vectors 1\u201350 of 1,000,000"
+    assert shown_tc_ids(browser)[0] == "100000000"
+    browser.find_element("id", "next").click()
+    assert count(browser) == "vectors 51\u2013100 of 1,000,000" and shown_tc_ids(browser)[0] == "100000050"
+    Select(browser.find_element("id", "f-cause")).select_by_value("0")
+    per_cause = sum(1 for r in rows if r.cause == 0)
+    assert count(browser) == f"vectors 1\u201350 of {per_cause:,}"
+    browser.find_element("id", "search").send_keys("100999999")
+    WebDriverWait(browser, 30).until(lambda b: count(b) in ("vectors 1\u20131 of 1", "no vector matches"))
+    assert (count(browser) == "vectors 1\u20131 of 1") == (rows[-1].cause == 0)
