@@ -74,6 +74,15 @@ def test_report_html_is_the_same_bytes_for_the_same_run(runs: Path, tmp_path: Pa
     assert b"http://" not in first and b"https://" not in first       # nothing from the network
 
 
+def test_a_run_folder_holds_only_names_the_harness_knows_as_its_own(runs: Path) -> None:
+    """Everything the reports write into a run folder is a name the harness counts as its own, so a
+    folder of a run that concluded is never refused as "not a run folder" (RUN_FOLDER_NAMES)."""
+    from tablecert.harness.record.run_folder import RUN_FOLDER_NAMES
+
+    names = {p.name for p in (runs / "demo-3.2.0").iterdir()}
+    assert "report.html" in names and names <= RUN_FOLDER_NAMES, names - RUN_FOLDER_NAMES
+
+
 def test_a_link_at_report_html_is_replaced_not_followed(runs: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(runs / "demo-3.2.0", copy)
