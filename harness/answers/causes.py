@@ -264,6 +264,52 @@ def all_differences(op: str, expected: Any, actual: Any) -> list[Difference]:
     return top + [d for g in groups for d in g]
 
 
+CUT = "tablecert_cut"
+"""The key of a stored answer that was cut (:func:`tablecert.harness.record.run_db.stored_answer`)."""
+CUT_DIFFERENCES = 16
+"""The primary differences kept with a cut answer (the cause needs the first; the rest for its detail)."""
+
+
+def _kept(value: Any) -> Any:
+    """A differing value as kept with a cut answer: itself, or beyond 200 characters of JSON its
+    start as text (an integer, a label or a code is always kept whole)."""
+    text = json.dumps(value, separators=(",", ":"))
+    return value if len(text) <= 200 else f"{text[:197]}..."
+
+
+def cut_diagnosis(op: str, expected: Any, actual: Any) -> dict[str, Any]:
+    """What is stored with a failing answer cut before it is stored (**new**): the verdict and the
+    differences of the whole answer (:func:`differences`, first ``CUT_DIFFERENCES``), and every
+    differing field (:func:`all_differences`), worked out before cutting; the analysis reads them
+    instead of comparing the cut text (:func:`stored_differences`)."""
+    diffs = differences(op, expected, actual) or [Difference("", "answer", "value", unwrapped(expected), actual)]
+    first = min(diffs, key=lambda d: (KIND_ORDER.index(d.kind), d.field))
+    return {"verdict": "fail", "first_difference": first.path or first.field,
+            "differences": [{"path": d.path, "field": d.field, "kind": d.kind, "expected": _kept(d.expected),
+                             "actual": _kept(d.actual)} for d in diffs[:CUT_DIFFERENCES]],
+            "fields": sorted({d.field for d in all_differences(op, expected, actual)})}
+
+
+def is_cut(actual: Any) -> bool:
+    """Whether a stored answer is the cut text of a longer one."""
+    return isinstance(actual, dict) and CUT in actual
+
+
+def stored_differences(op: str, expected: Any, actual: Any) -> tuple[list[Difference], list[str]]:
+    """The primary differences and every differing field of a stored failing answer: compared, or,
+    for a cut answer, as kept with it (never the cut text compared as an answer; a cut answer of an
+    earlier release, kept without them, is one difference of the whole answer)."""
+    if not is_cut(actual):
+        diffs = differences(op, expected, actual) or [Difference("", "answer", "value", unwrapped(expected), actual)]
+        return diffs, sorted({d.field for d in all_differences(op, expected, actual)})
+    kept = actual.get("differences")
+    if not isinstance(kept, list) or not kept:
+        whole = Difference("", "answer (cut, not compared)", "value", "the whole answer", actual[CUT])
+        return [whole], [whole.field]
+    diffs = [Difference(d["path"], d["field"], d["kind"], d["expected"], d["actual"]) for d in kept]
+    return diffs, list(actual.get("fields") or [d.field for d in diffs])
+
+
 def cause_key(op: str, diffs: list[Difference]) -> tuple[int, str]:
     """The failure's cause: (kind rank, key) of its first primary difference."""
     d = min(diffs, key=lambda d: (KIND_ORDER.index(d.kind), d.field))
@@ -504,9 +550,7 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
     for file, op, tg_id, tc_id, config, case, expected, actual, flags, size in rows:
         config, case, expected, actual, flags = (json.loads(config), json.loads(case), json.loads(expected),
                                                  json.loads(actual), json.loads(flags))
-        diffs = differences(op, expected, actual)
-        if not diffs:                     # judged wrong for a reason this analysis does not see
-            diffs = [Difference("", "answer", "value", unwrapped(expected), actual)]
+        diffs, _ = stored_differences(op, expected, actual)   # a cut answer: as judged before cutting
         rank, key = cause_key(op, diffs)
         failing.update((op, name) for name in set(factors(op, config, case, expected, flags)))
         failing_per_op[op] += 1
@@ -569,7 +613,7 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
         main.append((first, config))
         if kind in ("label", "disposition", "error", "point", "accepted", "refused", "shape"):
             transitions[f"{_short(first.expected)} -> {_short(first.actual)}"] += 1
-        for d in {d.field for d in all_differences(op, expected, actual)} - {first.field}:
+        for d in set(stored_differences(op, expected, actual)[1]) - {first.field}:
             also[d] += 1
     detail = _amount_detail(main) if kind == "amount" else ""
     if spectrum is not None:
@@ -588,7 +632,8 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
     leading = [] if shared else scored[:FACTORS_SHOWN]
     smallest = sorted(failures, key=lambda f: (f[9], f[0], f[1], f[3]))[:EXAMPLES]
     examples = [Example(f[0], f[1], f[3], replay_name(f[0], f[1], f[2]), f[5], f[4], unwrapped(f[6]),
-                        answered(f[7]), tuple(all_differences(f[1], f[6], f[7]))) for f in smallest]
+                        answered(f[7]), tuple(f[10] if is_cut(f[7]) else all_differences(f[1], f[6], f[7])))
+                for f in smallest]
     replays = Counter(replay_name(f[0], f[1], f[2]) for f in failures)
     title = _title(key, kind, detail, transitions)
     return Cause(key, title, kind, n, sorted(ops.items(), key=lambda t: (-t[1], t[0])), detail,
