@@ -21,8 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.answers.causes import (CauseAnalysis, Difference, all_differences, analyse, answered, is_cut,
-                                              stored_differences, unwrapped)
+from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
+from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.record.run_folder import check_database_files, run_is_live

@@ -78,7 +78,8 @@ class RunDiff:
 
 def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
     """A run's meta, its failing vectors (each with its cause key), its fault kinds and its causes."""
-    from tablecert.harness.answers.causes import cause_key, differences, is_cut, stored_differences
+    from tablecert.harness.answers.causes import cause_key
+    from tablecert.harness.answers.differences import differences, is_cut, stored_differences
 
     if not (run_dir / "run.db").is_file():
         raise RunDiffError(f"{run_dir}: not a run folder (no run.db)")

@@ -8,7 +8,8 @@ import copy
 import json
 from pathlib import Path
 
-from tablecert.harness.answers.causes import is_cut, run_causes
+from tablecert.harness.answers.causes import run_causes
+from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.record.run_db import ANSWER_STORED, RunDatabase
 from tablecert.harness.run.batch import Batch
 from tablecert.harness.run.vectors import judge_batch
@@ -57,8 +58,6 @@ def test_a_long_round_wrong_only_in_its_last_step_is_caused_by_that_field(tmp_pa
 
 
 def test_a_cut_answer_of_an_earlier_release_is_not_compared_as_an_answer(tmp_path: Path) -> None:
-    from tablecert.harness.answers.causes import stored_differences
-
     cut = {"tablecert_cut": "answer of 90,000 characters cut to its first 4,096", "start": '{"steps":[{"acc'}
     diffs, fields = stored_differences("craps.round", {"result": {"steps": []}}, cut)
     assert [(d.field, d.kind) for d in diffs] == [("answer (cut, not compared)", "value")]

@@ -17,7 +17,7 @@ from typing import Any
 
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.answers.bulk import Expected
-from tablecert.harness.answers.causes import cut_diagnosis
+from tablecert.harness.answers.differences import cut_diagnosis
 from tablecert.harness.answers.capabilities import UNSUPPORTED_DIMENSION, count_features, features_of
 from tablecert.harness.contract import RawBatches
 from tablecert.harness.answers.hand_failures import judge_hand_batch
