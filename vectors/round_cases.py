@@ -14,10 +14,11 @@ the suite's table.
 * **House rules crossed** (**new**, issue #40): every value of every house rule (the defaults, and
   each rule at each other value) on every table a vendor may decline or not
   (:func:`crossed_tables`: with and without a commission, on each bar number, at each payout
-  rounding), each with the named scripts (its own bug classes among them) and every sequence of 1
+  rounding), and every rule at its other value at once (so every pair of values of two rules
+  meets), each with the named scripts (its own bug classes among them) and every sequence of 1
   to ``Bounds.crossed`` rolls of the six telling totals (the table's bar among them) by the plans
-  of that rule (:data:`VARIANT_PLANS`; all four for the defaults). So a vendor that declares only
-  some of those tables is still judged on every house-rule value it offers.
+  of that rule (:data:`VARIANT_PLANS`; all four otherwise). So a vendor that declares only some of
+  those tables, or one value of a rule, is still judged on every other house-rule value it offers.
 
 ``standard`` holds the same groups but the crossed ones with shorter sequences (:data:`STANDARD_BOUNDS`: 1 to 3 rolls
 for the plans right and wrong, 1 or 2 for the others): the named scripts catch each bug class,
@@ -31,6 +32,7 @@ under the bug classes it exercises. The writer asks the oracle again for every e
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -334,24 +336,29 @@ def crossed_tables(table: dict[str, Any]) -> list[dict[str, Any]]:
             for bar in BARS for rounding in PAYOUT_ROUNDINGS]
 
 
-def house_settings() -> list[tuple[str | None, dict[str, Any]]]:
-    """(rule, house rules): the defaults (rule None), then each rule at each other value."""
-    return [(None, default_house_rules()), *other_house_rules()]
+def house_settings() -> list[tuple[str, tuple[str, ...], dict[str, Any]]]:
+    """(what, plans, house rules) of the crossed groups: the defaults, each rule at each other value
+    (its plans, :data:`VARIANT_PLANS`), and every rule at its other value at once, so that every
+    pair of values of two rules meets on a table (a vendor that declares one rule's other value
+    only is still judged on the other rules' values)."""
+    others = {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+    return [("the default house rules", tuple(PLANS), default_house_rules()),
+            *((f"house rule {name} {json.dumps(house[name])}", VARIANT_PLANS[name], house)
+              for name, house in other_house_rules()),
+            ("every house rule at its other value", tuple(PLANS), others)]
 
 
 def crossed_groups(table: dict[str, Any], rolls: int) -> Iterator[VectorGroup]:
     """Every house-rule setting (:func:`house_settings`) on every crossed table
     (:func:`crossed_tables`): the named scripts and every sequence of 1 to ``rolls`` rolls of the
-    telling totals, with the table's bar, by the rule's plans (all four for the defaults)."""
+    telling totals, with the table's bar, by the setting's plans."""
     for cfg in crossed_tables(table):
         totals = tuple(sorted({cfg["bar"], *VARIANT_TOTALS} - {14 - cfg["bar"]}))   # the bar, not the other end
         charged = Fraction(cfg["commission_rate"]) != 0
         where = f"{'a' if charged else 'no'} commission, bar {cfg['bar']}, payout rounding {cfg['payout_rounding']}"
-        for name, house in house_settings():
+        for setting, plans, house in house_settings():
             round_cfg = dict(cfg, house_rules=house)
             config = parse_round_config(round_cfg)
-            plans = tuple(PLANS) if name is None else VARIANT_PLANS[name]
-            setting = "the default house rules" if name is None else f"house rule {name} {house[name]}"
             scripts = [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)]
             yield VectorGroup(OP, round_cfg, f"crossed: {setting} on a table with {where}: the named scripts and "
                               f"every sequence of 1 to {rolls} rolls of totals {', '.join(map(str, totals))}, "
