@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 
 $(BIN)/.tablecert-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench,peers]'
 	touch $@
 
 ## demo: the main job on built-in defaults

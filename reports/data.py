@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
+from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.record.run_folder import check_database_files, run_is_live
@@ -447,7 +448,7 @@ def _shown_pair(op: str, expected: str, actual: str) -> tuple[str, str]:
         e, a = json.loads(expected), json.loads(actual)
     except ValueError:
         return show_json(expected), show_json(actual)
-    diffs = tuple(all_differences(op, e, a))
+    diffs = tuple(stored_differences(op, e, a)[0] if is_cut(a) else all_differences(op, e, a))
     return example_json(unwrapped(e), diffs), example_json(answered(a), diffs)
 
 

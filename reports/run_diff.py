@@ -78,7 +78,8 @@ class RunDiff:
 
 def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
     """A run's meta, its failing vectors (each with its cause key), its fault kinds and its causes."""
-    from tablecert.harness.answers.causes import cause_key, differences
+    from tablecert.harness.answers.causes import cause_key
+    from tablecert.harness.answers.differences import differences, is_cut, stored_differences
 
     if not (run_dir / "run.db").is_file():
         raise RunDiffError(f"{run_dir}: not a run folder (no run.db)")
@@ -89,7 +90,8 @@ def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str
         failing = {}
         for file, op, tc_id, expected, actual in db.execute(
                 "SELECT file, op, tc_id, expected, actual FROM failures ORDER BY file, op, tc_id"):
-            diffs = differences(op, json.loads(expected), json.loads(actual))
+            e, a = json.loads(expected), json.loads(actual)
+            diffs = stored_differences(op, e, a)[0] if is_cut(a) else differences(op, e, a)   # cut: as judged
             failing[(file, op, tc_id)] = cause_key(op, diffs)[1] if diffs else "value"
         kinds = {kind for (kind,) in db.execute("SELECT DISTINCT kind FROM faults")}
     finally:

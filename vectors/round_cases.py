@@ -11,8 +11,16 @@ the suite's table.
 * **House rules**: the same plans on sequences of up to :data:`ROLLS` rolls of six telling totals
   under every house rule set to its other value.
 * **Named scripts**, one per bug class of a table engine, each with its comment.
+* **House rules crossed** (**new**, issue #40): every value of every house rule (the defaults, and
+  each rule at each other value) on every table a vendor may decline or not
+  (:func:`crossed_tables`: with and without a commission, on each bar number, at each payout
+  rounding), and every rule at its other value at once (so every pair of values of two rules
+  meets), each with the named scripts (its own bug classes among them) and every sequence of 1
+  to ``Bounds.crossed`` rolls of the six telling totals (the table's bar among them) by the plans
+  of that rule (:data:`VARIANT_PLANS`; all four otherwise). So a vendor that declares only some of
+  those tables, or one value of a rule, is still judged on every other house-rule value it offers.
 
-``standard`` holds the same groups with shorter sequences (:data:`STANDARD_BOUNDS`: 1 to 3 rolls
+``standard`` holds the same groups but the crossed ones with shorter sequences (:data:`STANDARD_BOUNDS`: 1 to 3 rolls
 for the plans right and wrong, 1 or 2 for the others): the named scripts catch each bug class,
 the short sequences play every bet, plan and house rule, at a few per cent of ``standard``'s run
 time (``benchmarks/bench_standard_rounds.py``).
@@ -24,16 +32,19 @@ under the bug classes it exercises. The writer asks the oracle again for every e
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import product
+from fractions import Fraction
+from itertools import chain, product
 from typing import Any
 
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import (BOX_BETS, DICE_OF_TOTAL, HOUSE_RULES, RoundConfig, Table, apply_step,
                                           parse_round_config)
 from tablecert.oracle.profiles import load_profile
-from tablecert.vectors.craps_cases import commission_variant
+from tablecert.oracle.table_config import BARS, PAYOUT_ROUNDINGS
+from tablecert.vectors.craps_cases import commission_variant, variant
 from tablecert.vectors.model import Vector, VectorGroup
 
 OP = "craps.round"
@@ -268,9 +279,14 @@ class Bounds:
     calls: int
     removals: int
     house_rules: int
+    crossed: int = 0
+    """The house rules crossed with the tables (:func:`crossed_groups`): rolls of their sequences;
+    0: no crossed groups."""
 
 
-ROUNDS_BOUNDS = Bounds(ROLLS, ROLLS, REMOVAL_ROLLS, ROLLS)
+CROSSED_ROLLS = 2
+"""The crossed groups' sequences (their 4-roll bug classes are met by the named scripts)."""
+ROUNDS_BOUNDS = Bounds(ROLLS, ROLLS, REMOVAL_ROLLS, ROLLS, CROSSED_ROLLS)
 """The ``rounds`` suite."""
 STANDARD_BOUNDS = Bounds(3, 2, 2, 2)
 """``standard``'s round part: the named scripts, malformed cases, every sequence of 1 to 3 rolls
@@ -307,6 +323,47 @@ def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Itera
                               ("InvalidConfig",), ("INT-BAR-PUSH",))])
     yield VectorGroup(OP, charged, "malformed cases", [Vector(c, why, ("InvalidInput",), ("INT-CRAPS-LINE-BETS",))
                                                        for c, why in _malformed()])
+    if bounds.crossed:
+        yield from crossed_groups(table, bounds.crossed)
+
+
+def crossed_tables(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """The suite's table under every combination of the table features a vendor may decline that
+    house rules are crossed with: without and with a commission (:func:`commission_variant`), on
+    each bar number, at each payout rounding (8 tables, in that order)."""
+    return [variant(base, bar=bar, payout_rounding=rounding)
+            for base in (variant(table, commission_rate="0"), commission_variant(table))
+            for bar in BARS for rounding in PAYOUT_ROUNDINGS]
+
+
+def house_settings() -> list[tuple[str, tuple[str, ...], dict[str, Any]]]:
+    """(what, plans, house rules) of the crossed groups: the defaults, each rule at each other value
+    (its plans, :data:`VARIANT_PLANS`), and every rule at its other value at once, so that every
+    pair of values of two rules meets on a table (a vendor that declares one rule's other value
+    only is still judged on the other rules' values)."""
+    others = {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+    return [("the default house rules", tuple(PLANS), default_house_rules()),
+            *((f"house rule {name} {json.dumps(house[name])}", VARIANT_PLANS[name], house)
+              for name, house in other_house_rules()),
+            ("every house rule at its other value", tuple(PLANS), others)]
+
+
+def crossed_groups(table: dict[str, Any], rolls: int) -> Iterator[VectorGroup]:
+    """Every house-rule setting (:func:`house_settings`) on every crossed table
+    (:func:`crossed_tables`): the named scripts and every sequence of 1 to ``rolls`` rolls of the
+    telling totals, with the table's bar, by the setting's plans."""
+    for cfg in crossed_tables(table):
+        totals = tuple(sorted({cfg["bar"], *VARIANT_TOTALS} - {14 - cfg["bar"]}))   # the bar, not the other end
+        charged = Fraction(cfg["commission_rate"]) != 0
+        where = f"{'a' if charged else 'no'} commission, bar {cfg['bar']}, payout rounding {cfg['payout_rounding']}"
+        for setting, plans, house in house_settings():
+            round_cfg = dict(cfg, house_rules=house)
+            config = parse_round_config(round_cfg)
+            scripts = [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)]
+            yield VectorGroup(OP, round_cfg, f"crossed: {setting} on a table with {where}: the named scripts and "
+                              f"every sequence of 1 to {rolls} rolls of totals {', '.join(map(str, totals))}, "
+                              f"plans {', '.join(plans)}",
+                              chain(scripts, _plan_vectors(config, plans, rolls, totals)))
 
 
 def _malformed() -> list[tuple[Any, str]]:
@@ -326,6 +383,7 @@ def named_scripts(config: RoundConfig) -> list[tuple[str, str, dict[str, Any]]]:
     free6, max6 = craps.limits(config.table, "come", f, 6)
     free_d8, max_d8 = craps.limits(config.table, "dont_come", f, 8)
     rack = RACK_UNITS * u
+    bar = config.table.bar
 
     def case(*steps: Step) -> dict[str, Any]:
         return {"rack": rack, "steps": list(steps)}
@@ -366,8 +424,8 @@ def named_scripts(config: RoundConfig) -> list[tuple[str, str, dict[str, Any]]]:
          "don't bet and a pass bet before its come-out can",
          case(bet("pass", f), take_down("pass"), bet("pass", f), roll(5), take_down("pass"), bet("come", f),
               roll(9), take_down("come9"), bet("dont_come", f), roll(10), take_down("dont_come10"))),
-        ("PlayBarPush", "a don't pass and a don't come bet pushed on the bar (12) stay on the layout",
-         case(bet("dont_pass", f), roll(12), roll(12), roll(6), bet("dont_come", f), roll(12), roll(7))),
+        ("PlayBarPush", f"a don't pass and a don't come bet pushed on the bar ({bar}) stay on the layout",
+         case(bet("dont_pass", f), roll(bar), roll(bar), roll(6), bet("dont_come", f), roll(bar), roll(7))),
         ("PlayPointAndCome", "the point (6) made with a come bet in the box: on the same roll the pass bet wins "
          "and the come bet travels to 6, whose flat then wins on the next come-out 6 (its odds off)",
          case(bet("pass", f), roll(6), bet("come", f), roll(6), odds("come6", max6), bet("pass", f), roll(6),

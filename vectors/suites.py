@@ -7,7 +7,7 @@
 | ``standard`` | ``edge`` plus exhaustive craps over a bounded domain for every shipped profile, a seeded pai gow sample, ``configs`` and a bounded part of ``rounds`` (its named scripts and every sequence of 1 to 3 rolls for the line plans, 1 or 2 for the others) |
 | ``joker`` | all 20,358,520 hands holding the joker, both labels (a hand stream) |
 | ``exhaustive`` | all 154,143,080 hands, both labels (a hand stream) |
-| ``rounds`` | whole craps rounds (``craps.round``): every roll sequence up to 4 rolls by totals x bet plans, house rules, one named script per bug class |
+| ``rounds`` | whole craps rounds (``craps.round``): every roll sequence up to 4 rolls by totals x bet plans, house rules, one named script per bug class, every house-rule value crossed with commission, bar and payout rounding |
 | ``live`` | rounds on a live table, one step per request (``craps.table``), interrupted by the harness: the named scripts and seeded sessions of many games |
 
 A suite folder holds ``prompt/`` and/or ``expected/`` vector files and ``manifest.json``, which
@@ -57,7 +57,8 @@ SUITES: dict[str, SuiteInfo] = {
                           "+ a seeded pai gow sample + configs + rounds' named scripts and sequences of 1 to 3 rolls",
                           CRAPS_OPS + ("craps.round",) + PAIGOW_OPS, "478,755 vectors"),
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
-                        "house rule, one named script per bug class", ("craps.round",), "62,230 rounds"),
+                        "house rule, one named script per bug class, every house-rule value crossed with commission, "
+                        "bar and payout rounding", ("craps.round",), "68,502 rounds"),
     "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
                       "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
                       "pai gow rounds with the bank passing",

@@ -21,10 +21,13 @@ Every feature is a decidable test on one vector (op, table config, case), named 
 
 A ``craps.round`` vector of a well-formed round table also carries its house rules
 (``house_rule:bar_push=stays``, ``house_rule:take_down_dont=true``, one per rule of
-``oracle/craps_round.py``'s HOUSE_RULES, **new with craps.round**): not capabilities (every vendor
-of the op offers every house rule, so they never put a vector outside), counted only so that a
-run's scope can say which settings its judged rounds covered (``round_play``, see
-:func:`tablecert.harness.answers.round_findings.round_scope`); they stay out of the features certified.
+``oracle/craps_round.py``'s HOUSE_RULES, **new with craps.round**). **New:** they are table
+features like the others: ``craps.house_rules`` declares, for each rule, the values the table
+offers (an absent rule, or an absent declaration, offers all of them), and a round whose table
+uses a value not offered is outside (after the table features, in HOUSE_RULES' order). A run's
+scope lists the settings its judged rounds covered and those it did not (``round_play``, see
+:func:`tablecert.harness.answers.round_findings.round_scope`); only the latter appear among the
+features (not certified), and ``--require house_rule:bar_push=stays`` requires one.
 
 A vector is *outside* the declaration when it carries a feature the vendor does not offer; its
 reason is the first such feature (table features first, in the config's field order). Never
@@ -54,7 +57,7 @@ from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from tablecert.harness.run.outcomes import Outcome, sent
-from tablecert.oracle.craps_round import parse_round_config
+from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
 
@@ -107,6 +110,10 @@ class Capabilities:
     units: frozenset[int] | None = None
     fractional_odds: bool = True
     player_banked: bool = True
+    house_rules: frozenset[str] | None = None
+    """The ``house_rule:`` feature ids offered of the rules the declaration names (None: it names none)."""
+    restricted_rules: frozenset[str] = frozenset()
+    """The house rules the declaration names (every value of any other rule is offered)."""
 
     @classmethod
     def from_declaration(cls, declared: Mapping[str, Any] | None) -> Capabilities:
@@ -118,9 +125,11 @@ class Capabilities:
             value = craps.get(key)
             return None if value is None or value == "any" else frozenset(value)
 
+        house = craps.get("house_rules") or {}
+        offered = frozenset(house_rule_feature(name, v) for name, values in house.items() for v in values)
         return cls(chosen("bets"), craps.get("commission", True), chosen("commission_rounding"),
                    chosen("payout_rounding"), chosen("bar"), chosen("units"), craps.get("odds", "any") == "any",
-                   paigow.get("player_banked", True))
+                   paigow.get("player_banked", True), offered if house else None, frozenset(house))
 
     @property
     def everything(self) -> bool:
@@ -137,6 +146,9 @@ class Capabilities:
             return self.fractional_odds
         if feature == "player_banked":
             return self.player_banked
+        if feature.startswith(HOUSE_RULE):
+            return (name.removeprefix(HOUSE_RULE) not in self.restricted_rules
+                    or self.house_rules is not None and feature in self.house_rules)
         allowed: frozenset[Any] | None = {"commission_rounding": self.commission_rounding,
                                           "payout_rounding": self.payout_rounding}.get(name)
         if name in ("commission_rounding", "payout_rounding"):
@@ -152,6 +164,9 @@ def is_feature(feature: str) -> bool:
     name, eq, value = feature.partition("=")
     if feature.startswith("bet:"):
         return feature[4:] in BETS
+    if feature.startswith(HOUSE_RULE):
+        rule = HOUSE_RULES.get(name.removeprefix(HOUSE_RULE))
+        return rule is not None and feature in {house_rule_feature(name.removeprefix(HOUSE_RULE), v) for v in rule[0]}
     if not eq:
         return feature in ("commission", "player_banked")
     if name == "commission_rounding":
@@ -283,12 +298,13 @@ def split_require(require: str | None) -> tuple[str | None, list[str]]:
     words = [w.strip() for w in (require or "").split(",") if w.strip()]
     ops, features = [], []
     for word in words:
-        if word.startswith("feature:") or word.startswith("bet:"):
+        if word.startswith(("feature:", "bet:", HOUSE_RULE)):
             feature = word.removeprefix("feature:")
             if not is_feature(feature):
                 raise ValueError(f"--require: {word!r} is not a feature (feature:commission, feature:bar=2, "
                                  "feature:unit=100, feature:commission_rounding=up, feature:payout_rounding=down, "
-                                 "feature:odds=fractional, feature:player_banked, bet:pass ... bet:dont_come)")
+                                 "feature:odds=fractional, feature:player_banked, bet:pass ... bet:dont_come, "
+                                 "house_rule:bar_push=returned ... house_rule:take_down_dont=false)")
             features.append(feature)
         else:
             ops.append(word)
@@ -297,7 +313,8 @@ def split_require(require: str | None) -> tuple[str | None, list[str]]:
 
 def _feature_key(feature: str) -> tuple[int, str, int, str]:
     name, _, value = feature.partition("=")
-    return (0 if feature.startswith("bet:") else 1, name, int(value) if value.isdigit() else 0, value)
+    return (0 if feature.startswith("bet:") else 2 if feature.startswith(HOUSE_RULE) else 1, name,
+            int(value) if value.isdigit() else 0, value)
 
 
 def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[str, Mapping[str, int]],
@@ -309,11 +326,12 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
     declare."""
     declared = Capabilities.from_declaration(meta.get("vendor_capabilities"))
     certified, uncertified = {}, {}
-    for feature in sorted((f for f in totals if not f.startswith(HOUSE_RULE)), key=_feature_key):
+    for feature in sorted(totals, key=_feature_key):
         c = totals[feature]
         tested = sent(c)
         if tested:
-            certified[feature] = tested
+            if not feature.startswith(HOUSE_RULE):       # the settings certified: in round_play
+                certified[feature] = tested
         elif c.get(Outcome.UNSUPPORTED):
             uncertified[feature] = {"vectors": c[Outcome.UNSUPPORTED], "declared": declared.offers(feature),
                                     "reason_for": unsupported.get(feature, {}).get(Outcome.UNSUPPORTED, 0)}

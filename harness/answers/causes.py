@@ -1,7 +1,7 @@
 """Failures grouped by cause: what differs between the expected and the answered value, and what
 the failing vectors share that the passing ones do not.
 
-Each failure gets a **difference signature** (:func:`differences`): the fields of the answer that
+Each failure gets a **difference signature** (:mod:`tablecert.harness.answers.differences`): the fields of the answer that
 differ from the oracle's and how — an amount higher or lower (by how many units of the table, or
 by what ratio), a label answered as another (a hand, a craps outcome), a stake disposition changed
 (``taken`` answered as ``returned``), a result where an error was expected, an error where a
@@ -50,43 +50,18 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.answers.capabilities import case_features, table_features
+from tablecert.harness.answers.differences import (DISPOSITIONS, KIND_ORDER, LABEL_NAMES, Difference,  # noqa: F401
+                                                   all_differences, answered, differences, error_code, is_cut,
+                                                   stored_differences, unwrapped)
 from tablecert.harness.record.run_folder import replay_name
 from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
-
-DISPOSITIONS = frozenset({"won", "taken", "returned", "in_action", "none"})
-KIND_ORDER = ("accepted", "refused", "error", "malformed", "shape", "label", "disposition", "point", "amount", "value")
-"""Difference kinds, primary first: the first kind a failure has is its cause."""
-
-LABEL_NAMES = {("paigow.player_bonus", "hand"): "player bonus hand", ("paigow.settle", "seats[].player_bonus"):
-               "player bonus hand", ("paigow.banker_bonus", "hand"): "banker bonus hand",
-               ("paigow.settle", "seats[].banker_bonus"): "banker bonus hand"}
-"""Labels that mean the same thing in several ops: one cause across them (a wrong player bonus
-label in ``paigow.player_bonus`` and in a seat of ``paigow.settle``)."""
 
 EXAMPLES = 3          # smallest failures kept per cause
 FACTORS_SHOWN = 6     # factors listed per cause
 CAUSE_WINDOW = 50_000
 """Failures analysed (the first, in file, op and tcId order); past it a run's failures are counted
 as not analysed, and every output says how many."""
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One field of an answer that differs from the oracle's."""
-
-    path: str          # where, with seat positions: seats[4].player_bonus_win
-    field: str         # the field, without positions: seats[].player_bonus_win
-    kind: str          # one of KIND_ORDER
-    expected: Any
-    actual: Any
-
-    @property
-    def direction(self) -> str:
-        """For an amount: ``high`` or ``low``; for anything else: ``changed``."""
-        if self.kind == "amount":
-            return "high" if self.actual > self.expected else "low"
-        return "changed"
 
 
 @dataclass(frozen=True)
@@ -161,108 +136,6 @@ class CauseAnalysis:
                 "causes": [c.as_json() for c in self.causes]}
 
 
-# -- the difference signature
-
-def _code(value: Any) -> str:
-    error = value.get("error") if isinstance(value, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("code"))
-    return str(error)
-
-
-def unwrapped(expected: Any) -> Any:
-    """An expected value in the answer's own shape: the result itself, or ``{"error": CODE}``."""
-    if isinstance(expected, dict) and "result" in expected and len(expected) == 1:
-        return expected["result"]
-    if isinstance(expected, dict) and "error" in expected:
-        return {"error": _code(expected)}
-    return expected
-
-
-def answered(actual: Any) -> Any:
-    """An answer in the same shape as :func:`unwrapped` (an error object as ``{"error": CODE}``)."""
-    if isinstance(actual, dict) and isinstance(actual.get("error"), dict):
-        return {"error": _code(actual)}
-    return actual
-
-
-def _leaf_kind(op: str, field_name: str, expected: Any, actual: Any) -> str:
-    if (op, field_name) in LABEL_NAMES or field_name in ("hand", "outcome"):
-        return "label"
-    if isinstance(expected, str) and expected in DISPOSITIONS:
-        return "disposition"
-    if field_name == "point":
-        return "point"
-    if (isinstance(expected, int) and isinstance(actual, int) and not isinstance(expected, bool)
-            and not isinstance(actual, bool)):
-        return "amount"
-    if isinstance(expected, (str, bool)):
-        return "label"
-    return "value"
-
-
-def _walk(op: str, path: str, generic: str, expected: Any, actual: Any, out: list[list[Difference]],
-          group: list[Difference]) -> None:
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for k in list(expected) + [k for k in actual if k not in expected]:
-            p, g = (f"{path}.{k}" if path else k), (f"{generic}.{k}" if generic else k)
-            if k not in actual:
-                group.append(Difference(p, g, "shape", expected[k], "(missing)"))
-            elif k not in expected:
-                group.append(Difference(p, g, "shape", "(not expected)", actual[k]))
-            else:
-                _walk(op, p, g, expected[k], actual[k], out, group)
-        return
-    if isinstance(expected, list) and isinstance(actual, list) and expected and isinstance(expected[0], dict):
-        if len(expected) != len(actual):
-            group.append(Difference(path, generic, "shape", f"{len(expected)} entries", f"{len(actual)} entries"))
-            return
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            seat: list[Difference] = []          # one seat's differences: its own consequences
-            _walk(op, f"{path}[{i}]", f"{generic}[]", e, a, out, seat)
-            if seat:
-                out.append(seat)
-        return
-    if expected != actual or type(expected) is not type(actual):
-        group.append(Difference(path, generic, _leaf_kind(op, generic, expected, actual), expected, actual))
-
-
-def differences(op: str, expected: Any, actual: Any) -> list[Difference]:
-    """Every primary difference of an answer: each seat's (or the answer's) differences of its
-    first kind in :data:`KIND_ORDER` (the rest follow from them), in field order."""
-    e, a = unwrapped(expected), answered(actual)
-    e_error = isinstance(e, dict) and "error" in e
-    a_error = isinstance(a, dict) and "error" in a
-    if not isinstance(a, dict):
-        return [Difference("", "answer", "malformed", e, a)]
-    if e_error and not a_error:
-        return [Difference("", "error", "accepted", e["error"], "a result")]
-    if a_error and not e_error:
-        return [Difference("", "error", "refused", "a result", a["error"])]
-    if e_error:
-        return [Difference("", "error", "error", e["error"], a["error"])] if e["error"] != a["error"] else []
-    groups: list[list[Difference]] = []
-    top: list[Difference] = []
-    _walk(op, "", "", e, a, groups, top)
-    if top:
-        groups.insert(0, top)
-    primary = []
-    for group in groups:
-        first = min(KIND_ORDER.index(d.kind) for d in group)
-        primary += [d for d in group if KIND_ORDER.index(d.kind) == first]
-    return primary
-
-
-def all_differences(op: str, expected: Any, actual: Any) -> list[Difference]:
-    """Every differing field (primary or consequence), for marking an example."""
-    e, a = unwrapped(expected), answered(actual)
-    if not isinstance(a, dict) or not isinstance(e, dict) or "error" in e or "error" in a:
-        return differences(op, expected, actual)
-    groups: list[list[Difference]] = []
-    top: list[Difference] = []
-    _walk(op, "", "", e, a, groups, top)
-    return top + [d for g in groups for d in g]
-
 
 def cause_key(op: str, diffs: list[Difference]) -> tuple[int, str]:
     """The failure's cause: (kind rank, key) of its first primary difference."""
@@ -288,7 +161,7 @@ def cause_of(op: str, expected: Any, actual: Any) -> tuple[str, str]:
 
 def factors(op: str, config: Any, case: Any, expected: Any, flags: list[str]) -> list[str]:
     """The factors of one vector (see the module)."""
-    expected_view = {"error": _code(expected)} if isinstance(expected, dict) and "error" in expected else {}
+    expected_view = {"error": error_code(expected)} if isinstance(expected, dict) and "error" in expected else {}
     out = [f"op = {op}"]
     out += table_factors(op, config)
     out += [f.replace("bet:", "bet = ", 1) for f in case_features(op, case, expected_view)]
@@ -504,9 +377,7 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
     for file, op, tg_id, tc_id, config, case, expected, actual, flags, size in rows:
         config, case, expected, actual, flags = (json.loads(config), json.loads(case), json.loads(expected),
                                                  json.loads(actual), json.loads(flags))
-        diffs = differences(op, expected, actual)
-        if not diffs:                     # judged wrong for a reason this analysis does not see
-            diffs = [Difference("", "answer", "value", unwrapped(expected), actual)]
+        diffs, _ = stored_differences(op, expected, actual)   # a cut answer: as judged before cutting
         rank, key = cause_key(op, diffs)
         failing.update((op, name) for name in set(factors(op, config, case, expected, flags)))
         failing_per_op[op] += 1
@@ -569,7 +440,7 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
         main.append((first, config))
         if kind in ("label", "disposition", "error", "point", "accepted", "refused", "shape"):
             transitions[f"{_short(first.expected)} -> {_short(first.actual)}"] += 1
-        for d in {d.field for d in all_differences(op, expected, actual)} - {first.field}:
+        for d in set(stored_differences(op, expected, actual)[1]) - {first.field}:
             also[d] += 1
     detail = _amount_detail(main) if kind == "amount" else ""
     if spectrum is not None:
@@ -588,7 +459,8 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
     leading = [] if shared else scored[:FACTORS_SHOWN]
     smallest = sorted(failures, key=lambda f: (f[9], f[0], f[1], f[3]))[:EXAMPLES]
     examples = [Example(f[0], f[1], f[3], replay_name(f[0], f[1], f[2]), f[5], f[4], unwrapped(f[6]),
-                        answered(f[7]), tuple(all_differences(f[1], f[6], f[7]))) for f in smallest]
+                        answered(f[7]), tuple(f[10] if is_cut(f[7]) else all_differences(f[1], f[6], f[7])))
+                for f in smallest]
     replays = Counter(replay_name(f[0], f[1], f[2]) for f in failures)
     title = _title(key, kind, detail, transitions)
     return Cause(key, title, kind, n, sorted(ops.items(), key=lambda t: (-t[1], t[0])), detail,

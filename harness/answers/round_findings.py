@@ -137,16 +137,20 @@ def round_scope(op_totals: Mapping[str, Mapping[str, int]],
     judged (``craps.round`` vectors answered: passed, failed or faulted), how many passed, and for
     each house rule the settings the judged rounds' tables used (their ``house_rule:`` features,
     in the order of HOUSE_RULES' values, the default first) with its default and its
-    interpretation-register entry. None when no round was judged."""
+    interpretation-register entry; **new:** and the settings of the suite's rounds that no judged
+    round used (``not_certified``: outside the vendor's declared house rules, or met only on
+    vectors outside for another feature). None when no round was judged."""
     counts = op_totals.get(ROUND_OP, {})
     judged = sent(counts)
     if not judged:
         return None
-    used = {f for f, c in feature_totals.items() if f.startswith(HOUSE_RULE)
-            and sent(c)}
+    used = {f for f, c in feature_totals.items() if f.startswith(HOUSE_RULE) and sent(c)}
+    outside = {f for f, c in feature_totals.items() if f.startswith(HOUSE_RULE) and not sent(c)
+               and c.get(Outcome.UNSUPPORTED)}
     rules = {}
     for name, (allowed, default, entry) in HOUSE_RULES.items():
         values = [v for v in allowed if house_rule_feature(name, v) in used]
-        if values:
-            rules[name] = {"values": values, "default": default, "register": entry}
+        missing = [v for v in allowed if house_rule_feature(name, v) in outside]
+        if values or missing:
+            rules[name] = {"values": values, "default": default, "register": entry, "not_certified": missing}
     return {"rounds": judged, "passed": counts.get(Outcome.PASS, 0), "house_rules": rules}

@@ -44,7 +44,7 @@ import json
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,14 +119,18 @@ def dumps(value: Any, **options: Any) -> str:
 ANSWER_STORED = 4096    # characters of one failing answer kept in the failures table
 
 
-def stored_answer(value: Any) -> str:
+def stored_answer(value: Any, diagnosis: Callable[[], Mapping[str, Any]] | None = None) -> str:
     """A vendor's (failing) answer as stored: its JSON, or, beyond ANSWER_STORED characters, a JSON
-    object saying it was cut and holding the start of it (the verdict was reached on all of it)."""
+    object saying it was cut and holding the start of it (the verdict was reached on all of it).
+    **New:** ``diagnosis`` is called only when the answer is cut: what it returns, worked out on the
+    whole answer before cutting (the verdict and the differing fields, see
+    :func:`tablecert.harness.answers.causes.cut_diagnosis`), is stored with the cut text, so that a
+    cut answer is never compared as if the vendor had sent it."""
     text = dumps(value)
     if len(text) <= ANSWER_STORED:
         return text
     return dumps({"tablecert_cut": f"answer of {len(text):,} characters cut to its first {ANSWER_STORED:,}",
-                  "start": text[:ANSWER_STORED]})
+                  "start": text[:ANSWER_STORED], **(diagnosis() if diagnosis is not None else {})})
 
 
 def stored_expected(expected: dict[str, Any]) -> str:

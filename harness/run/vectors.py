@@ -17,6 +17,7 @@ from typing import Any
 
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.answers.bulk import Expected
+from tablecert.harness.answers.differences import cut_diagnosis
 from tablecert.harness.answers.capabilities import UNSUPPORTED_DIMENSION, count_features, features_of
 from tablecert.harness.contract import RawBatches
 from tablecert.harness.answers.hand_failures import judge_hand_batch
@@ -96,7 +97,9 @@ def judge_batch(batch: Batch, results: list[Any], stats: InstanceStats | None = 
         if not ok:
             config_json = config_json or dumps(batch.config)
             out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
-                                 stored_expected(expected), stored_answer(actual), dumps(batch.flags[i]),
+                                 stored_expected(expected),
+                                 stored_answer(actual, lambda: cut_diagnosis(batch.op, expected, actual)),
+                                 dumps(batch.flags[i]),
                                  dumps(batch.clauses[i]), _comment(batch, i, actual)))
     count_features(out.counts, Counter(carried))
     return out
