@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters import VendorTarget
     from tablecert.harness.run.runner import Runner
     from tablecert.parallel.ray_pool import RayConnection
 

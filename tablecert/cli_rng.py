@@ -14,6 +14,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from tablecert import harness
 from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
                                   subcommand)
 
@@ -23,7 +24,6 @@ def _now() -> str:
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.harness.contract import SessionOptions, VendorFault
     from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS, check_sizes, collection_seconds
     from tablecert.rng.collect import RngError, collect
 
@@ -53,10 +53,10 @@ def cmd_rng(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
     try:
-        options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
+        options = harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
         outcomes = collect(adapter, target, options, rolls, decks,
                            progress=progress_bar("collecting", args.quiet, unit="outcomes"))
-    except VendorFault as err:
+    except harness.VendorFault as err:
         print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
         return 2
     except RngError as err:

@@ -32,7 +32,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tablecert.harness.adapters.message_session import MessageSession
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault, decode_answer
+from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import decode_answer
 
 READ_CHUNK = 1 << 20
 

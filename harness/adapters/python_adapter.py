@@ -28,14 +28,9 @@ from typing import Any
 
 from tablecert.harness.adapters.message_session import MessageSession
 from tablecert.harness.adapters.request_json import request_line
-from tablecert.harness.contract import (
-    FaultKind,
-    PythonVendor,
-    SessionOptions,
-    VendorFault,
-    decode_answer,
-    find_python_vendor,
-)
+from tablecert.harness.contract import FaultKind, PythonVendor, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import decode_answer
+from tablecert.harness.adapters.registry import find_python_vendor
 from tablecert.harness.suites.reader import json_line
 
 TAIL_CHARS = 8 * 1024

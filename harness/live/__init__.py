@@ -3,4 +3,10 @@ same ``state_dir`` (:mod:`.instance`), the driver that plays a live-suite vector
 request, interrupts it and judges every answer (:mod:`.driver`), the findings and replays of a
 vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
 runner reaches it only through :class:`.run.LiveBatch`, a unit of the run pipeline; ``certify`` makes the run's
-:class:`.run.LiveRun`."""
+:class:`.run.LiveRun`. Public face (:data:`__all__`), each name imported when first asked for."""
+
+from tablecert import lazy_face
+
+_FACE = {"LiveSettings": "run", "LiveRun": "run", "LiveBatch": "run"}
+__all__ = sorted(_FACE)
+__getattr__ = lazy_face(__name__, _FACE)

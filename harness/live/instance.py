@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
-from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
+from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import same_id
 from tablecert.harness.run.protocol_versions import greet
 from tablecert.harness.confine.sandbox import MIB
 
