@@ -236,8 +236,11 @@ class Adapter(Protocol):
     name or ``module:attr``, a URL)."""
 
     name: str
+    """The adapter's name in the ``tablecert.adapters`` entry-point group (``subprocess``, ``python``, ``http``)."""
 
     def open(self, target: str, options: SessionOptions) -> VendorSession:
+        """A new session to the vendor, not yet greeted; VendorFault(START) if it cannot be
+        reached at all (a program that cannot run, a URL nothing answers, a plugin that does not load)."""
         ...
 
 
@@ -246,4 +249,6 @@ class PythonVendor(Protocol):
     """An in-process vendor: the same JSON-shaped messages as the wire protocol."""
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer object to one request object (``hello``, a batch, ``bye``), as the vendor
+        would write it on the wire."""
         ...

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import harness, oracle
+from tablecert.parallel.options import add_parallel_arguments, parallel_options
 from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
                                   add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
                                   step_printer, subcommand)
@@ -227,8 +228,6 @@ def chosen_slice(args: argparse.Namespace) -> Any:
 
 def _parallel(args: argparse.Namespace) -> Any:
     """The certify run's --workers, --ray and --shard (None: one vendor instance, the whole suite)."""
-    from tablecert.parallel.options import parallel_options
-
     try:
         return parallel_options(args.workers, args.ray, args.shard)
     except ValueError as err:
@@ -373,8 +372,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--sample", type=int, metavar="N", help="hand suites only: run a deterministic random sample of N "
                    "hands (with --seed; never certified)")
     p.add_argument("--seed", type=int, metavar="S", help="the seed of --sample (default 0)")
-    from tablecert.parallel.options import add_parallel_arguments
-
     add_parallel_arguments(p)
     p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")

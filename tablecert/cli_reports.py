@@ -9,6 +9,8 @@ line on stderr, exit 2).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,8 +57,6 @@ the lab trusts (no --pubkey, --cert, --trust or TABLECERT_TRUST; or no summary b
 
 
 def cmd_verify_report(args: argparse.Namespace) -> int:
-    import os
-
     from tablecert.reports import check_report, format_part
 
     if not Path(args.file).is_file():
@@ -79,8 +79,6 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
-    import json
-
     from tablecert.reports.data import load_report_data
     from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
 

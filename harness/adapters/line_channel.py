@@ -79,6 +79,19 @@ class LineChannel:
             self._wait_readable(deadline, timeout)
             self._read_some()
 
+    def send(self, payload: bytes, timeout: float) -> None:
+        """Write one request line within ``timeout`` seconds and leave its answer unread (reading
+        only what the vendor writes meanwhile): the request is in flight."""
+        self._send_all(payload, time.monotonic() + timeout, timeout)
+
+    def wait_answer(self, timeout: float) -> None:
+        """Wait until an answer has begun to arrive (or the output ended), within ``timeout``
+        seconds, taking no line: the next :meth:`exchange` or nothing reads it."""
+        deadline = time.monotonic() + timeout
+        while not self._buf and not self._eof:
+            self._wait_readable(deadline, timeout)
+            self._read_some()
+
     def close(self) -> None:
         """Stop watching the descriptors (their owner closes them)."""
         self._sel.close()

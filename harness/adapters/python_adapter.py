@@ -1,7 +1,7 @@
 """The Python adapter: an in-process vendor plugin, judged exactly like a vendor on the wire.
 
 ``target`` is a plugin name in the ``tablecert.vendors`` entry-point group (``reference``,
-``demo``...) or ``module:attr`` (see :func:`contract.find_python_vendor`). The session sends the
+``demo``...) or ``module:attr`` (see :func:`.registry.find_python_vendor`). The session sends the
 vendor the same request objects as the wire protocol (``hello`` with the protocol, the batches,
 ``bye``) through ``vendor.handle(request)`` and applies the same contract checks.
 

@@ -26,8 +26,8 @@ runner opens a new session. A session is used by one thread at a time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from tablecert.harness.adapters.line_channel import ChannelClosed, LineChannel, quoted
 from tablecert.harness.adapters.message_session import BYE_TIMEOUT, MessageSession
@@ -37,6 +37,7 @@ from tablecert.harness.answers.envelope import check_batch_answer, decode_answer
 from tablecert.harness.contract import FaultKind, Hello, RawExchange, SessionOptions, VendorFault
 
 EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after bye or end of output)
+T = TypeVar("T")
 
 
 class SubprocessSession(MessageSession, RawExchange):
@@ -164,14 +165,19 @@ class SubprocessSession(MessageSession, RawExchange):
     def _exchange(self, payload: bytes, timeout: float) -> bytes:
         """One request line out and one answer line back through the channel, counted; what the
         channel reports becomes the session's fault (the vendor killed and reaped first)."""
+        line = self._on_channel(lambda channel: channel.exchange(payload, timeout))
+        self.answer_bytes += len(line) + 1
+        return line
+
+    def _on_channel(self, step: Callable[[LineChannel], T]) -> T:
+        """``step`` done on the line channel; what the channel reports (a TIMEOUT, a MALFORMED
+        line, the vendor gone) becomes the session's fault, the vendor killed and reaped first."""
         try:
-            line = self._channel.exchange(payload, timeout)
+            return step(self._channel)
         except VendorFault as fault:
             raise self._fault(fault.kind, fault.detail) from None
         except ChannelClosed as closed:
             raise self._crash(closed.what) from None
-        self.answer_bytes += len(line) + 1
-        return line
 
     def _die(self) -> None:
         """Kill the process group, reap the vendor, close the channel and every fd (once)."""
