@@ -105,8 +105,7 @@ class HttpSession(MessageSession):
             self._conn = None
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         body = json.dumps(request, separators=(",", ":"), allow_nan=False).encode("ascii")
         op = request["op"]
         deadline = time.monotonic() + timeout

@@ -72,6 +72,11 @@ class MessageSession(Metered, Confined):
         self.close()
 
     # -- for subclasses
+    def _check_alive(self) -> None:
+        """RuntimeError for a request on a dead session (a programming error, not a vendor's fault)."""
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
         raise NotImplementedError
 

@@ -92,8 +92,7 @@ class PythonSession(MessageSession):
             self._worker.stop()
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         # The vendor's own copy of the request, exactly what it would read from the wire.
         text = request_line(request)
         handle = self._vendor.handle

@@ -85,8 +85,7 @@ class SubprocessSession(MessageSession, RawExchange):
         Transport faults are handled exactly as in :meth:`batch` (``TIMEOUT``, ``CRASH``,
         ``MALFORMED`` for an over-long line), the vendor killed; what the line says is not
         looked at: judge it, or hand it to :meth:`decode_batch_answer`."""
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         if not bytes(memoryview(request_line)[-1:]) == b"\n":
             request_line = bytes(request_line) + b"\n"
         try:
@@ -142,8 +141,7 @@ class SubprocessSession(MessageSession, RawExchange):
         return request_line(request)
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         payload = self._encode(request)
         try:
             return self._decoded(self._exchange(payload, timeout), request["op"])
