@@ -33,6 +33,8 @@ from typing import Any, Protocol, runtime_checkable
 from tablecert.oracle.names import OPS
 
 PROTOCOL = "tablecert-vendor/2"
+"""The contract version the harness greets a vendor with (a ``tablecert-vendor/1`` vendor is still
+run: :mod:`tablecert.harness.run.protocol_versions`)."""
 KNOWN_OPS = OPS
 """The ops of a vector suite (:mod:`tablecert.oracle.names`)."""
 RNG_OPS = ("rng.dice", "rng.shuffle")
