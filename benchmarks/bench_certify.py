@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.runner import Runner
 from tablecert.vectors.suites import generate

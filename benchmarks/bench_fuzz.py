@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from config_faulty_vendors import CONFIG_FAULTY_VENDORS  # noqa: E402
 from tablecert.fuzz import fuzz  # noqa: E402
-from tablecert.harness.contract import VendorTarget  # noqa: E402
+from tablecert.harness.adapters import VendorTarget  # noqa: E402
 from tablecert.harness.contract import SessionOptions  # noqa: E402
 
 FIND_BUDGET = 60.0

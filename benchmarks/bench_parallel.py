@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_cpu_ceiling import measure as ceiling_measure, requests as ceiling_requests
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.progress import duration
 from tablecert.harness.run.runner import Runner

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_judging import load  # noqa: E402
 
-from tablecert.harness.contract import VendorTarget  # noqa: E402
+from tablecert.harness.adapters import VendorTarget  # noqa: E402
 from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.harness.run.runner import Runner  # noqa: E402
 from tablecert.vectors.suites import MANIFEST, generate, manifest_bytes, manifest_of  # noqa: E402

@@ -1,9 +1,10 @@
 """tablecert.harness: runs a vendor against a suite and records what it answered. One folder a job:
 
-* the vendor contract: :mod:`~tablecert.harness.contract` (the typed session and its optional
-  capabilities, declared), ``vendor-protocol.md`` (the published text) and
-  ``capabilities.schema.json``;
-* ``adapters/``: the transports (subprocess, Python plugin, HTTP);
+* the vendor contract: :mod:`~tablecert.harness.contract` (the spec: the typed session, its
+  optional capabilities and the fault kinds, declared), ``vendor-protocol.md`` (the published
+  text) and ``capabilities.schema.json``;
+* ``adapters/``: the transports (subprocess: its process, line channel and session; Python
+  plugin; HTTP) and finding adapters and vendors by name;
 * ``confine/``: confining a vendor process (:mod:`~tablecert.harness.confine.sandbox`, bubblewrap;
   :mod:`~tablecert.harness.confine.vendor_trees`, the folders it may see;
   :mod:`~tablecert.harness.confine.sandbox_check`);
@@ -14,7 +15,8 @@
   (:mod:`~tablecert.harness.run.recovery`) and ``tablecert certify`` as a library call
   (:func:`tablecert.harness.run.certify.certify`);
 * ``live/``: live tables, the vendor killed and restarted on its ``state_dir``;
-* ``answers/``: judging answers: one answer (:mod:`~tablecert.harness.answers.compare`), a whole
+* ``answers/``: judging answers: an answer's envelope (:mod:`~tablecert.harness.answers.envelope`),
+  one answer (:mod:`~tablecert.harness.answers.compare`), a whole
   right batch (:mod:`~tablecert.harness.answers.bulk`), hand batches
   (:mod:`~tablecert.harness.answers.hand_failures`), declared capabilities
   (:mod:`~tablecert.harness.answers.capabilities`), causes (:mod:`~tablecert.harness.answers.causes`),
@@ -26,4 +28,27 @@
 * ``suites/``: suite folders as the harness reads them (:mod:`~tablecert.harness.suites.reader`)
   and the suite cache (:mod:`~tablecert.harness.suites.cache`);
 * ``vendors/``: the demo vendor and the kit for vendors that differ from the reference.
+
+Public face (:data:`__all__`): what the command line and the layers above use, each name imported
+from its module when first asked for (PEP 562, :func:`tablecert.lazy_face`): ``import
+tablecert.harness`` loads nothing of the run, so a refused command line stays fast.
 """
+
+from tablecert import lazy_face
+
+_FACE = {
+    # the contract (a module), and the rest through the faces of the subpackages that hold them
+    "FaultKind": "contract", "Hello": "contract", "KNOWN_OPS": "contract", "SessionOptions": "contract",
+    "VendorFault": "contract", "VendorSession": "contract", "for_terminal": "vendor_text",
+    "VendorTarget": "adapters", "find_adapter": "adapters", "find_python_vendor": "adapters",
+    "certify": "run.certify", "check_sandbox": "confine:check", "vendor_path_problem": "confine",
+    "LiveSettings": "live", "default_cache_dir": "suites",
+    **dict.fromkeys(("CertifyOptions", "EXIT_CODES", "FaultPolicy", "HandSlice", "OutputOptions", "RunError",
+                     "RunOptions", "SliceError", "SuiteOptions", "Verdict", "prepare_suite", "progress_callback",
+                     "validate_responses"), "run"),
+    **dict.fromkeys(("StorageError", "check_database_files", "check_new_run_folder", "concluded_run",
+                     "locked_run_folder", "prepare_run_folder", "remove_our_folder", "resumed_head", "run_is_live",
+                     "run_key", "trusted_seal_keys", "write_atomically", "write_outputs"), "record"),
+}
+__all__ = sorted(_FACE)
+__getattr__ = lazy_face(__name__, _FACE)

@@ -1,55 +1,74 @@
-"""The adapter contract: the one typed statement of how the harness talks to a vendor.
+"""The adapter contract, as a spec: every way the harness talks to a vendor, declared once and documented.
 
-Every transport (subprocess, Python plugin, HTTP) is an :class:`Adapter` that opens a
-:class:`VendorSession`; the runner only ever sees sessions. Built-in and outside adapters are
-found the same way, through the entry-point group ``tablecert.adapters``; Python vendors through
-``tablecert.vendors`` (the reference vendor is registered there like any outside plugin).
+Like pytest's ``hookspec.py``, this module holds declarations only, no machinery:
 
-A session may also offer optional capabilities, each declared here (:class:`Metered`,
-:class:`Confined`, :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`) and claimed by
-a session class by inheriting it; the runs use nothing of a session that is not declared here.
+* the session every transport opens (:class:`VendorSession`, a Protocol) and the transport
+  itself (:class:`Adapter`), an in-process vendor (:class:`PythonVendor`), what a vendor says of
+  itself (:class:`Hello`) and the settings every adapter honours (:class:`SessionOptions`);
+* the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
+  :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`), each claimed by a session
+  class by inheriting it, and read through the typed accessors below; the runs use nothing of a
+  session that is not declared here;
+* the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
+  contract (crash, hang, a non-JSON line, the wrong id, the wrong number of results, a
+  request-level error) raises :class:`VendorFault`, never a generic exception, so the runner can
+  record it and go on;
+* the names: the protocol (:data:`PROTOCOL`), the ops (:data:`KNOWN_OPS`, :data:`RNG_OPS`) and
+  the entry-point groups adapters and Python vendors are registered in.
 
 A session speaks the vendor protocol (``harness/vendor-protocol.md``): ``hello`` once, then
-batches of one op. Anything a vendor does outside the contract (crash, hang, a non-JSON line, the
-wrong id, the wrong number of results, a request-level error) raises :class:`VendorFault` with a
-:class:`FaultKind`, never a generic exception, so the runner can record it and go on.
+batches of one op. What implements it lives elsewhere: the built-in adapters and the lookup of
+adapters and vendors by name in :mod:`tablecert.harness.adapters`, the checks of an answer's
+envelope (strict JSON, id, hello, results) in :mod:`tablecert.harness.answers.envelope`.
 """
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
 from tablecert.oracle.names import OPS
 
 PROTOCOL = "tablecert-vendor/2"
+"""The contract version the harness greets a vendor with (a ``tablecert-vendor/1`` vendor is still
+run: :mod:`tablecert.harness.run.protocol_versions`)."""
 KNOWN_OPS = OPS
 """The ops of a vector suite (:mod:`tablecert.oracle.names`)."""
 RNG_OPS = ("rng.dice", "rng.shuffle")
 """Optional random-outcome ops (``tablecert rng``): never part of a vector suite or of the
 certification scope, so they stay out of KNOWN_OPS (``Hello.ops``); ``Hello.raw`` lists them."""
 ADAPTER_GROUP = "tablecert.adapters"
+"""The entry-point group of adapters (an :class:`Adapter` class or instance per name)."""
 VENDOR_GROUP = "tablecert.vendors"
+"""The entry-point group of Python vendors (a :class:`PythonVendor` class or instance per name)."""
 
 
 class FaultKind(str, Enum):
-    """What went wrong with a vendor, outside the answers themselves."""
+    """What went wrong with a vendor, outside the answers themselves (recorded by its value)."""
 
-    CRASH = "crash"                  # the vendor process exited or the connection closed
-    TIMEOUT = "timeout"              # no complete answer within the timeout
-    MALFORMED = "malformed"          # not JSON, not an object, results not a list, output too large
-    WRONG_ID = "wrong_id"            # the answer's id is not the request's
-    WRONG_COUNT = "wrong_count"      # len(results) != len(cases)
-    WRONG_OP = "wrong_op"            # the answer names an op that was not asked (it may echo the one asked)
-    REQUEST_ERROR = "request_error"  # the vendor answered the whole request with an error
-    BAD_HELLO = "bad_hello"          # a hello answer that arrived but is unusable (fields, protocol refused)
-    START = "start"                  # the vendor could not be started at all
-    STATE_LIMIT = "state_limit"      # New: a live vendor's state_dir grew past the lab's --max-state-mb
+    #: the vendor process exited or the connection closed
+    CRASH = "crash"
+    #: no complete answer within ``SessionOptions.timeout``
+    TIMEOUT = "timeout"
+    #: not JSON, not an object, results not a list, an answer longer than ``max_line_bytes``
+    MALFORMED = "malformed"
+    #: the answer's id is not the request's
+    WRONG_ID = "wrong_id"
+    #: ``len(results) != len(cases)``
+    WRONG_COUNT = "wrong_count"
+    #: the answer names an op that was not asked (it may echo the one asked)
+    WRONG_OP = "wrong_op"
+    #: the vendor answered the whole request with an error
+    REQUEST_ERROR = "request_error"
+    #: a hello answer that arrived but is unusable (fields, protocol refused)
+    BAD_HELLO = "bad_hello"
+    #: the vendor could not be started at all
+    START = "start"
+    #: New: a live vendor's state_dir grew past the lab's ``--max-state-mb``
+    STATE_LIMIT = "state_limit"
 
 
 class VendorFault(Exception):
@@ -219,8 +238,11 @@ class Adapter(Protocol):
     name or ``module:attr``, a URL)."""
 
     name: str
+    """The adapter's name in the ``tablecert.adapters`` entry-point group (``subprocess``, ``python``, ``http``)."""
 
     def open(self, target: str, options: SessionOptions) -> VendorSession:
+        """A new session to the vendor, not yet greeted; VendorFault(START) if it cannot be
+        reached at all (a program that cannot run, a URL nothing answers, a plugin that does not load)."""
         ...
 
 
@@ -229,127 +251,6 @@ class PythonVendor(Protocol):
     """An in-process vendor: the same JSON-shaped messages as the wire protocol."""
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer object to one request object (``hello``, a batch, ``bye``), as the vendor
+        would write it on the wire."""
         ...
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object whose keys are all different (a repeated key would let two readers of the
-    same answer see two different values)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        repeated = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise ValueError(f"duplicate key {repeated[:60]!r} in an object")
-    return obj
-
-
-def decode_answer(text: str | bytes) -> Any:
-    """A vendor's answer as a JSON value, strictly: UTF-8, NaN or Infinity refused, and a key
-    repeated in any object refused (ValueError, or RecursionError for absurd nesting). Every
-    adapter decodes answers with this."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-
-
-def same_id(value: Any, request_id: int) -> bool:
-    """An answer's id is the request's: the same JSON integer (``true`` and ``1.0`` are not ``1``)."""
-    return type(value) is int and value == request_id
-
-
-def parse_hello(answer: Any, request_id: int) -> Hello:
-    """Check a hello answer against the contract."""
-    if not isinstance(answer, dict):
-        raise VendorFault(FaultKind.BAD_HELLO, "hello answer is not a JSON object")
-    if not same_id(answer.get("id"), request_id):
-        raise VendorFault(FaultKind.BAD_HELLO, f"hello answered with id {answer.get('id')!r}, not {request_id}")
-    if "error" in answer:
-        raise VendorFault(FaultKind.BAD_HELLO, f"hello refused: {str(answer['error'])[:300]}")
-    impl, ops = answer.get("implementation"), answer.get("ops")
-    if not isinstance(impl, dict) or not all(isinstance(impl.get(k), str) for k in ("name", "version", "build")):
-        raise VendorFault(FaultKind.BAD_HELLO, "hello lacks implementation.name/version/build strings")
-    if not isinstance(ops, list) or not all(isinstance(o, str) for o in ops):
-        raise VendorFault(FaultKind.BAD_HELLO, "hello lacks an 'ops' list of strings")
-    from tablecert.harness.answers.capabilities import CapabilityError, check_declaration
-
-    try:
-        check_declaration(answer)
-    except CapabilityError as err:
-        raise VendorFault(FaultKind.BAD_HELLO, str(err)) from None
-    return Hello(impl["name"], impl["version"], impl["build"], tuple(o for o in ops if o in KNOWN_OPS), answer)
-
-
-def _brief(value: Any) -> str:
-    """A value from an answer, shown in a fault's detail (at most 100 characters)."""
-    return repr(value)[:100]
-
-
-def check_batch_answer(answer: Any, request_id: int, n_cases: int, op: str) -> list[Any]:
-    """The results list of a batch answer to a request of ``op``, or VendorFault saying what is
-    wrong with it."""
-    if not isinstance(answer, dict):
-        raise VendorFault(FaultKind.MALFORMED, f"answer is a JSON {type(answer).__name__}, not an object")
-    if not same_id(answer.get("id"), request_id):
-        raise VendorFault(FaultKind.WRONG_ID, f"answer id {_brief(answer.get('id'))}, request id {request_id}")
-    if "op" in answer and answer["op"] != op:
-        raise VendorFault(FaultKind.WRONG_OP, f"answer names op {_brief(answer['op'])}, the request was {op}")
-    if "error" in answer and "results" not in answer:
-        raise VendorFault(FaultKind.REQUEST_ERROR, f"request refused: {str(answer['error'])[:300]}")
-    results = answer.get("results")
-    if not isinstance(results, list):
-        raise VendorFault(FaultKind.MALFORMED, "answer has no 'results' list")
-    if len(results) != n_cases:
-        raise VendorFault(FaultKind.WRONG_COUNT, f"{len(results)} results for {n_cases} cases")
-    return results
-
-
-def find_adapter(name: str) -> Adapter:
-    """The adapter registered under ``name`` in the ``tablecert.adapters`` entry-point group."""
-    found = {ep.name: ep for ep in metadata.entry_points(group=ADAPTER_GROUP)}
-    if name not in found:
-        raise ValueError(f"unknown adapter {name!r}; installed adapters: {', '.join(sorted(found)) or 'none'}")
-    adapter = found[name].load()
-    return adapter() if isinstance(adapter, type) else adapter
-
-
-@dataclass
-class VendorTarget:
-    """Which adapter reaches the vendor, and how (a command line, a plugin, a URL), with the
-    session options every instance of the run is opened with (a Ray actor gets it pickled: this
-    module is all it needs to import for it)."""
-
-    adapter: str
-    target: str
-    options: SessionOptions = field(default_factory=SessionOptions)
-
-    def opener(self) -> Callable[[], VendorSession]:
-        adapter = find_adapter(self.adapter)
-        return lambda: adapter.open(self.target, self.options)
-
-
-def find_python_vendor(spec: str) -> PythonVendor:
-    """A Python vendor by entry-point name (group ``tablecert.vendors``) or by ``module:attr``;
-    a class is instantiated without arguments."""
-    if ":" in spec:
-        module_name, _, attr = spec.partition(":")
-        import importlib
-
-        try:
-            obj: Any = importlib.import_module(module_name)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError) as err:
-            raise ValueError(f"cannot load vendor {spec!r}: {err}") from None
-    else:
-        found = {ep.name: ep for ep in metadata.entry_points(group=VENDOR_GROUP)}
-        if spec not in found:
-            raise ValueError(f"unknown vendor plugin {spec!r}; installed: {', '.join(sorted(found)) or 'none'}")
-        obj = found[spec].load()
-    vendor = obj() if isinstance(obj, type) else obj
-    if not isinstance(vendor, PythonVendor):
-        raise ValueError(f"vendor {spec!r} has no handle(request) method")
-    return vendor

@@ -18,7 +18,8 @@ from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.contract import VendorFault, VendorSession, VendorTarget
+from tablecert.harness.contract import VendorFault, VendorSession
+from tablecert.harness.adapters import VendorTarget
 
 if TYPE_CHECKING:
     from tablecert.harness.record.run_db import BatchOutcome

@@ -2,7 +2,7 @@
 
 The coordinator (the machine running ``certify``) holds the run database and the suite; each
 actor, on whichever node Ray places it (one CPU each), holds one :class:`~tablecert.parallel.workers.Worker`:
-it opens the vendor through the same adapter with the run's :class:`~tablecert.harness.contract.VendorTarget`
+it opens the vendor through the same adapter with the run's :class:`~tablecert.harness.adapters.registry.VendorTarget`
 (the same session options: sandbox, hidden paths, limits, passed environment), so the vendor's
 command (and tablecert with the same version) must exist on every node. The coordinator sends
 each actor whole units with their expected answers (a vector-set batch, or a hand batch prepared

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters.registry import VendorTarget
 
 
 @dataclass(frozen=True)

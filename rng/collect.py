@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault, find_adapter
+from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.adapters import find_adapter
 from tablecert.oracle.cards import DECK_SIZE, card_code
 
 MAX_ROLLS_PER_CASE = 1_000_000

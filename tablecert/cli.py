@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 from pathlib import Path
 
-from tablecert import __version__, cli_fuzz, cli_harness, cli_kit, cli_parallel, cli_reports, cli_rng, cli_site, cli_vectors
+from tablecert import (__version__, cli_fuzz, cli_harness, cli_kit, cli_parallel, cli_reports, cli_rng, cli_site, cli_vectors,
+                       harness, oracle)
 from tablecert.cli_common import UsageError, progress_bar, subcommand
 
 
@@ -24,47 +25,38 @@ def _json_out(obj: object) -> None:
 
 
 def cmd_census(args: argparse.Namespace) -> int:
-    from tablecert.oracle.census import census_as_dict, format_census, run_census
-
-    result = run_census(progress=progress_bar("labelling hands", args.quiet))
+    result = oracle.run_census(progress=progress_bar("labelling hands", args.quiet))
     if args.json:
-        _json_out(census_as_dict(result))
+        _json_out(oracle.census_as_dict(result))
     else:
-        print(format_census(result))
+        print(oracle.format_census(result))
     return 0
 
 
 def cmd_math(args: argparse.Namespace) -> int:
-    from tablecert.oracle.game_math import game_math, format_game_math
-    from tablecert.oracle.profiles import resolve_profile
+    from tablecert.oracle.game_math import game_math    # the module's name too: not on the oracle's face
 
-    figures = game_math(resolve_profile(args.profile), progress=progress_bar("labelling hands", args.quiet),
+    figures = game_math(oracle.resolve_profile(args.profile), progress=progress_bar("labelling hands", args.quiet),
                         joint_progress=progress_bar("counting hand pairs", args.quiet, unit="tasks"))
     if args.json:
         _json_out(figures)
     else:
-        print(format_game_math(figures))
+        print(oracle.format_game_math(figures))
     return 0
 
 
 def cmd_reference_vendor(args: argparse.Namespace) -> int:
-    from tablecert.oracle.jit_cache import use_private_cache
-
-    use_private_cache()         # confined (a read-only install): the kernels compiled in the tree, not again
-    from tablecert.oracle.protocol import SPOKEN, V1
-    from tablecert.oracle.vendor import ReferenceVendor, serve
-
-    return serve(sys.stdin, sys.stdout, ReferenceVendor((V1,) if args.protocol == "1" else SPOKEN))
+    oracle.use_private_cache()      # confined (a read-only install): the kernels compiled in the tree, not again
+    versions = (oracle.V1,) if args.protocol == "1" else oracle.SPOKEN
+    return oracle.serve(sys.stdin, sys.stdout, oracle.ReferenceVendor(versions))
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-
     rows = []
-    for pid in list_profiles():
-        profile = load_profile(pid)
+    for pid in oracle.list_profiles():
+        profile = oracle.load_profile(pid)
         rows.append({"id": pid, "title": profile.title, "sha256": profile.sha256,
-                     "default": pid == DEFAULT_PROFILE, "findings": [f.message for f in profile.findings()]})
+                     "default": pid == oracle.DEFAULT_PROFILE, "findings": [f.message for f in profile.findings()]})
     if args.json:
         _json_out(rows)
     else:
@@ -78,9 +70,7 @@ def cmd_profiles(args: argparse.Namespace) -> int:
 
 def cmd_check_config(args: argparse.Namespace) -> int:
     """Validate a table configuration or profile file: malformed -> exit 2; findings listed."""
-    from tablecert.oracle.profiles import load_profile_file
-
-    profile = load_profile_file(Path(args.file))
+    profile = oracle.load_profile_file(Path(args.file))
     findings = [f"{f.id} ({f.clause}): {f.message}" for f in profile.findings()]
     print(f"{args.file}: well-formed")
     if findings:
@@ -93,13 +83,11 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_register(args: argparse.Namespace) -> int:
-    from tablecert.oracle.register import clauses, interpretations
-
     data = {
-        "clauses": {c.id: {"source": c.source, "summary": c.summary} for c in clauses().values()},
+        "clauses": {c.id: {"source": c.source, "summary": c.summary} for c in oracle.clauses().values()},
         "interpretations": {
             i.id: {"clauses": list(i.clauses), "reading": i.reading, "reason": i.reason}
-            for i in interpretations().values()
+            for i in oracle.interpretations().values()
         },
     }
     if args.json:
@@ -164,31 +152,28 @@ ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tablecert.harness.vendor_text import for_terminal
-    from tablecert.harness.record.run_db import StorageError
-    from tablecert.harness.run import RunError
-    from tablecert.oracle.errors import ConfigError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         # SIGTERM (a scheduler stopping the job) unwinds like Ctrl-C: the vendor process group is
         # killed and the batch being written is rolled back, so --resume continues cleanly.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # The error classes are the faces' (tablecert.harness, tablecert.oracle): an except clause
+    # names them only when an error reaches it, so a command that succeeds never imports them.
     try:
         return int(args.func(args))
-    except UsageError as err:
-        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
-    except (RunError, StorageError) as err:   # may quote a vendor: shown without control characters
-        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
-    except RecursionError:
-        print("tablecert: error: input nested too deeply", file=sys.stderr)
-    except ConfigError as err:
-        print(f"tablecert: error: invalid table config: {for_terminal(f'{err.field}: {err.message}', ERROR_SHOWN)}",
-              file=sys.stderr)
-    except (OSError, ValueError) as err:  # unreadable files, unknown profiles, bad TOML
-        print(f"tablecert: error: {for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
     except KeyboardInterrupt:
         print("tablecert: interrupted", file=sys.stderr)
         return 130
+    except UsageError as err:
+        print(f"tablecert: error: {harness.for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
+    except (harness.RunError, harness.StorageError) as err:   # may quote a vendor: shown without control characters
+        print(f"tablecert: error: {harness.for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
+    except RecursionError:
+        print("tablecert: error: input nested too deeply", file=sys.stderr)
+    except oracle.ConfigError as err:
+        print("tablecert: error: invalid table config: "
+              f"{harness.for_terminal(f'{err.field}: {err.message}', ERROR_SHOWN)}", file=sys.stderr)
+    except (OSError, ValueError) as err:  # unreadable files, unknown profiles, bad TOML
+        print(f"tablecert: error: {harness.for_terminal(err, ERROR_SHOWN)}", file=sys.stderr)
     return 2

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tablecert import harness
+
 
 PROFILE_HELP = ("rule profile: a shipped id (`tablecert profiles`) or a table configuration file in the same "
                 "TOML form, which must be compliant (default: the default profile)")
@@ -28,9 +30,7 @@ class UsageError(Exception):
 def progress_bar(label: str, quiet: bool, unit: str = "hands") -> Callable[[int, int], None] | None:
     if quiet:
         return None
-    from tablecert.harness.run.progress import progress_callback
-
-    return progress_callback(label, unit)
+    return harness.progress_callback(label, unit)
 
 
 LINE_SHOWN = 4000    # characters of a printed line that may quote a vendor (its answers, names, messages)
@@ -39,11 +39,9 @@ LINE_SHOWN = 4000    # characters of a printed line that may quote a vendor (its
 def say(*lines: str) -> None:
     """Print lines that may quote a vendor on stdout, each through the terminal's escaping
     (:func:`tablecert.harness.vendor_text.for_terminal`): vendor text never acts on the terminal."""
-    from tablecert.harness.vendor_text import for_terminal
-
     for line in lines:
         for part in line.split("\n"):
-            print(for_terminal(part, LINE_SHOWN), flush=True)
+            print(harness.for_terminal(part, LINE_SHOWN), flush=True)
 
 
 def step_printer(quiet: bool) -> Callable[[str], None] | None:
@@ -94,10 +92,8 @@ def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
 
 def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
     """The SessionOptions fields of the confinement options (UsageError for a bad one)."""
-    from tablecert.harness.confine.sandbox import vendor_path_problem
-
     for path in args.vendor_path:
-        problem = vendor_path_problem(path)
+        problem = harness.vendor_path_problem(path)
         if problem:
             raise UsageError(problem)
     if args.max_processes < 1 or args.max_file_mb < 1 or args.max_state_mb < 1:

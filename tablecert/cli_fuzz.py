@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tablecert import harness, oracle
 from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments, chosen_vendor, sandbox_options, say,
                                   subcommand, vendor_arguments)
 
@@ -16,9 +17,6 @@ from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from tablecert.fuzz import EXIT_CODES, fuzz
     from tablecert.fuzz.findings import terminal_lines
-    from tablecert.harness.contract import VendorTarget
-    from tablecert.harness.contract import KNOWN_OPS, SessionOptions, VendorFault
-    from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile, resolve_profile
 
     adapter, target = chosen_vendor(args)
     if args.budget <= 0 or args.timeout <= 0:
@@ -27,24 +25,25 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                                                                                        args.max_cases)):
         raise UsageError("--seed must be 0 or more, --max-failures, --max-examples and --max-cases at least 1")
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip()) if args.ops else None
-    unknown = [o for o in ops or () if o not in KNOWN_OPS]
+    unknown = [o for o in ops or () if o not in harness.KNOWN_OPS]
     if unknown or ops == ():
-        raise UsageError(f"--ops: unknown op {unknown[0] if unknown else '(none given)'} (ops: {', '.join(KNOWN_OPS)})")
-    profile_id = resolve_profile(args.profile)
-    pinned = load_profile(profile_id) if profile_id else None
+        raise UsageError(f"--ops: unknown op {unknown[0] if unknown else '(none given)'} (ops: {', '.join(harness.KNOWN_OPS)})")
+    profile_id = oracle.resolve_profile(args.profile)
+    pinned = oracle.load_profile(profile_id) if profile_id else None
     table = pinned.craps_config() if pinned else None
     cap = pinned.paigow_cap if pinned else None
     out = Path(args.out).absolute()
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {args.out}: not a folder")
-    options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
-    opener = VendorTarget(adapter, target, options).opener()
+    options = harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),),
+                                     **sandbox_options(args))
+    opener = harness.VendorTarget(adapter, target, options).opener()
     try:
-        result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or DEFAULT_PROFILE,
+        result = fuzz(opener, out, budget=args.budget, seed=args.seed, profile=profile_id or oracle.DEFAULT_PROFILE,
                       table=table, cap=cap, ops=ops, max_examples=args.max_examples, max_failures=args.max_failures,
                       max_cases=args.max_cases, vendor_args=vendor_arguments(args),
                       on_failure=None if args.quiet else lambda f: say(f"found: {f.signature}"))
-    except VendorFault as fault:
+    except harness.VendorFault as fault:
         raise UsageError(f"vendor {target!r} cannot be run: {fault}") from None
     say(*terminal_lines(result.summary))
     print(f"results in {out}/: summary.json, findings.pdf{', vectors/' if result.failed else ''}, hypothesis/")

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.run.outcomes import EXIT_CODES, Verdict
+from tablecert import harness, oracle
+from tablecert.parallel.options import add_parallel_arguments, parallel_options
 from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
                                   add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
                                   step_printer, subcommand)
@@ -16,9 +17,9 @@ from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, Usag
 
 def verdict_words(summary: dict[str, Any]) -> str:
     """The verdict as the terminal says it (a scoped pass names its ops)."""
-    if summary["verdict"] == Verdict.SCOPED_PASS and not (summary.get("scope") or {}).get("untested"):
+    if summary["verdict"] == harness.Verdict.SCOPED_PASS and not (summary.get("scope") or {}).get("untested"):
         return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
-    if summary["verdict"] == Verdict.SCOPED_PASS:
+    if summary["verdict"] == harness.Verdict.SCOPED_PASS:
         scope = summary.get("scope") or {}
         if not scope.get("untested") and summary.get("protocol"):   # every op, only what the protocol expresses
             return f"PASS FOR WHAT {summary['protocol']} EXPRESSES ONLY"
@@ -37,9 +38,7 @@ LINE_SHOWN = 4000    # characters of a line of the run's summary printed on the 
 
 def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     t = summary["totals"]
-    from tablecert.harness.vendor_text import for_terminal
-
-    vendor = {k: for_terminal(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
+    vendor = {k: harness.for_terminal(v, VENDOR_SHOWN) for k, v in (summary.get("vendor") or {}).items()}
     isolation = summary.get("isolation")
     faults = summary.get("fault_totals") or {"count": 0, "recovered": 0}
     custom = " CUSTOM SUITE (not this release's)" if (summary.get("suite_anchor") or {}).get("kind") == "custom" else ""
@@ -48,18 +47,19 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
              f"verdict: {verdict_words(summary)}  pass {t['pass']:,}  fail {t['fail']:,}  "
              f"unsupported {t['unsupported']:,}  fault {t['fault']:,}  vendor faults {faults['count']:,} "
              f"({faults['recovered']:,} recovered by a retry)"]
-    lines += [f"  why: {for_terminal(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
+    lines += [f"  why: {harness.for_terminal(reason, 400)}" for reason in summary.get("verdict_reasons") or []]
     if summary.get("shard"):
-        part = "failed" if summary["verdict"] == Verdict.FAIL else "passed"
+        part = "failed" if summary["verdict"] == harness.Verdict.FAIL else "passed"
         lines.append(f"shard:   {summary['shard']}: this shard's part {part} (exit status "
-                     f"{EXIT_CODES[Verdict(summary['verdict'])]}: 1 its part failed, 2 it passed; a shard is never "
+                     f"{harness.EXIT_CODES[harness.Verdict(summary['verdict'])]}: 1 its part failed, 2 it passed; "
+                     "a shard is never "
                      "certified alone): once every shard is done, run tablecert merge SHARD_DIR... --out RUN")
     if summary.get("stopped"):
         lines.append(f"stopped: {summary['stopped']}")
     started = summary.get("start_failures") or []
     if started:
         lines.append(f"attempts that did not start (before the vendor was identified; not faults): {len(started)}, "
-                     f"the last: {started[-1]['kind']}: {for_terminal(started[-1]['detail'], 200)}")
+                     f"the last: {started[-1]['kind']}: {harness.for_terminal(started[-1]['detail'], 200)}")
     if isolation is not None:
         lines.insert(2, f"vendor isolation: {isolation}" + (" -- WARNING: the vendor was not confined"
                                                             if isolation.startswith("none") else ""))
@@ -72,7 +72,7 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
     parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
                                                         if (out / name.rstrip("/")).exists()]
     lines.append(f"results in {out}/: {', '.join(parts)}")
-    return "\n".join(for_terminal(line, LINE_SHOWN) for line in lines)     # causes quote vendors' answers
+    return "\n".join(harness.for_terminal(line, LINE_SHOWN) for line in lines)     # causes quote vendors' answers
 
 
 CAUSES_SHOWN = 12
@@ -115,10 +115,6 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     ``--suite-dir``, the run folder (a run in it needs ``--resume``; one going on is refused by
     its lock, as ever). ``--resume`` of a run that concluded returns its exit status at once,
     having changed nothing, once its seal is checked as any resumed run's (None: go on)."""
-    from tablecert.harness.record.run_folder import (check_database_files, check_new_run_folder, concluded_run,
-                                                     run_is_live)
-    from tablecert.oracle.names import SUITE_NAMES
-
     chosen_vendor(args)
     if (args.batch_size is not None and args.batch_size < 1) or args.timeout <= 0 or args.retries < 0:
         raise UsageError("--batch-size must be at least 1, --timeout above 0 and --retries at least 0")
@@ -128,89 +124,78 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
         raise UsageError("--memory-limit, --cpu-limit, --max-answer-mb and --max-run-answer-mb must be at least 1")
     if args.suite_dir:
         existing_dir(args.suite_dir)
-    elif args.suite not in SUITE_NAMES:
-        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(SUITE_NAMES)})")
+    elif args.suite not in oracle.SUITE_NAMES:
+        raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(oracle.SUITE_NAMES)})")
     out = Path(args.out)
-    check_new_run_folder(out)
-    if run_is_live(out):
+    harness.check_new_run_folder(out)
+    if harness.run_is_live(out):
         return None
-    check_database_files(out / "run.db")
+    harness.check_database_files(out / "run.db")
     if not args.resume:
         if (out / "run.db").exists():
             raise UsageError(f"{out}: holds a run already (run.db): continue it by running the same command "
                              "again with --resume, or give a new run folder")
         return None
-    concluded = concluded_run(out)
+    concluded = harness.concluded_run(out)
     if concluded is None:
         return None
-    from tablecert.harness.record import chain, seal
-
-    chain.resumed_head(out / "run.db", seal.run_key(_path(args.seal_key)), str(out))   # said only as sealed
-    verdict = Verdict(str(concluded["verdict"]))
+    harness.resumed_head(out / "run.db", harness.run_key(_path(args.seal_key)), str(out))   # said only as sealed
+    verdict = harness.Verdict(str(concluded["verdict"]))
     shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
     print(f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
           f"{verdict_words({'verdict': verdict})}: there is nothing to resume, and nothing was changed "
           f"(its results: {out}/summary.json)", file=sys.stderr)
-    return EXIT_CODES[verdict]
+    return harness.EXIT_CODES[verdict]
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
     concluded = check_certify_inputs(args)
     if concluded is not None:
         return concluded
-    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify
-    from tablecert.harness.contract import VendorTarget
-    from tablecert.harness.run.options import RunOptions
     from tablecert.reports import report_step
-    from tablecert.harness.contract import SessionOptions
 
     adapter, target = chosen_vendor(args)
-    from tablecert.harness.run.recovery import FaultPolicy
-
-    policy = FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
+    policy = harness.FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
     if args.interruptions is not None and args.interruptions < 0:
         raise UsageError(f"--interruptions {args.interruptions}: must be at least 0")
-    from tablecert.harness.live.run import LiveSettings
 
-    live = LiveSettings(enabled=not args.no_interruptions, seed=args.interruption_seed,
-                        **({"interruptions": args.interruptions} if args.interruptions is not None else {}))
+    live = harness.LiveSettings(enabled=not args.no_interruptions, seed=args.interruption_seed,
+                                **({"interruptions": args.interruptions} if args.interruptions is not None else {}))
     if args.suite == "live" and _parallel(args) is not None:
         raise UsageError("--suite live plays one vendor instance, killed and restarted on its state_dir: "
                          "it takes no --workers, --ray or --shard")
-    options = SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
-                             max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
-                             cpu_limit_s=args.cpu_limit, **sandbox_options(args))
+    options = harness.SessionOptions(timeout=args.timeout, pass_env=tuple(args.pass_env or ()),
+                                     max_line_bytes=args.max_answer_mb << 20, memory_limit_mb=args.memory_limit,
+                                     cpu_limit_s=args.cpu_limit, **sandbox_options(args))
     out = Path(args.out)
     suite_dir = existing_dir(args.suite_dir) if args.suite_dir else None
     hand_slice = chosen_slice(args)
-    from tablecert.oracle.profiles import resolve_profile
 
     try:
-        outputs = OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
-                                submission=_path(args.submission), declared=_path(args.declared), run_id=args.run_id)
-        run = RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
-                         max_run_answer_bytes=args.max_run_answer_mb << 20, max_run_seconds=args.max_run_seconds,
-                         hand_slice=hand_slice, parallel=_parallel(args),
-                         progress=progress_bar("certifying", args.quiet, unit="vectors"))
-        scope = SuiteOptions(profile=resolve_profile(args.profile), suite_dir=suite_dir, custom_suite=args.custom_suite,
-                             cache_dir=_suite_cache(args))
-        result, summary = certify(VendorTarget(adapter, target, options), args.suite, out,
-                                  CertifyOptions(run, scope, outputs, step_printer(args.quiet), report_step(outputs),
-                                                 live))
+        outputs = harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign),
+                                        cert=_path(args.cert), submission=_path(args.submission),
+                                        declared=_path(args.declared), run_id=args.run_id)
+        run = harness.RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
+                                 max_run_answer_bytes=args.max_run_answer_mb << 20,
+                                 max_run_seconds=args.max_run_seconds, hand_slice=hand_slice, parallel=_parallel(args),
+                                 progress=progress_bar("certifying", args.quiet, unit="vectors"))
+        scope = harness.SuiteOptions(profile=oracle.resolve_profile(args.profile), suite_dir=suite_dir,
+                                     custom_suite=args.custom_suite, cache_dir=_suite_cache(args))
+        result, summary = harness.certify(harness.VendorTarget(adapter, target, options), args.suite, out,
+                                          harness.CertifyOptions(run, scope, outputs, step_printer(args.quiet),
+                                                                 report_step(outputs), live))
     except KeyboardInterrupt:
         return _interrupted(out)
     print(format_run_summary(summary, out))
-    return EXIT_CODES[result.verdict]
+    return harness.EXIT_CODES[result.verdict]
 
 
 def _interrupted(out: Path) -> int:
     """A run stopped with Ctrl-C (or SIGTERM): its summary.json written (verdict incomplete) from
     what the run database holds, one line saying how to continue; exit 130 (stopped by a signal)."""
-    from tablecert.harness.record.outputs import write_outputs
-
     written = ""
     if (out / "run.db").is_file():
-        write_outputs(out)
+        harness.write_outputs(out)
         written = f"{out}/summary.json says incomplete; "
     print(f"tablecert: interrupted: {written}continue the run with the same command and --resume", file=sys.stderr)
     return 130
@@ -218,38 +203,31 @@ def _interrupted(out: Path) -> int:
 
 def _suite_cache(args: argparse.Namespace) -> Path | None:
     """The suite cache folder the options name (default under $XDG_CACHE_HOME), or None."""
-    from tablecert.harness.suites.cache import default_cache_dir
-
     if args.no_suite_cache:
         return None
-    return Path(args.suite_cache) if args.suite_cache else default_cache_dir()
+    return Path(args.suite_cache) if args.suite_cache else harness.default_cache_dir()
 
 
 def chosen_slice(args: argparse.Namespace) -> Any:
     """The hand-suite slice asked for (--range, or --sample with --seed), or None; UsageError for
     a slice of another suite or a malformed one."""
-    from tablecert.oracle.names import HAND_SUITES
-    from tablecert.harness.run.hand_slices import HandSlice, SliceError
-
     if args.range is None and args.sample is None:
         if args.seed is not None:
             raise UsageError("--seed goes with --sample N")
         return None
     if args.range is not None and args.sample is not None:
         raise UsageError("give --range or --sample, not both")
-    if args.suite not in HAND_SUITES and not args.suite_dir:
+    if args.suite not in oracle.HAND_SUITES and not args.suite_dir:
         raise UsageError(f"--range and --sample slice a hand suite (joker, exhaustive), not the {args.suite} suite")
     try:
-        return (HandSlice.parse_range(args.range) if args.range is not None
-                else HandSlice.sample(args.sample, 0 if args.seed is None else args.seed))
-    except SliceError as err:
+        return (harness.HandSlice.parse_range(args.range) if args.range is not None
+                else harness.HandSlice.sample(args.sample, 0 if args.seed is None else args.seed))
+    except harness.SliceError as err:
         raise UsageError(str(err)) from None
 
 
 def _parallel(args: argparse.Namespace) -> Any:
     """The certify run's --workers, --ray and --shard (None: one vendor instance, the whole suite)."""
-    from tablecert.parallel.options import parallel_options
-
     try:
         return parallel_options(args.workers, args.ray, args.shard)
     except ValueError as err:
@@ -267,57 +245,47 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"--responses {args.responses}: no such file")
     if min(args.max_answer_mb, args.max_run_answer_mb) < 1:
         raise UsageError("--max-answer-mb and --max-run-answer-mb must be at least 1")
-    from tablecert.harness.run.offline import validate_responses
-    from tablecert.harness.record.outputs import write_outputs
 
-    from tablecert.oracle.profiles import resolve_profile
-
-    resolve_profile(args.profile)                   # a lab's own table file: known when its suite is anchored
-    verdict = validate_responses(responses, suite_dir, out,
-                                 progress=progress_bar("judging", args.quiet, unit="answers"),
-                                 custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}",
-                                 seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
-                                 max_run_answer_bytes=args.max_run_answer_mb << 20)
-    summary = write_outputs(out)
+    oracle.resolve_profile(args.profile)            # a lab's own table file: known when its suite is anchored
+    verdict = harness.validate_responses(responses, suite_dir, out,
+                                         progress=progress_bar("judging", args.quiet, unit="answers"),
+                                         custom_suite=args.custom_suite, protocol=f"tablecert-vendor/{args.protocol}",
+                                         seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
+                                         max_run_answer_bytes=args.max_run_answer_mb << 20)
+    summary = harness.write_outputs(out)
     from tablecert.reports import store_game_math, write_reports
 
     store_game_math(out)
     write_reports(out)                              # what certify writes: both PDFs too
     print(format_run_summary(summary, out))
-    return EXIT_CODES[verdict]
+    return harness.EXIT_CODES[verdict]
 
 
 def cmd_serve_vendor(args: argparse.Namespace) -> int:
-    from tablecert.harness.contract import find_python_vendor
-    from tablecert.oracle.vendor import serve
-
-    return serve(sys.stdin, sys.stdout, find_python_vendor(args.plugin))  # type: ignore[arg-type]
+    return oracle.serve(sys.stdin, sys.stdout, harness.find_python_vendor(args.plugin))  # type: ignore[arg-type]
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
     reference vendor against the standard suite, both as real subprocesses."""
-    from tablecert.harness.run.certify import CertifyOptions, OutputOptions, SuiteOptions, certify, prepare_suite
-    from tablecert.harness.contract import VendorTarget
-    from tablecert.harness.run.options import RunOptions
     from tablecert.reports import report_step
-    from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.record.run_folder import prepare_run_folder, remove_our_folder
 
     out = Path(args.out)
     exe = shlex.join([sys.executable, "-m", "tablecert"])
     runs = [("demo-vendor", f"{exe} serve-vendor --plugin demo"), ("reference-vendor", f"{exe} reference-vendor")]
     print(f"== suite 'standard' in {out / 'suite'}", flush=True)
-    suite_dir, _ = prepare_suite("standard", None, prepare_run_folder(out), None, step_printer(args.quiet))
+    suite_dir, _ = harness.prepare_suite("standard", None, harness.prepare_run_folder(out), None,
+                                         step_printer(args.quiet))
     verdicts = []
     for name, command in runs:
         run_dir = out / name
-        remove_our_folder(run_dir)
+        harness.remove_our_folder(run_dir)
         print(f"== certifying {name}: {command}", flush=True)
-        result, summary = certify(VendorTarget("subprocess", command, SessionOptions(timeout=120, isolation="auto")),
-                                  "standard", run_dir, CertifyOptions(
-                                      RunOptions(progress=progress_bar("certifying", args.quiet, unit="vectors")),
-                                      SuiteOptions(suite_dir=suite_dir), then=report_step(OutputOptions())))
+        vendor = harness.VendorTarget("subprocess", command, harness.SessionOptions(timeout=120, isolation="auto"))
+        progress = progress_bar("certifying", args.quiet, unit="vectors")
+        result, summary = harness.certify(vendor, "standard", run_dir, harness.CertifyOptions(
+            harness.RunOptions(progress=progress), harness.SuiteOptions(suite_dir=suite_dir),
+            then=report_step(harness.OutputOptions())))
         print(format_run_summary(summary, run_dir))
         verdicts.append((name, result.verdict))
     print()
@@ -329,24 +297,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_sandbox_check(args: argparse.Namespace) -> int:
     """Start a vendor confined as a run would, say what it could see, greet it: 0 greeted, 2 not."""
-    from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.confine.sandbox_check import check
-    from tablecert.harness.vendor_text import for_terminal
-
     if not args.vendor_cmd:
         raise UsageError("sandbox-check needs --vendor-cmd (only a subprocess vendor is confined)")
-    view = check(args.vendor_cmd, SessionOptions(timeout=args.timeout, **sandbox_options(args)))
+    options = harness.SessionOptions(timeout=args.timeout, **sandbox_options(args))
+    view = harness.check_sandbox(args.vendor_cmd, options)
     say(*view.lines())
     if view.problem:
-        print(f"tablecert: error: the vendor did not start confined: {for_terminal(view.problem, LINE_SHOWN)}",
-              file=sys.stderr)
+        print("tablecert: error: the vendor did not start confined: "
+              f"{harness.for_terminal(view.problem, LINE_SHOWN)}", file=sys.stderr)
         return 2
     return 0
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from tablecert.harness.contract import SessionOptions
-
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
         return subcommand(sub, name, func, help_text)
 
@@ -375,7 +338,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "each with the vendor restarted (default 2)")
     p.add_argument("--no-bisect", action="store_true", help="record a batch that keeps faulting as a whole, "
                    "without splitting it to find the case that kills the vendor")
-    defaults = SessionOptions()
+    defaults = harness.SessionOptions()
     p.add_argument("--memory-limit", type=int, metavar="MB", default=defaults.memory_limit_mb,
                    help=f"address-space limit of the vendor process (default {defaults.memory_limit_mb} MB)")
     p.add_argument("--cpu-limit", type=int, metavar="SECONDS", default=defaults.cpu_limit_s,
@@ -409,8 +372,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--sample", type=int, metavar="N", help="hand suites only: run a deterministic random sample of N "
                    "hands (with --seed; never certified)")
     p.add_argument("--seed", type=int, metavar="S", help="the seed of --sample (default 0)")
-    from tablecert.parallel.options import add_parallel_arguments
-
     add_parallel_arguments(p)
     p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")

@@ -5,15 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tablecert import harness
 from tablecert.cli_common import UsageError, add_seal_arguments, existing_dir, subcommand
+from tablecert.cli_harness import _path, format_run_summary
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from tablecert.cli_harness import _path, format_run_summary
-    from tablecert.harness.record import seal
-    from tablecert.harness.record.outputs import write_outputs
-    from tablecert.harness.record.run_folder import locked_run_folder, prepare_run_folder
-    from tablecert.harness.run.outcomes import EXIT_CODES
     from tablecert.parallel import merge_shards
 
     shards = [existing_dir(d) for d in args.shards]
@@ -24,12 +21,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
         if not found:
             raise UsageError("no shard folder holds its suite/: name the suite folder the shards ran with --suite-dir")
         suite_dir = found[0]
-    key = seal.run_key(_path(args.seal_key))
-    trusted = [key.public_key(), *seal.trusted_seal_keys(args.trust, own=False)]
-    out = prepare_run_folder(Path(args.out))
-    with locked_run_folder(out):
+    key = harness.run_key(_path(args.seal_key))
+    trusted = [key.public_key(), *harness.trusted_seal_keys(args.trust, own=False)]
+    out = harness.prepare_run_folder(Path(args.out))
+    with harness.locked_run_folder(out):
         merge_shards(shards, suite_dir, out, key, trusted)
-        summary = write_outputs(out)
+        summary = harness.write_outputs(out)
         if not args.no_reports:
             from tablecert.reports import store_game_math, write_reports
 
@@ -37,7 +34,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
             write_reports(out, submission=_path(args.submission), declared=_path(args.declared),
                           sign_key=_path(args.sign), cert=_path(args.cert), seal_keys=[key.public_key()])
     print(format_run_summary(summary, out))
-    return EXIT_CODES[summary["verdict"]]
+    return harness.EXIT_CODES[summary["verdict"]]
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -9,11 +9,14 @@ line on stderr, exit 2).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tablecert import harness
 from tablecert.cli_common import (SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments, progress_bar, say,
                                   subcommand)
 
@@ -40,9 +43,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         store_game_math(run_dir, progress_bar("labelling hands", args.quiet))
     seal_keys = None
     if args.sign:
-        from tablecert.harness.record.seal import trusted_seal_keys
-
-        seal_keys = trusted_seal_keys(args.trust, Path(args.seal_key) if args.seal_key else None)
+        seal_keys = harness.trusted_seal_keys(args.trust, Path(args.seal_key) if args.seal_key else None)
     written = write_reports(run_dir, submission=args.submission, declared=args.declared, sign_key=args.sign,
                             cert=args.cert, kinds=kinds, out=args.out, seal_keys=seal_keys)
     for path in written:
@@ -56,8 +57,6 @@ the lab trusts (no --pubkey, --cert, --trust or TABLECERT_TRUST; or no summary b
 
 
 def cmd_verify_report(args: argparse.Namespace) -> int:
-    import os
-
     from tablecert.reports import check_report, format_part
 
     if not Path(args.file).is_file():
@@ -80,9 +79,6 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
-    import json
-
-    from tablecert.harness.record.run_folder import prepare_run_folder, write_atomically
     from tablecert.reports.data import load_report_data
     from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
 
@@ -93,9 +89,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     say(*terminal_lines(diff))
     if args.out:
-        out = prepare_run_folder(Path(args.out))
-        write_atomically(out / "diff.json", (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())
-        write_atomically(out / "diff.pdf", diff_pdf(diff, load_report_data(new).finished))
+        out = harness.prepare_run_folder(Path(args.out))
+        harness.write_atomically(out / "diff.json",
+                                 (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())
+        harness.write_atomically(out / "diff.pdf", diff_pdf(diff, load_report_data(new).finished))
         print(f"written: {out / 'diff.json'}, {out / 'diff.pdf'}")
     return 1 if diff.regressed else 0
 

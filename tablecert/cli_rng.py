@@ -14,6 +14,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from tablecert import harness, rng
 from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
                                   subcommand)
 
@@ -23,8 +24,6 @@ def _now() -> str:
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.harness.contract import SessionOptions, VendorFault
-    from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS, check_sizes, collection_seconds
     from tablecert.rng.collect import RngError, collect
 
     adapter, target = chosen_vendor(args)
@@ -40,23 +39,23 @@ def cmd_rng(args: argparse.Namespace) -> int:
             rolls, decks, lines = sizes_for(args.detect, rolls, decks)
             for line in lines:
                 print(line, file=sys.stderr)
-        rolls = DEFAULT_ROLLS if rolls is None else rolls
-        decks = DEFAULT_DECKS if decks is None else decks
-        check_sizes(rolls, decks)
+        rolls = rng.DEFAULT_ROLLS if rolls is None else rolls
+        decks = rng.DEFAULT_DECKS if decks is None else decks
+        rng.check_sizes(rolls, decks)
     except ValueError as err:
         raise UsageError(str(err)) from None
     if not args.quiet:
-        print(f"collecting {rolls:,} rolls and {decks:,} decks (about {collection_seconds(rolls, decks):,.0f} s at "
+        print(f"collecting {rolls:,} rolls and {decks:,} decks (about {rng.collection_seconds(rolls, decks):,.0f} s at "
               "100,000 outcomes a second)", file=sys.stderr, flush=True)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
     try:
-        options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
+        options = harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
         outcomes = collect(adapter, target, options, rolls, decks,
                            progress=progress_bar("collecting", args.quiet, unit="outcomes"))
-    except VendorFault as err:
+    except harness.VendorFault as err:
         print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
         return 2
     except RngError as err:
@@ -83,15 +82,13 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS
-
     p = subcommand(sub, "rng", cmd_rng, "Collect a vendor's dice rolls and pai gow shuffles (ops rng.dice, "
                    "rng.shuffle) and evaluate them with a statistical battery: summary.json, rng-report.pdf; exit 0 "
                    "pass, 1 fail, 2 bad input or vendor fault.")
     add_vendor_arguments(p)
     p.add_argument("--out", required=True, help="folder for the results")
-    p.add_argument("--rolls", type=int, help=f"rolls of two dice (default {DEFAULT_ROLLS:,}; 0 skips)")
-    p.add_argument("--decks", type=int, help=f"shuffled decks (default {DEFAULT_DECKS:,}; 0 skips)")
+    p.add_argument("--rolls", type=int, help=f"rolls of two dice (default {rng.DEFAULT_ROLLS:,}; 0 skips)")
+    p.add_argument("--decks", type=int, help=f"shuffled decks (default {rng.DEFAULT_DECKS:,}; 0 skips)")
     p.add_argument("--detect", action="append", metavar="KIND=SIZE",
                    help="collect the sample that catches this bias with 99%% power, in place of --rolls or --decks "
                         "(repeatable): face=0.2%% (a face of a die more likely than 1/6), seven=, sticky= (a roll "

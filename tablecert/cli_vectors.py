@@ -6,24 +6,23 @@ import argparse
 from typing import Any
 from pathlib import Path
 
+from tablecert import oracle
 from tablecert.cli_common import PROFILE_HELP, existing_dir, step_printer, subcommand
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.suites import generate
 
     out = Path(args.out)
-    manifest = generate(args.suite, out, resolve_profile(args.profile), args.view, progress=step_printer(args.quiet))
+    manifest = generate(args.suite, out, oracle.resolve_profile(args.profile), args.view, progress=step_printer(args.quiet))
     print(f"{args.suite}: {manifest['numberOfTests']:,} tests in {len(manifest['files'])} files -> {out}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.suites import generate
 
-    manifest = generate(args.suite, Path(args.out), resolve_profile(args.profile), "prompt")
+    manifest = generate(args.suite, Path(args.out), oracle.resolve_profile(args.profile), "prompt")
     print(f"{args.suite}: prompts of {manifest['numberOfTests']:,} tests -> {args.out} (give this folder to the vendor; "
           f"its answers come back as a responses file for 'tablecert validate')")
     return 0
@@ -51,7 +50,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Every file against the manifest, then the manifest against the release: a suite that
     verifies against its own manifest but is not the release's is a custom suite (exit 1, unless
     --custom-suite says the lab expects one)."""
-    from tablecert.oracle.profiles import resolve_profile
     from tablecert.vectors.anchor import CUSTOM, anchor_suite
     from tablecert.vectors.checks import verify
 
@@ -59,7 +57,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     status = report_problems("verify", args.dir, verify(folder))
     if status:
         return status
-    resolve_profile(args.profile)
+    oracle.resolve_profile(args.profile)
     anchor = anchor_suite(folder, allow_custom=True)
     if anchor.kind == CUSTOM:
         print(f"{args.dir}: not the {anchor.suite!r} suite of this tablecert release ({anchor.reason}): a custom suite, "
@@ -70,13 +68,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles
     from tablecert.vectors.suites import SUITES
 
     for info in SUITES.values():
         print(f"{info.name:<11} {info.size:<30} {info.description}")
         print(f"{'':<11} ops: {', '.join(info.ops)}")
-    print(f"profiles: {', '.join(list_profiles())} (default {DEFAULT_PROFILE})")
+    print(f"profiles: {', '.join(oracle.list_profiles())} (default {oracle.DEFAULT_PROFILE})")
     return 0
 
 

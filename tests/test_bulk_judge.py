@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.answers.bulk import Expected, confirms_line, confirms_values
-from tablecert.harness.contract import SessionOptions, VendorFault, check_batch_answer, decode_answer
+from tablecert.harness.contract import SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import check_batch_answer, decode_answer
 from tablecert.harness.answers.compare import passes
 from tablecert.harness.run.runner import Runner
 from tablecert.vectors.suites import generate

@@ -179,7 +179,8 @@ def test_a_malformed_declaration_is_a_bad_hello_naming_the_field(declaration: di
 
 
 def test_every_adapter_s_hello_check_refuses_a_malformed_declaration_as_bad_hello() -> None:
-    from tablecert.harness.contract import FaultKind, VendorFault, parse_hello
+    from tablecert.harness.contract import FaultKind, VendorFault
+    from tablecert.harness.answers.envelope import parse_hello
 
     hello = {"id": 0, "implementation": {"name": "n", "version": "v", "build": "b"}, "ops": ["craps.settle"]}
     assert parse_hello({**hello, "capabilities": NO_COMMISSION}, 0).raw["capabilities"] == NO_COMMISSION

@@ -10,7 +10,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablecert.harness.contract import VendorFault, check_batch_answer, parse_hello
+from tablecert.harness.contract import VendorFault
+from tablecert.harness.answers.envelope import check_batch_answer, parse_hello
 from tablecert.harness.answers.compare import label_of, passes
 import sqlite3
 

@@ -18,7 +18,7 @@ from pypdf import PdfReader
 from config_faulty_vendors import CONFIG_FAULTY_VENDORS
 from test_config_space import FAULT_OP
 from tablecert.fuzz import fuzz
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.runner import Runner
 from tablecert.vectors import lint

@@ -157,3 +157,49 @@ def test_modules_of_a_clean_folder_import_one_another_without_a_circle_of_any_ki
     found = {folder: harness_cycles(folder, type_checking=True) for folder in CLEAN_FOLDERS}
     assert not any(found.values()), "; ".join(f"{folder}: " + " -> ".join([*c[0], c[0][0]])
                                               for folder, c in found.items() if c)
+
+
+FACES = ("tablecert.oracle", "tablecert.harness", "tablecert.harness.adapters", "tablecert.harness.confine",
+         "tablecert.harness.live", "tablecert.harness.record", "tablecert.harness.run", "tablecert.harness.suites")
+"""The packages whose ``__init__`` is a lazy public face (:func:`tablecert.lazy_face`)."""
+
+
+def test_the_command_line_reaches_the_harness_and_the_oracle_through_their_faces() -> None:
+    """The CLI names no module three levels deep (``tablecert.harness.run.certify``), and of the
+    harness only its faces (packages), never one of its modules (issue 34)."""
+    packages = {name for name, path in folder_modules("harness").items() if path.name == "__init__.py"}
+    found = set()
+    for path in sorted((REPO / "tablecert").glob("*.py")):
+        for module in imports(path):
+            deep = module.count(".") >= 3
+            harness_module = module.startswith("tablecert.harness") and module not in packages
+            if deep or harness_module:
+                found.add(f"{path.name} imports {module}")
+    assert not found, "the CLI imports modules behind the faces: " + ", ".join(sorted(found))
+
+
+def test_each_face_names_what_it_says_and_no_submodule() -> None:
+    """Every name of a face's ``__all__`` is there when asked for, and none is also the name of a
+    submodule of its package (importing that submodule would put the module in the name's place)."""
+    import importlib
+    import pkgutil
+
+    for name in FACES:
+        package = importlib.import_module(name)
+        submodules = {info.name for info in pkgutil.iter_modules(package.__path__)}
+        shadowed = sorted(set(package.__all__) & submodules)
+        assert not shadowed, f"{name}: public names that are also submodules: {shadowed}"
+        missing = [attr for attr in package.__all__ if getattr(package, attr, None) is None]
+        assert not missing, f"{name}: __all__ names what it does not have: {missing}"
+
+
+def test_importing_the_faces_imports_none_of_their_modules() -> None:
+    """``import tablecert.harness, tablecert.oracle`` (and the harness subpackages' faces) loads
+    only those packages, in a fresh interpreter: a face costs the command line's start-up nothing."""
+    import subprocess
+    import sys
+
+    code = (f"import sys, importlib; [importlib.import_module(m) for m in {FACES!r}]; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('tablecert'))))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
+    assert loaded == {"tablecert", *FACES}, f"modules loaded with the faces: {sorted(loaded - {'tablecert', *FACES})}"

@@ -148,7 +148,7 @@ def sharded(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, P
     """An unsharded run (two workers, command line) and three shards of it (shard 1 through the
     command line, the others through certify() without PDFs, which is what the command calls)."""
     from tablecert.harness.run.certify import certify
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters import VendorTarget
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.suites.reader import count_cases
     from tablecert.parallel import Shard

@@ -88,7 +88,7 @@ def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
 
 def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
         cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters import VendorTarget
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.run.runner import Runner
     from tablecert.parallel import ParallelOptions
@@ -113,7 +113,7 @@ def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Hea
     cannot be greeted, the run ends in one error and leaves the cluster it connected to (the
     thread waited for, the driver disconnected), so the next run in this process starts clean."""
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters import VendorTarget
     from tablecert.harness.run.runner import Runner, VendorNotGreeted
     from tablecert.parallel import ParallelOptions
 

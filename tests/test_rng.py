@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from rng_generators import BIASED_DECKS, BIASED_DICE, fair_decks, fair_dice
-from tablecert.harness.contract import KNOWN_OPS, RNG_OPS, VendorFault, parse_hello
+from tablecert.harness.contract import KNOWN_OPS, RNG_OPS, VendorFault
+from tablecert.harness.answers.envelope import parse_hello
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.rng import decks as deck_tests
 from tablecert.rng.api import evaluate

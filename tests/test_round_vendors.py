@@ -18,7 +18,7 @@ import pytest
 
 from round_faulty_vendors import ROUND_FAULTY_VENDORS
 from tablecert.harness.adapters.python_adapter import PythonAdapter
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.record.run_db import RunDatabase

@@ -64,7 +64,7 @@ DRIVER = """
 import json, sys
 from pathlib import Path
 from tablecert.harness.run.certify import OutputOptions, certify
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.reports import report_step
 cmd, suite, out, key, report = sys.argv[1:6]

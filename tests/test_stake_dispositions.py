@@ -237,7 +237,7 @@ def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
 
 def test_fuzz_compares_the_v2_result_and_projects_it_for_a_v1_vendor(tmp_path):
     from tablecert.fuzz import fuzz
-    from tablecert.harness.contract import VendorTarget
+    from tablecert.harness.adapters import VendorTarget
 
     def run(cmd: str, out: str):   # type: ignore[no-untyped-def]
         opener = VendorTarget("subprocess", cmd, SessionOptions(timeout=60, isolation="none")).opener()

@@ -32,7 +32,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tablecert.harness.adapters.message_session import MessageSession
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault, decode_answer
+from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import decode_answer
 
 READ_CHUNK = 1 << 20
 
@@ -104,8 +105,7 @@ class HttpSession(MessageSession):
             self._conn = None
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         body = json.dumps(request, separators=(",", ":"), allow_nan=False).encode("ascii")
         op = request["op"]
         deadline = time.monotonic() + timeout

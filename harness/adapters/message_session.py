@@ -1,9 +1,10 @@
-"""The protocol half shared by sessions that exchange whole request and answer objects (the
-Python and HTTP adapters): ``hello``, ``batch`` and ``close`` on top of one ``_call``.
+"""The protocol half every built-in session shares (subprocess, Python and HTTP adapters):
+``hello`` (the version negotiated), ``batch`` and ``close`` on top of one ``_call``, request ids.
 
 A subclass provides ``_call(request, timeout) -> answer object`` (raising VendorFault on a
 transport fault), ``_die()`` (release the transport) and ``stderr_tail()``; this class applies
-the contract's checks and turns any fault into a dead session.
+the contract's checks (:mod:`tablecert.harness.answers.envelope`) and turns any fault into a dead
+session.
 """
 
 from __future__ import annotations
@@ -11,15 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tablecert.harness.contract import (
-    Confined,
-    Metered,
-    FaultKind,
-    Hello,
-    SessionOptions,
-    VendorFault,
-    check_batch_answer,
-)
+from tablecert.harness.answers.envelope import check_batch_answer
+from tablecert.harness.contract import Confined, FaultKind, Hello, Metered, SessionOptions, VendorFault
 from tablecert.harness.run.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
@@ -47,9 +41,15 @@ class MessageSession(Metered, Confined):
     def hello(self) -> Hello:
         return greet(lambda request: self._call(request, self._options.timeout), self._checked)
 
-    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+    def reserve_id(self) -> int:
+        """The id for the next request, never handed out again in this session (``batch`` takes
+        its ids from the same counter)."""
         rid = self._next_id
         self._next_id += 1
+        return rid
+
+    def batch(self, op: str, config: Any, cases: Sequence[Any]) -> list[Any]:
+        rid = self.reserve_id()
         if not isinstance(cases, (list, tuple)):
             cases = list(cases)
         answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
@@ -72,6 +72,11 @@ class MessageSession(Metered, Confined):
         self.close()
 
     # -- for subclasses
+    def _check_alive(self) -> None:
+        """RuntimeError for a request on a dead session (a programming error, not a vendor's fault)."""
+        if not self._alive:
+            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
         raise NotImplementedError
 

@@ -1,7 +1,7 @@
 """The Python adapter: an in-process vendor plugin, judged exactly like a vendor on the wire.
 
 ``target`` is a plugin name in the ``tablecert.vendors`` entry-point group (``reference``,
-``demo``...) or ``module:attr`` (see :func:`contract.find_python_vendor`). The session sends the
+``demo``...) or ``module:attr`` (see :func:`.registry.find_python_vendor`). The session sends the
 vendor the same request objects as the wire protocol (``hello`` with the protocol, the batches,
 ``bye``) through ``vendor.handle(request)`` and applies the same contract checks.
 
@@ -28,14 +28,9 @@ from typing import Any
 
 from tablecert.harness.adapters.message_session import MessageSession
 from tablecert.harness.adapters.request_json import request_line
-from tablecert.harness.contract import (
-    FaultKind,
-    PythonVendor,
-    SessionOptions,
-    VendorFault,
-    decode_answer,
-    find_python_vendor,
-)
+from tablecert.harness.contract import FaultKind, PythonVendor, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import decode_answer
+from tablecert.harness.adapters.registry import find_python_vendor
 from tablecert.harness.suites.reader import json_line
 
 TAIL_CHARS = 8 * 1024
@@ -97,8 +92,7 @@ class PythonSession(MessageSession):
             self._worker.stop()
 
     def _call(self, request: dict[str, Any], timeout: float) -> Any:
-        if not self._alive:
-            raise RuntimeError("vendor session is closed (after close() or a fault); open a new one")
+        self._check_alive()
         # The vendor's own copy of the request, exactly what it would read from the wire.
         text = request_line(request)
         handle = self._vendor.handle

@@ -1,7 +1,7 @@
 """Confirming passes in bulk: a correct answer in any valid JSON formatting judged at the speed of
 the data, without Python work per case.
 
-The strict path (:func:`tablecert.harness.contract.decode_answer`, the contract checks, then
+The strict path (:func:`tablecert.harness.answers.envelope.decode_answer`, the contract checks, then
 :func:`tablecert.harness.run.runner.judge_batch` case by case) decides every outcome. This module only
 *confirms* that a whole batch passes, and says ``False`` whenever it is not sure; the caller then
 takes the strict path, which records failures and faults exactly as before. So the fast path can

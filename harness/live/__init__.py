@@ -4,4 +4,11 @@ request, interrupts it and judges every answer (:mod:`.driver`), the findings an
 vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
 runner reaches it only through :meth:`.run.LiveRun.unit`, which is given the run's
 :class:`~tablecert.harness.run.context.LiveContext` and makes a :class:`.run.LiveBatch`, a unit of
-the run pipeline; ``certify`` makes the run's :class:`.run.LiveRun`."""
+the run pipeline; ``certify`` makes the run's :class:`.run.LiveRun`. Public face
+(:data:`__all__`), each name imported when first asked for."""
+
+from tablecert import lazy_face
+
+_FACE = {"LiveSettings": "run", "LiveRun": "run", "LiveBatch": "run"}
+__all__ = sorted(_FACE)
+__getattr__ = lazy_face(__name__, _FACE)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -31,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
-from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault, same_id
+from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault
+from tablecert.harness.answers.envelope import same_id
 from tablecert.harness.run.protocol_versions import greet
 from tablecert.harness.confine.sandbox import MIB
 
@@ -68,16 +68,13 @@ class LiveSession(SubprocessSession):
 
     def write(self, op: str, fields: dict[str, Any]) -> None:
         """Write one request line and read nothing: the request is in flight."""
-        rid = self.reserve_id()
-        self._send_all(self._encode({"id": rid, "op": op, **fields}), time.monotonic() + self._options.timeout)
+        payload = self._encode({"id": self.reserve_id(), "op": op, **fields})
+        self._on_channel(lambda channel: channel.send(payload, self._options.timeout))
 
     def wait_answer(self) -> None:
         """Wait until the answer to the request in flight has begun to arrive on the pipe (or the
         vendor ended), without reading it; TIMEOUT after the session's timeout."""
-        deadline = time.monotonic() + self._options.timeout
-        while not self._buf and not self._eof:
-            self._wait_readable(deadline)
-            self._read_some()
+        self._on_channel(lambda channel: channel.wait_answer(self._options.timeout))
 
     def kill(self) -> None:
         """SIGKILL the vendor's process group (under the sandbox its namespace first) and reap it."""

@@ -16,7 +16,21 @@ The one-worker run (:class:`tablecert.harness.run.runner.Runner`), the hand run
 (:mod:`tablecert.parallel`) and offline validation (:mod:`tablecert.harness.run.offline`, whose
 responses file is a source of answers like an adapter) are loops over units that use them; so
 equal inputs give equal rows whichever path ran them.
+
+Public face (:data:`__all__`): :class:`RunError` and the names below, each imported when first
+asked for (``certify`` is a submodule's name, so the function is on :mod:`tablecert.harness`'s face).
 """
+
+from tablecert import lazy_face
+
+_FACE = {
+    "CertifyOptions": "certify", "OutputOptions": "certify", "SuiteOptions": "certify", "prepare_suite": "certify",
+    "RunOptions": "options", "FaultPolicy": "recovery", "HandSlice": "hand_slices", "SliceError": "hand_slices",
+    "validate_responses": "offline", "progress_callback": "progress", "EXIT_CODES": "outcomes", "Verdict": "outcomes",
+    "Runner": "runner",
+}
+__all__ = ["RunError", *sorted(_FACE)]
+__getattr__ = lazy_face(__name__, _FACE)
 
 
 class RunError(Exception):

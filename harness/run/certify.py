@@ -27,7 +27,7 @@ from typing import Any
 from tablecert.harness.record import chain, seal
 
 from tablecert.harness.suites import cache as suite_cache
-from tablecert.harness.contract import VendorTarget
+from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.live.run import LiveRun, LiveSettings
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tablecert import __version__
-from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault, parse_hello
+from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault
+from tablecert.harness.answers.envelope import parse_hello
 from tablecert.harness.run.protocol_versions import V2, v1_expressible
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.record.run_db import RunDatabase

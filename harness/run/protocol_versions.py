@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id
+from tablecert.harness.contract import FaultKind, Hello, VendorFault
+from tablecert.harness.answers.envelope import parse_hello, same_id
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.run.recovery import merge
 from tablecert.harness.record.run_db import BatchOutcome

@@ -1,0 +1,65 @@
+"""Finding a vendor by name: the adapters and Python vendors registered as entry points, and the
+picklable :class:`VendorTarget` a run opens every vendor instance from.
+
+Built-in and outside adapters are found the same way, through the entry-point group
+``tablecert.adapters`` (:func:`find_adapter`); Python vendors through ``tablecert.vendors`` or as
+``module:attr`` (:func:`find_python_vendor`; the reference vendor is registered like any outside
+plugin). Nothing here talks to a vendor: an adapter's :meth:`~tablecert.harness.contract.Adapter.open`
+does (:mod:`tablecert.harness.contract`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from tablecert.harness.contract import ADAPTER_GROUP, VENDOR_GROUP, Adapter, PythonVendor, SessionOptions, VendorSession
+
+
+def find_adapter(name: str) -> Adapter:
+    """The adapter registered under ``name`` in the ``tablecert.adapters`` entry-point group."""
+    found = {ep.name: ep for ep in metadata.entry_points(group=ADAPTER_GROUP)}
+    if name not in found:
+        raise ValueError(f"unknown adapter {name!r}; installed adapters: {', '.join(sorted(found)) or 'none'}")
+    adapter = found[name].load()
+    return adapter() if isinstance(adapter, type) else adapter
+
+
+@dataclass
+class VendorTarget:
+    """Which adapter reaches the vendor, and how (a command line, a plugin, a URL), with the
+    session options every instance of the run is opened with (a Ray actor gets it pickled: this
+    module is all it needs to import for it)."""
+
+    adapter: str
+    target: str
+    options: SessionOptions = field(default_factory=SessionOptions)
+
+    def opener(self) -> Callable[[], VendorSession]:
+        adapter = find_adapter(self.adapter)
+        return lambda: adapter.open(self.target, self.options)
+
+
+def find_python_vendor(spec: str) -> PythonVendor:
+    """A Python vendor by entry-point name (group ``tablecert.vendors``) or by ``module:attr``;
+    a class is instantiated without arguments."""
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(f"cannot load vendor {spec!r}: {err}") from None
+    else:
+        found = {ep.name: ep for ep in metadata.entry_points(group=VENDOR_GROUP)}
+        if spec not in found:
+            raise ValueError(f"unknown vendor plugin {spec!r}; installed: {', '.join(sorted(found)) or 'none'}")
+        obj = found[spec].load()
+    vendor = obj() if isinstance(obj, type) else obj
+    if not isinstance(vendor, PythonVendor):
+        raise ValueError(f"vendor {spec!r} has no handle(request) method")
+    return vendor
