@@ -95,11 +95,14 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
     try:
         check_raw_bits(bits)
-        tolerance = Fraction(args.tolerance)
-        if tolerance < 0:
-            raise ValueError
     except ValueError as err:
-        raise UsageError(str(err) or f"--tolerance {args.tolerance!r}: not a fraction >= 0 such as 0 or 1/1000000") from None
+        raise UsageError(str(err)) from None
+    try:
+        tolerance = Fraction(args.tolerance)
+    except ValueError:
+        tolerance = Fraction(-1)
+    if tolerance < 0:
+        raise UsageError(f"--tolerance {args.tolerance!r}: not a fraction >= 0 such as 0 or 1/1000000")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
