@@ -12,20 +12,39 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
                                   subcommand)
+
+
+T = TypeVar("T")
 
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def cmd_rng(args: argparse.Namespace) -> int:
+def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -> T | None:
+    """``run(options)`` with this command's session options; None after a vendor fault or an op the
+    vendor does not offer, said in one line on stderr."""
     from tablecert.harness.contract import SessionOptions, VendorFault
+    from tablecert.rng.collect import RngError
+
+    try:
+        return run(SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args)))
+    except VendorFault as err:
+        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
+    except RngError as err:
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    return None
+
+
+def cmd_rng(args: argparse.Namespace) -> int:
     from tablecert.rng import DEFAULT_DECKS, DEFAULT_ROLLS, check_sizes, collection_seconds
-    from tablecert.rng.collect import RngError, collect
+    from tablecert.rng.collect import collect
 
     adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
@@ -54,15 +73,9 @@ def cmd_rng(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
-    try:
-        options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
-        outcomes = collect(adapter, target, options, rolls, decks,
-                           progress=progress_bar("collecting", args.quiet, unit="outcomes"))
-    except VendorFault as err:
-        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
-        return 2
-    except RngError as err:
-        print(f"tablecert: error: {err}", file=sys.stderr)
+    outcomes = _from_vendor(args, out, lambda options: collect(
+        adapter, target, options, rolls, decks, progress=progress_bar("collecting", args.quiet, unit="outcomes")))
+    if outcomes is None:
         return 2
     collected = {"started": started, "finished": _now()}
     from tablecert.reports.rng_report import render_report
@@ -88,8 +101,6 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
     from fractions import Fraction
 
-    from tablecert.harness.contract import SessionOptions, VendorFault
-    from tablecert.rng.collect import RngError
     from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
@@ -107,15 +118,10 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
-    try:
-        options = SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
-        data = evaluate_raw(adapter, target, options, bits, args.scaling, args.pairs, tolerance,
-                            progress=progress_bar("collecting", args.quiet, unit="words"))
-    except VendorFault as err:
-        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
-        return 2
-    except RngError as err:
-        print(f"tablecert: error: {err}", file=sys.stderr)
+    data = _from_vendor(args, out, lambda options: evaluate_raw(
+        adapter, target, options, bits, args.scaling, args.pairs, tolerance,
+        progress=progress_bar("collecting", args.quiet, unit="words")))
+    if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
     from tablecert.reports.rng_report import render_raw_report
