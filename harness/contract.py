@@ -37,7 +37,7 @@ PROTOCOL = "tablecert-vendor/2"
 run: :mod:`tablecert.harness.run.protocol_versions`)."""
 KNOWN_OPS = OPS
 """The ops of a vector suite (:mod:`tablecert.oracle.names`)."""
-RNG_OPS = ("rng.dice", "rng.shuffle")
+RNG_OPS = ("rng.dice", "rng.shuffle", "rng.raw", "rng.scale", "rng.paired")
 """Optional random-outcome ops (``tablecert rng``): never part of a vector suite or of the
 certification scope, so they stay out of KNOWN_OPS (``Hello.ops``); ``Hello.raw`` lists them."""
 ADAPTER_GROUP = "tablecert.adapters"

@@ -6,8 +6,9 @@ correct vendor must; :func:`serve` runs it over newline-delimited JSON streams, 
 ``tablecert reference-vendor`` does on stdin/stdout. Request-level faults the protocol leaves
 open are answered as the project's copy of the contract (``harness/vendor-protocol.md``) says:
 ``{"id": ID, "error": {"code": "invalid_request" | "unknown_op" | "unsupported_protocol", ...}}``.
-Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice`` and
-``rng.shuffle`` (:mod:`tablecert.oracle.outcomes`), which no vector suite uses, and the live-table
+Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice``,
+``rng.shuffle``, ``rng.raw``, ``rng.scale`` and ``rng.paired`` (:mod:`tablecert.oracle.outcomes`,
+declared in hello's ``rng``), which no vector suite uses, and the live-table
 ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``) on tables
 kept persistently in the ``state_dir`` its ``hello`` names (:mod:`tablecert.oracle.table_journal`:
 an append-only journal, fsync'd, replayed when it starts). ``python -m tablecert.oracle.vendor``
@@ -25,7 +26,7 @@ from tablecert import __version__
 from tablecert.oracle import craps, craps_round, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_tables import LIVE_OPS
-from tablecert.oracle.outcomes import RNG_OPS
+from tablecert.oracle.outcomes import HELLO_RNG, RNG_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 from tablecert.oracle.table_journal import LiveError, TableJournal
@@ -88,6 +89,7 @@ class ReferenceVendor:
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
             "ops": ops + list(RNG_OPS) + live,
+            "rng": HELLO_RNG,
         }
 
     def handle(self, request: object) -> dict[str, Any]:

@@ -123,18 +123,22 @@ def bars_chart(data: dict[str, Any], title: str, width: float) -> Drawing:
 
 
 def phist_chart(p_values: list[float], title: str, width: float) -> Drawing:
-    font = _font()
     bins = [0] * 10
     for p in p_values:
         bins[min(9, int(p * 10))] += 1
+    return histogram_chart(bins, f"{title}: {len(p_values)} p-values in ten bins; line = uniform expectation", width)
+
+
+def histogram_chart(bins: list[int], caption: str, width: float) -> Drawing:
+    """Ten bins of p-values [0, 0.1) ... [0.9, 1] with the uniform expectation as a line."""
+    font = _font()
     plot_h = 60.0
     height = plot_h + 2 * CAPTION + 18
     chart_w = min(width, 260.0)
     d = Drawing(width, height)
     d.hAlign = "LEFT"
-    d.add(String(0, height - CAPTION - 1, f"{title}: {len(p_values)} p-values in ten bins; line = uniform expectation",
-                 fontName=font, fontSize=CAPTION, fillColor=color("muted")))
-    expected = len(p_values) / 10
+    d.add(String(0, height - CAPTION - 1, caption, fontName=font, fontSize=CAPTION, fillColor=color("muted")))
+    expected = sum(bins) / 10
     top = max(max(bins), expected) * 1.15 or 1.0
     slot = (chart_w - 20) / 10
     base = 12.0
@@ -152,7 +156,14 @@ def phist_chart(p_values: list[float], title: str, width: float) -> Drawing:
 
 def rng_charts(summary: dict[str, Any]):  # type: ignore[no-untyped-def]
     """The chart builder for :func:`tablecert.reports.layout.build_pdf`: ``<chart kind="test"
-    test="ID"/>`` draws that test's chart; ``<chart kind="family"/>`` the family's p-values."""
+    test="ID"/>`` draws that test's chart; ``<chart kind="family"/>`` the family's p-values;
+    ``<chart kind="raw" test="NAME"/>`` the P-values of one test of the raw battery (a raw summary)."""
+    if "raw" in summary:
+        rows = {r["test"]: r for r in summary["raw"]["tests"]}
+        return lambda el, width: histogram_chart(
+            rows[el.get("test")]["histogram"],
+            f"{rows[el.get('test')]['title']}: P-values of {rows[el.get('test')]['statistics']} statistic(s) x "
+            f"{rows[el.get('test')]['sequences']} sequences; line = uniform", width)
     titles = {t["id"]: t["title"] for t in summary["tests"]}
 
     def make(el: Any, width: float) -> Drawing:

@@ -22,6 +22,12 @@ def report_xml(summary: dict[str, Any]) -> str:
     return environment().get_template("rng.xml.j2").render(s=summary)
 
 
+def render_raw_report(summary: dict[str, Any]) -> bytes:
+    """``rng-raw-report.pdf`` of ``tablecert rng --raw --scaling`` (template ``rng_raw.xml.j2``)."""
+    when = dt.datetime.fromisoformat(summary["collected"]["finished"])
+    return build_pdf(environment().get_template("rng_raw.xml.j2").render(s=summary), when, rng_charts(summary))
+
+
 def render_report(summary: dict[str, Any]) -> bytes:
     when = dt.datetime.fromisoformat(summary["collected"]["finished"])
     return build_pdf(report_xml(summary), when, rng_charts(summary))

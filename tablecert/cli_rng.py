@@ -12,25 +12,46 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from tablecert import harness, rng
 from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
                                   subcommand)
 
 
+T = TypeVar("T")
+
+
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
+def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -> T | None:
+    """``run(options)`` with this command's session options; None after a vendor fault or an op the
+    vendor does not offer, said in one line on stderr."""
+    from tablecert.rng.collect import RngError
+
+    try:
+        return run(harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args)))
+    except harness.VendorFault as err:
+        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
+    except RngError as err:
+        print(f"tablecert: error: {err}", file=sys.stderr)
+    return None
+
+
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.rng.collect import RngError, collect
+    from tablecert.rng.collect import collect
 
     adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
         raise UsageError("--timeout must be above 0")
     if args.seed is not None and args.seed < 0:
         raise UsageError("--seed must be 0 or more")
+    if args.raw is not None or args.scaling:
+        return cmd_rng_raw(args, adapter, target)
     try:
         rolls, decks = args.rolls, args.decks
         if args.detect:
@@ -51,15 +72,9 @@ def cmd_rng(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
-    try:
-        options = harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args))
-        outcomes = collect(adapter, target, options, rolls, decks,
-                           progress=progress_bar("collecting", args.quiet, unit="outcomes"))
-    except harness.VendorFault as err:
-        print(f"tablecert: error: vendor fault ({err.kind.value}): {err.detail}", file=sys.stderr)
-        return 2
-    except RngError as err:
-        print(f"tablecert: error: {err}", file=sys.stderr)
+    outcomes = _from_vendor(args, out, lambda options: collect(
+        adapter, target, options, rolls, decks, progress=progress_bar("collecting", args.quiet, unit="outcomes")))
+    if outcomes is None:
         return 2
     collected = {"started": started, "finished": _now()}
     from tablecert.reports.rng_report import render_report
@@ -81,6 +96,49 @@ def cmd_rng(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
+    """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
+    from fractions import Fraction
+
+    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw
+
+    bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
+    try:
+        check_raw_bits(bits)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    try:
+        tolerance = Fraction(args.tolerance)
+    except ValueError:
+        tolerance = Fraction(-1)
+    if tolerance < 0:
+        raise UsageError(f"--tolerance {args.tolerance!r}: not a fraction >= 0 such as 0 or 1/1000000")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{args.out}: exists and is not a folder")
+    started = _now()
+    data = _from_vendor(args, out, lambda options: evaluate_raw(
+        adapter, target, options, bits, args.scaling, args.pairs, tolerance,
+        progress=progress_bar("collecting", args.quiet, unit="words")))
+    if data is None:
+        return 2
+    data["collected"] = {"started": started, "finished": _now()}
+    from tablecert.reports.rng_report import render_raw_report
+
+    write_raw(out, data, render_raw_report)
+    raw = data["raw"]
+    print(f"verdict: {data['verdict'].upper()}  raw: {raw['sequences']} sequences of {raw['sequence_bits']:,} bits, "
+          f"{len(raw['rejected'])} of {raw['plan']['family_size']} members rejected (Holm, family-wise alpha "
+          f"{raw['plan']['alpha']})")
+    for item in data.get("scaling", []):
+        print(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
+              + ("" if item["proved"] else f" (not proved: {item['reason']})"))
+    for item in data.get("pairing", []):
+        print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched")
+    print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf")
+    return 1 if data["verdict"] == "fail" else 0
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subcommand(sub, "rng", cmd_rng, "Collect a vendor's dice rolls and pai gow shuffles (ops rng.dice, "
                    "rng.shuffle) and evaluate them with a statistical battery: summary.json, rng-report.pdf; exit 0 "
@@ -97,3 +155,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--seed", type=int, help="seed of the battery's own random choices (default: from the outcomes' sha256)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds for one vendor answer (default 120)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--raw", type=int, metavar="BITS",
+                   help="evaluate the raw stream (op rng.raw) instead of outcomes: BITS bits through NIST SP 800-22's "
+                        "15 tests in sequences of 10^6 (default with --scaling: 100,000,000)")
+    p.add_argument("--scaling", action="store_true",
+                   help="with the raw stream, prove the scaling exact (op rng.scale: die and 53-card shuffle) and "
+                        "check paired outcomes (op rng.paired)")
+    p.add_argument("--pairs", type=int, default=10_000, help="paired die outcomes checked (decks: a tenth; default 10,000)")
+    p.add_argument("--tolerance", default="0",
+                   help="largest deviation from uniform the lab accepts in the scaling, a fraction (default 0)")

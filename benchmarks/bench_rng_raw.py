@@ -1,0 +1,132 @@
+"""Benchmarks of the raw stream and scaling (``tablecert rng --raw --scaling``).
+
+    python benchmarks/bench_rng_raw.py perf     [--sequences 100]   the 15 tests on 100 x 10^6 bits, collection included
+    python benchmarks/bench_rng_raw.py rss      [--bits 10^9 ...]    RSS across stream lengths (collection + hashing)
+    python benchmarks/bench_rng_raw.py scaling                       exact analysis of a die and a 53-card shuffle
+    python benchmarks/bench_rng_raw.py false    [--runs 20 --sequences 100]   false failures of a good generator
+    python benchmarks/bench_rng_raw.py power    [--runs 10 --sequences 100]   LCG low bits, stuck bit 1 in 10^4
+
+``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
+tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
+``perf`` times collection and the battery of ``--sequences`` sequences together. ``rss`` collects
+each length with the battery's sink replaced by a counter (the battery's cost is per sequence; the
+question is whether memory grows with the stream) and prints the process's peak RSS after each.
+``scaling`` analyses the reference vendor's die and shuffle through the same adapter. ``false`` and
+``power`` generate words in this process (tests/raw_generators.py) and run the battery's decisions.
+Every mode prints the load average, since the machine may be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+
+import raw_generators as g  # noqa: E402
+
+from tablecert.harness.contract import SessionOptions, find_adapter  # noqa: E402
+from tablecert.rng import nist  # noqa: E402
+from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
+from tablecert.rng.raw_plan import RawBattery  # noqa: E402
+
+VENDOR = f"{sys.executable} -m tablecert.oracle.vendor"
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def session():  # type: ignore[no-untyped-def]
+    s = find_adapter("subprocess").open(VENDOR, SessionOptions(timeout=600, isolation="none"))
+    hello = s.hello()
+    return s, declaration(hello.raw, ("rng.raw", "rng.scale"))
+
+
+def perf(sequences: int) -> None:
+    s, decl = session()
+    battery = RawBattery()
+    battery.add(g.bits(g.good(0, nist.SEQUENCE_BITS // 32)))      # compile the kernels first (cached after)
+    battery = RawBattery()
+    start = time.perf_counter()
+    record = collect_raw(s, decl, sequences * nist.SEQUENCE_BITS, nist.SEQUENCE_BITS, battery.add)
+    results = battery.results()
+    took = time.perf_counter() - start
+    s.close()
+    print(f"perf: {record.sequences} sequences of 10^6 bits collected and tested in {took:.1f} s "
+          f"({took / record.sequences:.2f} s a sequence); {sum(r.rejected for r in results)} of {len(results)} "
+          f"members rejected; {load()}")
+
+
+def rss(lengths: list[int]) -> None:
+    s, decl = session()
+    for bits in lengths:
+        start = time.perf_counter()
+        seen = [0]
+        record = collect_raw(s, decl, bits, nist.SEQUENCE_BITS, lambda b: seen.__setitem__(0, seen[0] + 1))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"rss: {bits:.3g} bits collected and hashed in {time.perf_counter() - start:.1f} s, {record.sequences:,} "
+              f"sequences handed on; peak RSS of this process {peak:.0f} MB; {load()}", flush=True)
+    s.close()
+
+
+def scaling() -> None:
+    from tablecert.rng.scale_analysis import analyse
+
+    s, decl = session()
+    for kind, n in (("die", 6), ("shuffle", 53)):
+        start = time.perf_counter()
+        result = analyse(lambda k, m, w: scale(s, decl, k, m, w), kind, n, decl.raw_bits)
+        print(f"scaling {kind}: {time.perf_counter() - start:.1f} s, {result.get('probes', 0):,} probe words, "
+              f"deviation {result['max_deviation']}, {result['decision']}; {load()}")
+    s.close()
+
+
+def run_battery(generator: g.Words, seed: int, sequences: int) -> bool:
+    battery = RawBattery()
+    words = nist.SEQUENCE_BITS // 32
+    for q in range(sequences):
+        battery.add(g.bits(generator(seed * 100_003 + q, words)))
+    return any(r.rejected for r in battery.results())
+
+
+def false(runs: int, sequences: int) -> None:
+    start = time.perf_counter()
+    failed = sum(run_battery(g.good, seed, sequences) for seed in range(runs))
+    print(f"false: {failed} of {runs} good generators failed ({sequences} sequences each); "
+          f"{time.perf_counter() - start:.0f} s; {load()}")
+
+
+def power(runs: int, sequences: int) -> None:
+    for name in ("lcg-low-bits", "stuck-bit-1e-4"):
+        start = time.perf_counter()
+        caught = sum(run_battery(g.GENERATORS[name], seed, sequences) for seed in range(runs))
+        print(f"power {name}: caught {caught} of {runs} ({sequences} sequences each); "
+              f"{time.perf_counter() - start:.0f} s; {load()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "false", "power"))
+    parser.add_argument("--sequences", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--bits", type=float, nargs="+", default=[1e8, 1e9, 4e9])
+    args = parser.parse_args()
+    if args.mode == "perf":
+        perf(args.sequences)
+    elif args.mode == "rss":
+        rss([int(b) for b in args.bits])
+    elif args.mode == "scaling":
+        scaling()
+    elif args.mode == "false":
+        false(args.runs, args.sequences)
+    else:
+        power(args.runs, args.sequences)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""``tablecert rng --raw BITS --scaling``: the RNG as labs certify it, before and at scaling.
+
+:func:`evaluate_raw` opens one session with the vendor (any adapter, as
+:func:`tablecert.rng.collect.collect` does), then
+
+* collects ``BITS`` of the raw stream (``rng.raw``) into the raw battery
+  (:class:`tablecert.rng.raw_plan.RawBattery`, NIST SP 800-22's 15 tests on sequences of 10^6
+  bits, decided by Holm at family-wise alpha 0.01), hashing it as it streams;
+* analyses the scaling exactly (``rng.scale``; :mod:`tablecert.rng.scale_analysis`) of the die
+  (k = 6) and the 53-card shuffle, against the lab's tolerance (0 by default);
+* checks pairing (``rng.paired``): outcomes dealt by production with the words they consumed,
+  each against ``rng.scale`` of those words.
+
+:func:`write_raw` writes ``raw-summary.json`` and ``rng-raw-report.pdf`` (rendered from the summary
+alone by the ``render`` the caller passes, as :func:`tablecert.rng.api.write_run`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from tablecert import __version__
+from tablecert.harness.contract import SessionOptions, find_adapter
+from tablecert.rng import nist
+from tablecert.rng.plan import ALPHA
+from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale
+from tablecert.rng.raw_plan import MIN_SEQUENCES, RawBattery, battery_rows
+
+SUMMARY_FORMAT = "tablecert-rng-raw/1"
+DEFAULT_RAW_BITS = 100 * nist.SEQUENCE_BITS
+"""10^8 bits: 100 sequences of 10^6 (NIST's own recommendation for the proportion decision)."""
+DEFAULT_PAIRS = 10_000
+
+SOURCE_REVIEW = ("What these tests cannot show, and a lab must review in the source: the raw battery says that "
+                 "the words collected look like independent fair bits to NIST SP 800-22's 15 tests; the scaling "
+                 "analysis proves, for the scaling function the vendor exposes as rng.scale, each outcome's exact "
+                 "probability under uniform words; the pairing check shows that the outcomes dealt were scaled by "
+                 "that function. None of them shows that the generator cannot be predicted: a seeded "
+                 "pseudorandom generator (a clock seed, a small or replayed seed, a state rebuilt from outputs) "
+                 "passes every statistical test. The lab must still review the generator's algorithm and its "
+                 "cryptographic strength, its seeding and reseeding (the entropy source), that rng.scale is the "
+                 "code built into the game (the vendor's statement is recorded below, not proved), that no "
+                 "outcome is discarded after scaling, and that the build reviewed is the build that deals.")
+
+
+def check_raw_bits(bits: int) -> None:
+    if bits < MIN_SEQUENCES * nist.SEQUENCE_BITS:
+        raise ValueError(f"--raw must be at least {MIN_SEQUENCES * nist.SEQUENCE_BITS:,} bits "
+                         f"({MIN_SEQUENCES} sequences of {nist.SEQUENCE_BITS:,})")
+
+
+def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
+                 pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0),
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Collect and evaluate; the summary (``collected`` is filled in by the caller)."""
+    session = find_adapter(adapter).open(target, options)
+    try:
+        hello = session.hello()
+        wanted = ("rng.raw",) + (("rng.scale", "rng.paired") if scaling else ())
+        decl = declaration(hello.raw, wanted)
+        battery = RawBattery()
+        record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, battery.add, progress)
+        results = battery.results()
+        data: dict[str, Any] = {
+            "format": SUMMARY_FORMAT, "tablecert": __version__,
+            "vendor": {"name": hello.name, "version": hello.version, "build": hello.build,
+                       "isolation": getattr(session, "isolation", "unknown (outside adapter)")},
+            "declaration": {"raw_bits": decl.raw_bits, "scale_statement": decl.statement},
+            "raw": {"bits": record.bits, "words": record.words, "sequences": record.sequences,
+                    "sequence_bits": nist.SEQUENCE_BITS, "sha256": record.sha256,
+                    "plan": {"alpha": ALPHA, "method": "holm", "family_size": len(results)},
+                    "tests": battery_rows(results),
+                    "rejected": [r.id for r in results if r.rejected]},
+            "source_review": SOURCE_REVIEW,
+        }
+        if scaling:
+            def vendor_scale(kind: str, n: int, words: Any) -> tuple[list[Any], list[int]]:
+                return scale(session, decl, kind, n, words)
+
+            from tablecert.rng.scale_analysis import analyse
+
+            data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance),
+                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance)]
+            data["pairing"] = [check_pairs(session, decl, "die", 6, pairs).as_dict(),
+                               check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)).as_dict()]
+        failed = bool(data["raw"]["rejected"]) or any(x["decision"] == "fail" for x in data.get("scaling", [])) \
+            or any(x["decision"] == "fail" for x in data.get("pairing", []))
+        data["verdict"] = "fail" if failed else "pass"
+        return data
+    finally:
+        session.close()
+
+
+def write_raw(out: Path, data: dict[str, Any], render: Callable[[dict[str, Any]], bytes]) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "raw-summary.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (out / "rng-raw-report.pdf").write_bytes(render(data))
+    return [out / "raw-summary.json", out / "rng-raw-report.pdf"]

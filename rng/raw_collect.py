@@ -1,0 +1,178 @@
+"""Collecting a vendor's raw RNG stream and its paired outcomes through any adapter (ops
+``rng.raw``, ``rng.scale``, ``rng.paired`` of the contract, "The raw stream and the scaling").
+
+The raw stream is asked for in requests of at most :data:`MAX_WORDS` words, decoded from base64,
+checked (exact length), hashed as it arrives (sha256 of the decoded bytes, in order) and cut into
+sequences of bits handed one at a time to a ``sink`` (the raw battery keeps their P-values only):
+nothing holds the stream, so memory is flat in its length. Everything here uses the session's
+public calls (``hello``, ``batch``); a later adapter could give a streaming call that decodes
+into a caller's buffer (no base64 string per answer), which this module would use unchanged
+otherwise.
+
+Pairing (:func:`check_pairs`): outcomes dealt by the production path with the words each
+consumed, each checked against ``rng.scale`` of exactly those words.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tablecert.harness.contract import FaultKind, VendorFault, VendorSession
+from tablecert.rng.collect import RngError
+
+MAX_WORDS = 262_144
+"""Most words of one ``rng.raw`` request (the contract's limit)."""
+
+WIDTHS = (8, 16, 32, 64)
+DTYPES = {8: ">u1", 16: ">u2", 32: ">u4", 64: ">u8"}
+
+
+@dataclass(frozen=True)
+class RngDeclaration:
+    """The hello's ``rng``: raw word width and the vendor's statement on ``rng.scale``."""
+
+    raw_bits: int
+    statement: str
+
+
+def declaration(hello_raw: Any, wanted: tuple[str, ...]) -> RngDeclaration:
+    """The vendor's declaration, or RngError if an op wanted is not offered or the declaration is
+    missing or malformed."""
+    offered = hello_raw.get("ops") if isinstance(hello_raw, dict) else None
+    offered = offered if isinstance(offered, list) else []
+    missing = [op for op in wanted if op not in offered]
+    if missing:
+        raise RngError(f"the vendor does not offer {', '.join(missing)} (its hello lists "
+                       f"{', '.join(map(str, offered)) or 'no ops'})")
+    decl = hello_raw.get("rng") if isinstance(hello_raw, dict) else None
+    bits = decl.get("raw_bits") if isinstance(decl, dict) else None
+    if bits not in WIDTHS:
+        raise RngError(f"the vendor's hello declares no rng.raw_bits of 8, 16, 32 or 64 (it has {bits!r})")
+    statement = decl.get("scale")
+    return RngDeclaration(bits, statement if isinstance(statement, str) else "")
+
+
+def decode_words(text: Any, count: int | None, bits: int, where: str) -> bytes:
+    """The bytes of base64 words, or VendorFault naming what is wrong (``count`` None: any whole
+    number of words)."""
+    try:
+        raw = base64.b64decode(text, validate=True) if isinstance(text, str) else None
+    except (binascii.Error, ValueError):
+        raw = None
+    if raw is None:
+        raise VendorFault(FaultKind.MALFORMED, f"{where}: 'words' is not a base64 string")
+    size = bits // 8
+    if (count is not None and len(raw) != count * size) or len(raw) % size:
+        raise VendorFault(FaultKind.MALFORMED, f"{where}: {len(raw):,} bytes of words, expected "
+                          f"{'a multiple of ' + str(size) if count is None else f'{count * size:,}'}")
+    return raw
+
+
+@dataclass
+class RawRecord:
+    """What was collected of the raw stream."""
+
+    words: int = 0
+    bits: int = 0
+    sequences: int = 0
+    sha256: str = ""
+    _hash: Any = field(default_factory=hashlib.sha256, repr=False)
+
+
+def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequence_bits: int,
+                sink: Callable[[np.ndarray], None], progress: Callable[[int, int], None] | None = None) -> RawRecord:
+    """Ask for ``bits`` raw bits (whole words), cut into sequences of ``sequence_bits`` handed to
+    ``sink`` in order (a last partial sequence is hashed, not tested)."""
+    width = decl.raw_bits
+    total_words = -(-bits // width)
+    record = RawRecord()
+    pending = np.zeros(0, dtype=np.uint8)
+    request = 0
+    while record.words < total_words:
+        count = min(MAX_WORDS, total_words - record.words)
+        request += 1
+        (result,) = session.batch("rng.raw", {}, [{"words": count}])
+        if not isinstance(result, dict) or "words" not in result:
+            detail = str(result.get("error"))[:200] if isinstance(result, dict) and "error" in result \
+                else "the result is not an object with 'words'"
+            raise VendorFault(FaultKind.MALFORMED, f"rng.raw request {request}: {detail}")
+        raw = decode_words(result["words"], count, width, f"rng.raw request {request}")
+        record._hash.update(raw)
+        record.words += count
+        pending = np.concatenate([pending, np.unpackbits(np.frombuffer(raw, dtype=np.uint8))])
+        whole = pending.size // sequence_bits
+        for s in range(whole):
+            sink(pending[s * sequence_bits:(s + 1) * sequence_bits])
+        record.sequences += whole
+        pending = pending[whole * sequence_bits:].copy()
+        if progress:
+            progress(record.words, total_words)
+    record.bits = record.words * width
+    record.sha256 = record._hash.hexdigest()
+    return record
+
+
+def scale(session: VendorSession, decl: RngDeclaration, kind: str, n: int, words: np.ndarray) -> tuple[list[Any], list[int]]:
+    """``rng.scale`` of ``words`` (integers below 2^raw_bits): the outcomes and words consumed."""
+    text = base64.b64encode(np.asarray(words, dtype=np.uint64).astype(DTYPES[decl.raw_bits]).tobytes()).decode()
+    (result,) = session.batch("rng.scale", {}, [{"kind": kind, "n": n, "words": text}])
+    outcomes = result.get("outcomes") if isinstance(result, dict) else None
+    consumed = result.get("consumed") if isinstance(result, dict) else None
+    if not isinstance(outcomes, list) or not isinstance(consumed, list) or len(outcomes) != len(consumed) \
+            or not all(type(c) is int and c >= 1 for c in consumed) or sum(consumed) > len(words):
+        detail = str(result.get("error"))[:200] if isinstance(result, dict) and "error" in result else \
+            "not an object with 'outcomes' and 'consumed' lists of one length, each consuming at least one word given"
+        raise VendorFault(FaultKind.MALFORMED, f"rng.scale {kind} n={n}: {detail}")
+    return outcomes, consumed
+
+
+@dataclass
+class PairingCheck:
+    """Outcomes dealt by the production path, each checked against ``rng.scale`` of its words."""
+
+    kind: str
+    n: int
+    pairs: int = 0
+    mismatches: int = 0
+    first: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "n": self.n, "pairs": self.pairs, "mismatches": self.mismatches,
+                "first_mismatch": self.first, "decision": "fail" if self.mismatches else "pass"}
+
+
+def check_pairs(session: VendorSession, decl: RngDeclaration, kind: str, n: int, count: int,
+                per_request: int = 1_000) -> PairingCheck:
+    """Ask ``rng.paired`` for ``count`` outcomes and check each against ``rng.scale``."""
+    check = PairingCheck(kind, n)
+    width = decl.raw_bits
+    while check.pairs < count:
+        c = min(per_request, count - check.pairs)
+        (result,) = session.batch("rng.paired", {}, [{"kind": kind, "n": n, "count": c}])
+        if not isinstance(result, dict) or not all(isinstance(result.get(k), list) for k in ("outcomes", "consumed")):
+            raise VendorFault(FaultKind.MALFORMED, f"rng.paired {kind}: not an object with outcomes, consumed, words")
+        raw = decode_words(result.get("words"), None, width, f"rng.paired {kind}")
+        words = np.frombuffer(raw, dtype=DTYPES[width]).astype(np.uint64)
+        dealt, used = result["outcomes"], result["consumed"]
+        if len(dealt) != c or len(used) != c or sum(used) != len(words):
+            raise VendorFault(FaultKind.MALFORMED, f"rng.paired {kind}: {len(dealt)} outcomes, {len(used)} counts "
+                              f"and {len(words)} words for {c} outcomes")
+        got, got_used = scale(session, decl, kind, n, words)       # one request: scaling is in order
+        for i, (outcome, k) in enumerate(zip(dealt, used)):
+            if i >= len(got) or got[i] != outcome or got_used[i] != k:
+                check.mismatches += 1
+                if not check.first:
+                    start = sum(used[:i])
+                    check.first = (f"outcome {check.pairs + i + 1}: dealt {outcome!r} from {k} word(s) "
+                                   f"{[int(w) for w in words[start:start + min(k, 4)]]}, rng.scale of the same words "
+                                   f"gives {got[i] if i < len(got) else 'nothing'!r} from "
+                                   f"{got_used[i] if i < len(got) else 0} word(s)")
+        check.pairs += c
+    return check

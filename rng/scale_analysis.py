@@ -1,0 +1,405 @@
+"""Exact analysis of a vendor's scaling (``rng.scale``): each outcome's probability under uniform
+raw words, as a fraction, from the vendor's own scaling function driven with chosen words.
+
+**One value from words** (kinds ``die`` and ``range``, k outcomes, words of W bits):
+
+* W <= 16: every word is sent (each followed by a filler word, see below), so the counts of words
+  per outcome, and the probabilities, are read off exactly: nothing is assumed;
+* W = 32 or 64: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
+  below them (where ``w mod k`` is biased and a rejection loop must discard), both sides of every
+  multiply-shift boundary ``ceil(j 2^W / k)`` (where ``floor(w k / 2^W)`` and Lemire's rejection
+  change value), the words around the next power of two above k and its high-bit counterpart
+  (mask and shift rejection), and 64 seeded random words. The scaler must agree on every probe with
+  exactly one of the scalers of :data:`MODELS` (modulo, multiply-shift, float ``floor(u k)``,
+  rejection to a multiple of k, mask rejection, high-bit rejection, Lemire's, rejection then
+  multiply-shift); that model's exact word counts per outcome give the probabilities. A scaler that
+  agrees with none is not proved: it fails, named for source review.
+
+Each probe word p is sent as ``[p, F]`` with a filler F (:func:`filler`: accepted by every model
+with outcome 0): one outcome consuming both words means p was rejected. A scaler that consumes more than one
+word per outcome of fillers, or whose outcome does not change with a word it consumed, skips words
+(they are consumed and discarded): it fails.
+
+**Shuffles** (``shuffle``, n items): fillers alone identify Fisher-Yates (from the top: for
+i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for i = 0 .. n-2 swap i with j in i..n-1),
+one word a swap; each swap's word is then probed as above (its outcome j read from the deck), the
+swap's scaler identified, and the exact probability of every card at every position computed by
+following each card's position through the swaps (fractions). Fewer words than swaps (words
+reused) or a deck no Fisher-Yates swap explains fails.
+
+The largest deviation from uniform (``|P - 1/k|``, or ``|P(card at position) - 1/n|``) is reported
+as an exact fraction; the analysis fails any deviation above the lab's tolerance (0 by default).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+Scale = Callable[[str, int, Sequence[int]], tuple[list[Any], list[int]]]
+"""``scale(kind, n, words) -> (outcomes, words consumed by each)``: the vendor's ``rng.scale``."""
+
+RANDOM_PROBES = 64
+ENUMERATE_UP_TO = 16
+
+
+class NotProved(Exception):
+    """The scaler could not be analysed exactly (the reason says why)."""
+
+
+def _pow2_above(k: int) -> int:
+    return 1 << max(0, (k - 1).bit_length())
+
+
+def filler(k: int, width: int = 32) -> int:
+    """A word every scaler of :func:`models` accepts: a multiple of the power of two above k (0
+    under a mask, low in the multiply-shift intervals) away from Lemire's rejected remainders;
+    where possible also a multiple of k, so that its value is 0 under every model (what shuffles
+    need)."""
+    T = 1 << width
+    p2 = _pow2_above(k)
+    zero = math.lcm(k, p2)
+    if zero * k < T:
+        return zero
+    accept = [model for model, _ in models(k, width).values()]
+    candidates = [c * p2 for c in range(1, 65)] + list(range(1, 4096))
+    return next((w for w in candidates if w < T and all(m(w) is not None for m in accept)), k % T)
+
+
+PER_VALUE_UP_TO = 4096
+"""Largest k whose probabilities are listed value by value (above it: distinct values and how many
+outcomes have each)."""
+
+Counts = dict[int, int]
+"""Words per outcome -> how many outcomes have that many words."""
+
+
+def _grouped(counts: list[int]) -> Counts:
+    out: Counts = {}
+    for c in counts:
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+def models(k: int, width: int) -> dict[str, tuple[Callable[[int], int | None], Callable[[], list[int] | Counts | None]]]:
+    """name -> (the scaler on one word: value or None for rejected, its exact word counts: a list
+    value by value, or grouped (:data:`Counts`) where k is large, or None where it cannot be
+    counted at this k)."""
+    T = 1 << width
+    q, r = divmod(T, k)
+    mask = _pow2_above(k) - 1
+    b = mask.bit_length()
+    small = k <= PER_VALUE_UP_TO
+
+    def ms_counts(limit: int) -> list[int] | Counts | None:
+        if not small:
+            return {q + 1: r, q: k - r} if limit == T and r else ({q: k} if limit == T else None)
+        edges = [min(-(-j * T // k), limit) for j in range(k + 1)]
+        return [edges[j + 1] - edges[j] for j in range(k)]
+
+    def float_value(w: int) -> int:
+        return min(int(math.floor((w / T) * k)), k - 1)
+
+    def float_counts() -> list[int] | None:
+        if not small:
+            return None
+
+        def first(j: int) -> int:                      # smallest word whose value is >= j (monotone)
+            lo, hi = 0, T
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if float_value(mid) >= j:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            return lo
+        edges = [first(j) for j in range(k)] + [T]
+        return [edges[j + 1] - edges[j] for j in range(k)]
+
+    def lemire(w: int) -> int | None:
+        m = w * k
+        return None if (m & (T - 1)) < r else m >> width
+
+    def equal(words: int) -> Callable[[], list[int] | Counts]:
+        return lambda: [words] * k if small else {words: k}
+
+    return {
+        "rejection to a multiple of k, then w mod k": (lambda w: w % k if w < T - r else None, equal(q)),
+        "Lemire's multiply-shift with rejection": (lemire, equal(q)),      # Lemire 2019, Theorem 1: q words each
+        "mask rejection (w & (2^b - 1) < k)": (lambda w: (w & mask) if (w & mask) < k else None, equal(T >> b)),
+        "high-bit rejection (w >> (W - b) < k)": (lambda w: (w >> (width - b)) if (w >> (width - b)) < k else None,
+                                                 equal(1 << (width - b))),
+        "w mod k": (lambda w: w % k, lambda: [q + (j < r) for j in range(k)] if small else {q + 1: r, q: k - r}),
+        "multiply-shift floor(w k / 2^W)": (lambda w: (w * k) >> width, lambda: ms_counts(T)),
+        "float floor(u k), u = w / 2^W": (float_value, float_counts),
+        "rejection to a multiple of k, then multiply-shift": (lambda w: (w * k) >> width if w < T - r else None,
+                                                              lambda: ms_counts(T - r)),
+    }
+
+
+def probe_words(k: int, width: int) -> list[int]:
+    """The words that tell the scalers of :func:`models` apart and reveal their bias (at most a few
+    thousand whatever k: regions are sampled where they are long)."""
+    T = 1 << width
+    r = T % k
+    p2 = _pow2_above(k)
+    rng = random.Random(f"tablecert scale probes {k} {width}")
+
+    def region(lo: int, hi: int, most: int = 256) -> set[int]:
+        lo, hi = max(0, lo), min(T, hi)
+        if hi - lo <= most:
+            return set(range(lo, hi))
+        return set(range(lo, lo + 8)) | set(range(hi - 8, hi)) | {rng.randrange(lo, hi) for _ in range(most - 16)}
+
+    words = region(0, 2 * p2 + 2) | region(k - 2, k + 3) | region(p2 - 2, p2 + 3)
+    words |= region(T - r, T) | region(T - r - k - 2, T - r + 3)
+    js = range(k + 1) if k <= 512 else sorted(set(range(256)) | set(range(k - 255, k + 1)) | set(rng.sample(range(k), 512)))
+    for j in js:
+        edge = -(-j * T // k)
+        words |= region(edge - 1, edge + 2)
+    b = p2.bit_length() - 1
+    for j in (k - 1, k, min(k + 1, (1 << b) - 1)):
+        base = j << (width - b)
+        words |= region(base - 1, base + 2)
+    words.update(rng.randrange(T) for _ in range(RANDOM_PROBES))
+    return sorted(words)
+
+
+def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int) -> dict[int, int | None]:
+    """Each probe's outcome (None: rejected), probes sent as [p, F] pairs in one request."""
+    words: list[int] = []
+    for p in probes:
+        words += [p, fill]
+    outcomes, used = scale(kind, n, words)
+    seen: dict[int, int | None] = {}
+    pos = 0
+    for outcome, k in zip(outcomes, used):
+        if pos % 2 == 0:                            # an outcome starting at a probe
+            p = words[pos]
+            if k == 1:
+                seen[p] = outcome
+            elif k == 2:
+                seen[p] = None
+            else:
+                raise NotProved(f"probe {p} and the filler after it made one outcome from {k} words")
+        pos += k
+    missing = [p for p in probes if p not in seen]
+    if missing:
+        raise NotProved(f"{len(missing)} probe words made no outcome of their own (first {missing[0]})")
+    return seen
+
+
+def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> None:
+    outcomes, used = scale(kind, n, [fill] * 8)
+    if used and max(used) > 1:
+        a, _ = scale(kind, n, [fill, 1] * 4)
+        b, _ = scale(kind, n, [fill, 12345] * 4)
+        detail = " (the second word does not change the outcome: it is consumed and discarded)" if a == b else ""
+        raise NotProved(f"each outcome consumed {max(used)} words of fillers, not 1{detail}")
+    if len(outcomes) != 8:
+        raise NotProved(f"8 filler words made {len(outcomes)} outcomes")
+
+
+@dataclass
+class StepLaw:
+    """The exact law of one value from words: its model, each distinct probability and how many
+    values have it, and (k <= PER_VALUE_UP_TO) the probability of each value."""
+
+    model: str
+    distinct: dict[Fraction, int]
+    probabilities: list[Fraction]
+    probes: int
+
+    @staticmethod
+    def of(model: str, counts: list[int] | Counts, probes: int) -> StepLaw:
+        grouped = _grouped(counts) if isinstance(counts, list) else counts
+        total = sum(c * m for c, m in grouped.items())
+        per_value = [Fraction(c, total) for c in counts] if isinstance(counts, list) else []
+        return StepLaw(model, {Fraction(c, total): m for c, m in sorted(grouped.items())}, per_value, probes)
+
+
+def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
+              read: Callable[[Any], int] | None = None) -> StepLaw:
+    """The exact law of ``kind``'s one-word outcome (``k`` values; ``read`` maps an outcome to its value)."""
+    k = n if k is None else k
+    read = read or int
+    fill = filler(k, width)
+    _check_one_word(scale, kind, n, fill)
+    if width <= ENUMERATE_UP_TO:
+        seen = _observe(scale, kind, n, list(range(1 << width)), fill)
+        counts = [0] * k
+        for value in seen.values():
+            if value is not None:
+                counts[read(value)] += 1
+        return StepLaw.of(f"every one of the 2^{width} words sent", counts, 1 << width)
+    probes = probe_words(k, width)
+    seen = {p: (None if v is None else read(v)) for p, v in _observe(scale, kind, n, probes, fill).items()}
+    for name, (model, counts) in models(k, width).items():
+        if all(model(p) == v for p, v in seen.items()):
+            c = counts()
+            if c is None:
+                raise NotProved(f"the scaler agrees with {name} on every probe, whose counts are not derived for k = {k:,}")
+            return StepLaw.of(name, c, len(probes))
+    wrong = next(iter(seen.items()))
+    raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes)} probe words "
+                    f"(e.g. word {wrong[0]} gives {wrong[1]})")
+
+
+def _fy_top(n: int, js: Sequence[int]) -> list[int]:
+    deck = list(range(n))
+    for step, top in enumerate(range(n - 1, 0, -1)):
+        j = js[step]
+        deck[top], deck[j] = deck[j], deck[top]
+    return deck
+
+
+def _fy_bottom(n: int, js: Sequence[int]) -> list[int]:
+    deck = list(range(n))
+    for i in range(n - 1):
+        j = i + js[i]
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[StepLaw]]:
+    """The shuffle's structure and each swap's exact law (swap s picks among n - s positions)."""
+    steps = n - 1
+    fill = [filler(n - s, width) for s in range(steps)]     # swap s picks among n - s positions
+    decks, used = scale("shuffle", n, fill + fill[:4])
+    if not decks:
+        raise NotProved(f"{steps + 4} filler words made no deck")
+    if used[0] < steps:
+        raise NotProved(f"a deck of {n} consumed {used[0]} words for {steps} swaps: words are reused")
+    if used[0] > steps:
+        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps: words are skipped")
+    zeros = [0] * steps
+    structures = {"Fisher-Yates from the top": _fy_top, "Fisher-Yates from the bottom": _fy_bottom}
+    name = next((s for s, f in structures.items() if f(n, zeros) == list(decks[0])), None)
+    if name is None:
+        raise NotProved("the deck dealt from filler words is not a Fisher-Yates shuffle's")
+    simulate = structures[name]
+    laws = []
+    for s in range(steps):
+        size = n - s
+        by_deck = {}
+        for j in range(size):
+            js = list(zeros)
+            js[s] = j
+            by_deck[tuple(simulate(n, js))] = j
+
+        law = value_law(_batched(scale, n, fill, s, by_deck), "shuffle", n, width, k=size,
+                        read=lambda v, size=size: _checked(v, size))
+        laws.append(law)
+    return name, laws
+
+
+def _checked(value: Any, size: int) -> int:
+    if not isinstance(value, int) or not 0 <= value < size:
+        raise NotProved("a swap's deck is not explained by one Fisher-Yates swap at that step (words reused?)")
+    return value
+
+
+def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[int, ...], int]) -> Scale:
+    """Swap ``s`` seen as a one-value scaler: probe words [p, F, ...] become one deck each (fillers,
+    p at swap s, fillers), many to an ``rng.scale`` request; a rejected probe (its deck takes one
+    word more) ends the request and the probes after it are sent again."""
+
+    def view(kind: str, k: int, words: Sequence[int]) -> tuple[list[Any], list[int]]:
+        if len(words) == 8 and set(words) == {fill[s]}:        # the one-word check: fillers only
+            return [0] * 8, [1] * 8
+        steps = len(fill)
+        probes = list(words[0::2])
+        seen: list[int | None] = []
+        while len(seen) < len(probes):
+            request: list[int] = []
+            for p in probes[len(seen):]:
+                request += fill[:s] + [p] + fill[s + 1:]
+            decks, used = scale("shuffle", n, request + fill[:2])
+            before = len(seen)
+            for d, u in zip(decks, used):
+                if u == steps:
+                    seen.append(by_deck.get(tuple(d), -1))
+                elif u == steps + 1:
+                    seen.append(None)
+                    break
+                else:
+                    raise NotProved(f"swap {s + 1}: a probe's deck consumed {u} words")
+            if len(seen) == before:
+                raise NotProved(f"swap {s + 1}: the probe words made no deck")
+        outs: list[Any] = []
+        counts: list[int] = []
+        for j in seen:
+            if j is None:
+                outs.append(0)
+                counts.append(2)
+            else:
+                outs += [j, 0]
+                counts += [1, 1]
+        return outs, counts
+
+    return view
+
+
+def card_position(n: int, structure: str, laws: list[StepLaw]) -> tuple[list[list[int]], int]:
+    """P(card c ends at position p), exactly, following each card's position through the swaps:
+    integer numerators over one common denominator (the product of the swaps' word totals), so
+    no fraction is reduced on the way."""
+    weights = []
+    for law in laws:
+        den = math.lcm(*(p.denominator for p in law.probabilities))
+        weights.append(([int(p * den) for p in law.probabilities], den))
+    out = []
+    for card in range(n):
+        where = [0] * n
+        where[card] = 1
+        for s, (w, den) in enumerate(weights):
+            fixed = n - 1 - s if structure.endswith("top") else s
+            offset = 0 if structure.endswith("top") else s
+            nxt = [x * den for x in where]
+            at_fixed = where[fixed]
+            nxt[fixed] = 0
+            for j, cj in enumerate(w):
+                pos = offset + j
+                if pos == fixed:
+                    nxt[fixed] += at_fixed * cj
+                    continue
+                nxt[pos] += (at_fixed - where[pos]) * cj
+                nxt[fixed] += where[pos] * cj
+            where = nxt
+        out.append(where)
+    return out, math.prod(den for _, den in weights)
+
+
+def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0)) -> dict[str, Any]:
+    """The exact analysis of one kind: model(s), probabilities, largest deviation, decision."""
+    try:
+        if kind == "shuffle":
+            structure, laws = shuffle_laws(scale, n, width)
+            numerators, den = card_position(n, structure, laws)
+            far = max(((c, p) for c in range(n) for p in range(n)), key=lambda cp: abs(n * numerators[cp[0]][cp[1]] - den))
+            worst = (far[0], far[1])
+            matrix = {worst: Fraction(numerators[far[0]][far[1]], den)}
+            deviation = abs(matrix[worst] - Fraction(1, n))
+            biased = [s + 1 for s, law in enumerate(laws) if len(law.distinct) > 1]
+            models_used = sorted({law.model for law in laws})
+            detail = {"structure": structure, "models": models_used, "biased_swaps": biased,
+                      "worst": {"card": worst[0], "position": worst[1],
+                                "probability": str(matrix[worst])},
+                      "probes": sum(law.probes for law in laws)}
+        else:
+            law = value_law(scale, kind, n, width)
+            target = Fraction(1, n)
+            deviation = max(abs(p - target) for p in law.distinct)
+            detail = {"models": [law.model], "probabilities": [str(p) for p in law.probabilities],
+                      "distinct": [{"probability": str(p), "outcomes": m} for p, m in law.distinct.items()],
+                      "probes": law.probes}
+    except NotProved as err:
+        return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
+                "max_deviation": None, "tolerance": str(tolerance)}
+    return {"kind": kind, "n": n, "width": width, "proved": True, **detail,
+            "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
+            "decision": "fail" if deviation > tolerance else "pass"}
