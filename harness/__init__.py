@@ -19,7 +19,7 @@
   (:mod:`~tablecert.harness.answers.hand_failures`), declared capabilities
   (:mod:`~tablecert.harness.answers.capabilities`), causes (:mod:`~tablecert.harness.answers.causes`),
   round divergences (:mod:`~tablecert.harness.answers.round_findings`);
-* ``record/``: the run's record: ``run.db`` (:mod:`~tablecert.harness.record.run_db`), the
+* ``record/``: the run's record: ``run.db`` (:mod:`~tablecert.harness.store`), the
   harness's own judged record and the seal (:mod:`~tablecert.harness.record.judged_record`,
   :mod:`~tablecert.harness.record.seal`, :mod:`~tablecert.harness.record.keys`), the verdict
   (:mod:`~tablecert.harness.record.verdict`), the run folder and its outputs;

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from tablecert.harness.contract import VendorFault, VendorSession, VendorTarget
 
 if TYPE_CHECKING:
-    from tablecert.harness.record.run_db import BatchOutcome
+    from tablecert.harness.model import BatchOutcome
     from tablecert.parallel.units import Unit
 
 

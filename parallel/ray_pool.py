@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from tablecert.harness.run.hand_runner import HandBatch, HandSuite
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run import RunError
 from tablecert.parallel.actor import VendorActor
 from tablecert.parallel.options import head_silent

@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run import RunError
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.parallel.units import Unit, suite_units, units_to_run
 from tablecert.parallel.workers import Worker
 

@@ -164,7 +164,7 @@ ERROR_SHOWN = 2000    # characters of an error line (which may quote a vendor)
 
 def main(argv: Sequence[str] | None = None) -> int:
     from tablecert.harness.vendor_text import for_terminal
-    from tablecert.harness.record.run_db import StorageError
+    from tablecert.harness.store import StorageError
     from tablecert.harness.run import RunError
     from tablecert.oracle.errors import ConfigError
 

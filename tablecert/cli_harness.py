@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.run.outcomes import EXIT_CODES, Verdict
+from tablecert.harness.model import EXIT_CODES, Verdict
 from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
                                   add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
                                   step_printer, subcommand)

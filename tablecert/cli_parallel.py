@@ -13,7 +13,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from tablecert.harness.record import seal
     from tablecert.harness.record.outputs import write_outputs
     from tablecert.harness.record.run_folder import locked_run_folder, prepare_run_folder
-    from tablecert.harness.run.outcomes import EXIT_CODES
+    from tablecert.harness.model import EXIT_CODES
     from tablecert.parallel import merge_shards
 
     shards = [existing_dir(d) for d in args.shards]

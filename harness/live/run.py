@@ -26,9 +26,9 @@ from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVE
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
-from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
@@ -86,7 +86,7 @@ class LiveRun:
             self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
         return self.control
 
-    def plan_of(self, suite_dir: Path, batch_size: int, db: RunDatabase) -> LivePlan:
+    def plan_of(self, suite_dir: Path, batch_size: int, db: RunStore) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
@@ -117,7 +117,7 @@ class LiveBatch:
     batch: Batch
     suite_dir: Path
     batch_size: int
-    db: RunDatabase
+    db: RunStore
 
     def play(self, instance: VendorInstance) -> BatchOutcome:
         instance.session()                  # the run's vendor greeted: its identity known

@@ -18,39 +18,26 @@ write elsewhere. So:
   (:func:`locked_run_folder`), which also adds the folder to the lab user's register of run
   folders, which no later run's vendor may see (:mod:`tablecert.harness.confine.lab_folders`).
 
-Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2).
+Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2). The rules for
+run.db's own files, and the refusal itself, are the store's (:mod:`tablecert.harness.store.files`).
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
-import sqlite3
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tablecert.harness.confine.lab_folders import register_run
+from tablecert.harness.store.files import FILE_MODE, UnsafeRunFolder, check_database_files, refuse_link
+from tablecert.harness.store.reader import concluded_meta
 
 LOCK_NAME = ".tablecert.lock"
-DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 FOLDER_MODE = 0o700    # run folders, suites and the suite cache: the lab's user only (they hold answers)
-FILE_MODE = 0o600      # run.db and the files tablecert writes whole (write_atomically)
-
-
-class UnsafeRunFolder(ValueError):
-    """A run folder (or a file in it) that tablecert will not write through: a planted link, a
-    folder that is not a folder, or a run folder another run is using."""
-
-
-def refuse_link(path: Path, what: str = "") -> None:
-    """Refuse ``path`` when it is a symbolic link (a missing path is fine)."""
-    if path.is_symlink():
-        raise UnsafeRunFolder(f"{path}: {what or 'this'} is a symbolic link; tablecert does not write or read "
-                              "through links in a run folder (remove it)")
 
 
 def prepare_run_folder(out: Path) -> Path:
@@ -96,22 +83,10 @@ def concluded_run(out: Path) -> dict[str, object] | None:
     db_path = out / "run.db"
     if db_path.is_symlink() or not db_path.is_file():
         return None
-    try:
-        db = sqlite3.connect(f"{db_path.absolute().as_uri()}?immutable=1", uri=True)
-        try:
-            meta = {k: json.loads(v) for k, v in db.execute(
-                "SELECT key, value FROM meta WHERE key IN ('state', 'verdict', 'finished', 'shard')")}
-        finally:
-            db.close()
-    except (sqlite3.Error, ValueError):
+    meta = concluded_meta(db_path, ("state", "verdict", "finished", "shard"))
+    if meta is None:
         return None
     return meta if meta.get("state") == "finished" and meta.get("verdict") else None
-
-
-def check_database_files(db_path: Path) -> None:
-    """Refuse a run database when it, or a SQLite file beside it, is a link."""
-    for suffix in DATABASE_COMPANIONS:
-        refuse_link(db_path.with_name(db_path.name + suffix), "the run database" if not suffix else "a SQLite file")
 
 
 def write_atomically(path: Path, data: bytes) -> Path:

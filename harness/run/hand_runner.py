@@ -51,10 +51,8 @@ from numba import njit
 
 from tablecert.harness.answers.hand_failures import LABEL_NAMES, count_all
 from tablecert.harness.answers.bulk import Expected
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.judging import HandOp, judge
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
-from tablecert.harness.run.batch import Batch
 from tablecert.oracle.cards import DECK_SIZE, HAND_SIZE, card_code, colex_unrank
 from tablecert.oracle.names import HAND_CLAUSES, HAND_FILE, HAND_FLAGS, HAND_OPS
 

@@ -33,11 +33,9 @@ from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.contract import AnswersByTest, RawBatches, RawExchange
 from tablecert.harness.answers.hand_failures import judge_hand_batch
 from tablecert.harness.run.protocol_versions import run_v1
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.instance import VendorInstance
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import judge_answer_line, judge_batch, whole_batch
-from tablecert.harness.run.batch import Batch
 from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.protocol import V1
 

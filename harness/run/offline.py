@@ -39,8 +39,6 @@ import hashlib
 import io
 import json
 import os
-import sqlite3
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -51,7 +49,8 @@ from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault, parse_hello
 from tablecert.harness.run.protocol_versions import V2, v1_expressible
 from tablecert.harness.run.recovery import FaultPolicy
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
+from tablecert.harness.store.responses import AnswerIndex
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
@@ -124,10 +123,10 @@ class SuiteIndex:
 
 @dataclass
 class Responses:
-    """A responses file read into ``store`` (a temporary SQLite file), with what was read of it."""
+    """A responses file read into ``store`` (a scratch index beside the run), with what was read of it."""
 
     path: Path
-    store: sqlite3.Connection
+    store: AnswerIndex
     identity: dict[str, Any]
     protocol: str | None
     sha256: str
@@ -142,9 +141,7 @@ class Responses:
 
     def batch_answers(self, file: str, tc_ids: Sequence[int]) -> dict[int, Any]:
         """The answers held for the tests of ``file`` from the least to the greatest of ``tc_ids``."""
-        rows = self.store.execute("SELECT tc, answer FROM answers WHERE file = ? AND tc BETWEEN ? AND ?",
-                                  (file, min(tc_ids), max(tc_ids)))
-        return {tc: json.loads(text) for tc, text in rows}
+        return self.store.between(file, min(tc_ids), max(tc_ids))
 
 
 def _lines(raw: io.BufferedReader, path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
@@ -168,11 +165,9 @@ def _header(obj: dict[str, Any], path: Path, n: int) -> tuple[dict[str, Any], st
     return identity_of(parsed), hello.get("protocol") if isinstance(hello.get("protocol"), str) else None
 
 
-def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max_answer_bytes: int,
+def read_responses(path: Path, index: SuiteIndex, store: AnswerIndex, max_answer_bytes: int,
                    max_run_answer_bytes: int) -> Responses:
     """Read the file once, into ``store``, refusing as read what cannot be judged (see the module)."""
-    store.execute("CREATE TABLE answers (file TEXT NOT NULL, tc INTEGER NOT NULL, answer TEXT NOT NULL, "
-                  "PRIMARY KEY (file, tc)) WITHOUT ROWID")
     identity, protocol, hello = dict(UNIDENTIFIED), None, None
     total, answers, n = 0, 0, 0
     per_batch: dict[tuple[str, int], int] = {}
@@ -180,7 +175,6 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
         with open(path, "rb") as f:
             digesting = _Digesting(f)
             raw = io.BufferedReader(digesting, 1 << 16)
-            store.execute("BEGIN")
             for n, line in _lines(raw, path, max_answer_bytes):
                 if not line.strip():
                     continue
@@ -210,14 +204,11 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
                     raise ResponsesError(f"{path}:{n}: the answers to the batch of {file} from tcId {batch[1]} pass "
                                          f"{max_answer_bytes:,} bytes together (--max-answer-mb, the size of a live "
                                          "batch answer); refused")
-                try:
-                    store.execute("INSERT INTO answers VALUES (?, ?, ?)",
-                                  (file, tc, json.dumps(obj["answer"], separators=(",", ":"))))
-                except sqlite3.IntegrityError:
-                    raise ResponsesError(f"{path}:{n}: duplicate answer for {file} tcId {tc}") from None
+                if not store.add(file, tc, obj["answer"]):
+                    raise ResponsesError(f"{path}:{n}: duplicate answer for {file} tcId {tc}")
                 del obj
                 answers += 1
-            store.execute("COMMIT")
+            store.done()
     except OSError as err:
         raise ResponsesError(f"{path}: cannot read: {err.strerror or err}") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as err:
@@ -234,7 +225,7 @@ def _check_complete(responses: Responses, index: SuiteIndex) -> None:
     first: tuple[str, int] | None = None
     missing = 0
     for file in sorted(index.wanted):
-        have = {tc for (tc,) in responses.store.execute("SELECT tc FROM answers WHERE file = ?", (file,))}
+        have = responses.store.tc_ids(file)
         lacking = sorted(tc for tc in index.wanted[file] - have if (file, tc) not in index.optional)
         missing += len(lacking)
         if lacking and first is None:
@@ -287,11 +278,8 @@ def _read_and_judge(responses: Path, folder: Path, db_path: Path, anchor: SuiteA
     the run database, removed after) and judge it; the verdict."""
     manifest = load_manifest(folder)
     index = SuiteIndex.of(folder, protocol)
-    fd, store_path = tempfile.mkstemp(prefix=".responses-", suffix=".db", dir=db_path.parent)
-    os.close(fd)
-    store = sqlite3.connect(store_path, isolation_level=None)
+    store, store_path = AnswerIndex.beside(db_path.parent)
     try:
-        store.execute("PRAGMA journal_mode=OFF")
         read = read_responses(responses, index, store, max_answer_bytes, max_run_answer_bytes)
         if read.protocol is not None and read.protocol != protocol:
             raise ResponsesError(f"{responses}: the header says {read.protocol}, the answers were to be judged as "
@@ -345,7 +333,7 @@ def _judge(responses: Responses, suite_dir: Path, db_path: Path, manifest: dict[
            total: int, progress: Callable[[int, int], None] | None, protocol: str) -> str:
     """Judge the answers batch by batch in run order, through the run pipeline (the responses
     file is the instance's session: :class:`OfflineSession`), into a new run database."""
-    db = RunDatabase(db_path)
+    db = RunStore(db_path)
     scope_meta = {"suite_tests": int(manifest["numberOfTests"]),
                   **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest))}
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],

@@ -23,9 +23,7 @@ from typing import Any
 from tablecert.harness.contract import FaultKind, Hello, VendorFault, parse_hello, same_id
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.run.recovery import merge
-from tablecert.harness.record.run_db import BatchOutcome
-from tablecert.harness.run.batch import Batch
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
 from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_case, v1_expressible, v1_result
 
 NEEDS_V2 = f"needs {V2}"

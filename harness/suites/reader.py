@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import Batch
 from tablecert.oracle.names import HAND_CLAUSES, HAND_SUITES
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
