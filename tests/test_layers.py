@@ -156,3 +156,72 @@ def test_modules_of_a_clean_folder_import_one_another_without_a_circle_of_any_ki
     found = {folder: harness_cycles(folder, type_checking=True) for folder in CLEAN_FOLDERS}
     assert not any(found.values()), "; ".join(f"{folder}: " + " -> ".join([*c[0], c[0][0]])
                                               for folder, c in found.items() if c)
+
+
+SQL = re.compile(r"^\s*\(?\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|PRAGMA|BEGIN|COMMIT|ROLLBACK|VACUUM)\b", re.I)
+STORE = "harness/store"
+"""The one folder that may open run.db and speak SQL (issue 34)."""
+
+
+def _docstrings(tree: ast.AST) -> set[ast.AST]:
+    return {node.body[0].value for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def sql_uses(path: Path) -> list[str]:
+    """What in ``path`` speaks to SQLite: an import of sqlite3, a call of ``execute``,
+    ``executemany``, ``executescript`` or ``connect`` on sqlite3, and each string (an f-string's
+    first part too) that is an SQL statement; docstrings are prose, not counted."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name == "sqlite3" for a in node.names):
+            found.append(f"line {node.lineno}: import sqlite3")
+        elif isinstance(node, ast.ImportFrom) and node.module == "sqlite3":
+            found.append(f"line {node.lineno}: from sqlite3 import")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in ("execute", "executemany", "executescript")
+                or (node.func.attr == "connect" and ast.unparse(node.func.value) == "sqlite3")):
+            found.append(f"line {node.lineno}: {ast.unparse(node.func)}()")
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
+                and SQL.match(str(node.values[0].value)):
+            found.append(f"line {node.lineno}: SQL {str(node.values[0].value)[:40]!r}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in skipped \
+                and SQL.match(node.value) and not any(node in part.values for part in ast.walk(tree)
+                                                      if isinstance(part, ast.JoinedStr)):
+            found.append(f"line {node.lineno}: SQL {node.value[:40]!r}")
+    return found
+
+
+def sql_outside_the_store(root: Path = REPO) -> dict[str, list[str]]:
+    """Per product file outside harness/store/, what in it speaks to SQLite (see :func:`sql_uses`)."""
+    out = {}
+    for folder in layers():
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if not rel.startswith(STORE + "/") and (found := sql_uses(path)):
+                out[rel] = found
+    return out
+
+
+def test_only_the_store_opens_run_db_or_speaks_sql() -> None:
+    found = sql_outside_the_store()
+    assert not found, "SQL or sqlite3 outside harness/store/ (read and write run.db through the store): " + "; ".join(
+        f"{file} {', '.join(uses[:3])}" for file, uses in found.items())
+
+
+def test_the_sql_check_sees_sql(tmp_path: Path) -> None:
+    """The check above can fail: it sees each way of speaking SQL, and not prose."""
+    sample = tmp_path / "sample.py"
+    sample.write_text('''"""SELECT words in a docstring are prose."""
+import sqlite3
+db = sqlite3.connect("x")
+db.execute("SELECT 1")
+rows = f"INSERT INTO t VALUES ({1})"
+note = "selected rows"
+''', encoding="utf-8")
+    found = sql_uses(sample)
+    assert sorted(use.split(":")[0] for use in found) == ["line 2", "line 3", "line 4", "line 4", "line 5"], found
+

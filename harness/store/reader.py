@@ -25,7 +25,7 @@ from tablecert.harness.store.schema import COLUMNS, check_version, columns_of, h
 FAILURE_COLUMNS = ", ".join(COLUMNS["failures"])
 
 
-class UnreadableRun(Exception):
+class UnreadableRun(ValueError):
     """A run folder whose database cannot be read (one-line message naming it)."""
 
 

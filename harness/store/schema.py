@@ -92,7 +92,7 @@ CREATE TABLE IF NOT EXISTS hand_causes (
 """
 
 
-class SchemaError(Exception):
+class SchemaError(ValueError):
     """A run database this release cannot read or write as it is (one-line message)."""
 
 
