@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from tablecert.harness.answers.hand_failures import LABEL_NAMES, add_wrong_hands
-from tablecert.harness.run.hand_runner import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
+from tablecert.harness.run.hand_batches import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
 from tablecert.harness.record.judged_record import JudgedRecord, database_digest
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.store import RunStore

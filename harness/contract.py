@@ -71,7 +71,7 @@ class Hello:
     build: str
     ops: tuple[str, ...]
     raw: Mapping[str, Any] = field(default_factory=dict)
-    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/run/protocol_versions.py)
+    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/protocol_versions.py)
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,24 @@ class Batch:
         return self.file, self.op, self.tc_ids[0]
 
 
+# -- the replay files in a run folder's ``failures/`` (the records and the reports name them)
+
+def replay_name(file: str, op: str, tg_id: int) -> str:
+    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
+    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
+
+
+def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
+    """The replay file in ``failures/`` that sends one poisoned case alone."""
+    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
+
+
+def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
+    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
+    stem = file.removesuffix(".jsonl.gz") or "start"
+    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"
+
+
 def dumps(value: Any, **options: Any) -> str:
     """``value`` as JSON text that UTF-8 can hold (compact unless ``options`` say otherwise):
     characters as themselves, but all as ``\\u`` escapes when the value holds a lone surrogate
@@ -260,3 +278,15 @@ class BatchOutcome:
         """How many vectors of this batch failed: its failures, or a hand batch's wrong hands
         (stored as codes instead). Every run loop counts failures with this."""
         return len(self.failures) + len(self.hand_failures)
+
+    def add(self, other: BatchOutcome) -> None:
+        """Take in what a part of this batch came to (judged apart: bisected, or not expressible)."""
+        self.counts.update(other.counts)
+        self.confusion.update(other.confusion)
+        self.failures.extend(other.failures)
+        self.faults.extend(other.faults)
+        self.poisoned.extend(other.poisoned)
+        self.fault_requests.extend(other.fault_requests)
+        self.hand_failures.extend(other.hand_failures)
+        self.hand_answers.extend(other.hand_answers)
+        self.hand_causes.update(other.hand_causes)

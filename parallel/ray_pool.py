@@ -29,7 +29,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.run.hand_batches import HandBatch, HandSuite
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run import RunError
 from tablecert.parallel.actor import VendorActor

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablecert.harness.answers.hand_failures import count_all
-from tablecert.harness.run.hand_runner import HandBatch, HandSuite, hand_ranges
+from tablecert.harness.run.hand_batches import HandBatch, HandSuite, hand_ranges
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches

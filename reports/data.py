@@ -22,16 +22,15 @@ from typing import Any
 
 from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
 from tablecert.harness.record.run_folder import check_database_files, run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
-from tablecert.harness.model import OUTCOMES, Outcome, Verdict
+from tablecert.harness.model import OUTCOMES, Outcome, Verdict, fault_replay_name, poisoned_replay_name, replay_name
 from tablecert.harness.store import (DatabaseError, FailureHead, Refused, RunReader, SchemaError, UnreadableRun,
                                      open_reader)
 from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
-from tablecert.harness.run.protocol_versions import unchecked_note
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
@@ -465,7 +464,6 @@ def _faults(db: RunReader) -> tuple[list[tuple[str, int, int]], list[FaultRecord
 
 def _fault_classes(db: RunReader) -> list[FaultClass]:
     """Each fault kind, most severe first, with its first occurrence and first kept request."""
-    from tablecert.harness.record.outputs import fault_replay_name
     from tablecert.harness.record.verdict import severity
 
     words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))

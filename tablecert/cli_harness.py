@@ -330,7 +330,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_sandbox_check(args: argparse.Namespace) -> int:
     """Start a vendor confined as a run would, say what it could see, greet it: 0 greeted, 2 not."""
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.confine.sandbox_check import check
+    from tablecert.harness.run.sandbox_check import check
     from tablecert.harness.vendor_text import for_terminal
 
     if not args.vendor_cmd:

@@ -23,7 +23,7 @@ from tablecert.harness.adapters.http_adapter import HttpAdapter
 from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SAFE_PATH, SubprocessAdapter
-from tablecert.harness.run.protocol_versions import hello_request
+from tablecert.harness.protocol_versions import hello_request
 from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
                                         VendorSession, decode_answer)
 from tablecert.oracle.vendor import ReferenceVendor

@@ -20,7 +20,7 @@ from tablecert.harness.contract import (
     VendorFault,
     check_batch_answer,
 )
-from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
 

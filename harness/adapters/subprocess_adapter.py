@@ -51,7 +51,7 @@ from tablecert.harness.contract import (
 )
 from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.protocol_versions import greet
 from tablecert.harness.confine.sandbox import SAFE_PATH, exit_code, plan, resolve
 from tablecert.harness.confine.vendor_trees import named_outside
 

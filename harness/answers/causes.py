@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.answers.capabilities import case_features, table_features
+from tablecert.harness.model import replay_name
 from tablecert.harness.store import RunReader, RunStore, open_reader
-from tablecert.harness.record.run_folder import replay_name
 from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
 

@@ -30,12 +30,11 @@ from tablecert.harness.answers.causes import analyse, keep_spectrum
 from tablecert.harness.answers.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
-from tablecert.harness.run.protocol_versions import NEEDS_V2, V2, hello_request
-from tablecert.harness.model import Fault, Outcome, Verdict, dumps
+from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
+from tablecert.harness.model import Fault, Outcome, Verdict, dumps, fault_replay_name, poisoned_replay_name, replay_name
 from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import shortest_script
-from tablecert.harness.record.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
-                                         replace_folder, replay_name, write_atomically)
+from tablecert.harness.record.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.record.verdict import fault_counts
 from tablecert.harness.vendor_text import for_xml
 

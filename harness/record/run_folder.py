@@ -172,20 +172,3 @@ def run_is_live(out: Path) -> bool:
         os.close(fd)
     return False
 
-
-# -- the names of the replay files in a run folder's failures/ (the reports name them too)
-
-def replay_name(file: str, op: str, tg_id: int) -> str:
-    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
-    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
-
-
-def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
-    """The replay file in ``failures/`` that sends one poisoned case alone."""
-    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
-
-
-def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
-    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
-    stem = file.removesuffix(".jsonl.gz") or "start"
-    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"

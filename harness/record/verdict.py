@@ -44,7 +44,7 @@ from typing import Any
 from tablecert.harness.answers.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
                                             not_certified_features)
 from tablecert.harness.contract import KNOWN_OPS
-from tablecert.harness.run.protocol_versions import unchecked_note
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import round_scope
 from tablecert.harness.model import Fault, Outcome, Verdict, sent

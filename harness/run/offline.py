@@ -47,7 +47,7 @@ from typing import Any, BinaryIO
 
 from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault, parse_hello
-from tablecert.harness.run.protocol_versions import V2, v1_expressible
+from tablecert.harness.protocol_versions import V2, v1_expressible
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.store import RunStore
 from tablecert.harness.store.responses import AnswerIndex
@@ -243,7 +243,7 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     (bounded, refused as read, see the module docstring) and must answer every case before
     anything is judged. ``protocol``: the contract version the answers follow (a v1 file need not
     answer the vectors v1 cannot express; answers to them are not judged, see
-    :mod:`tablecert.harness.run.protocol_versions`). The run record is sealed with ``seal_key``
+    :mod:`tablecert.harness.protocol_versions`). The run record is sealed with ``seal_key``
     (default the lab's run key, :mod:`tablecert.harness.record.seal`)."""
     from tablecert.harness.record import seal
     from tablecert.harness.run.certify import copy_anchored

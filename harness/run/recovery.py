@@ -80,18 +80,6 @@ def poison_record(batch: Batch, fault: Fault) -> PoisonedCase:
                         fault.kind, fault.detail)
 
 
-def merge(into: BatchOutcome, other: BatchOutcome) -> None:
-    into.counts.update(other.counts)
-    into.confusion.update(other.confusion)
-    into.failures.extend(other.failures)
-    into.faults.extend(other.faults)
-    into.poisoned.extend(other.poisoned)
-    into.fault_requests.extend(other.fault_requests)
-    into.hand_failures.extend(other.hand_failures)
-    into.hand_answers.extend(other.hand_answers)
-    into.hand_causes.update(other.hand_causes)
-
-
 class _FaultLog:
     """The faults met while one batch is settled: each row with the part of the batch it hit
     (indices ``lo:hi``), and the first request of each fault kind not yet kept by the run. A row
@@ -244,7 +232,7 @@ class Recovery:
             lo, hi = pending.pop()
             piece = part(batch, lo, hi)
             if spent >= budget or self.give_up.timed_out(batch.op, log.timeouts):
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
@@ -263,12 +251,12 @@ class Recovery:
                     if self.give_up.timed_out(batch.op, log.timeouts):
                         break
             if results is not None:
-                merge(out, self.judge(piece, results))
+                out.add(self.judge(piece, results))
             elif hung and hi - lo > 1:                               # a timeout is not split further
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
             elif hi - lo == 1:
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.add(lo)
                 if tried == tries:                                   # every attempt of it alone faulted
                     out.poisoned.append(poison_record(piece, log.last))

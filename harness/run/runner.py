@@ -19,7 +19,7 @@ The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.h
 a parallel run through ``options.parallel`` (:mod:`tablecert.parallel`): the same pipeline, the
 same outcomes and database, without Python work per case while answers are right.
 Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
-same batches): by default :data:`~tablecert.harness.run.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
+same batches): by default :data:`~tablecert.harness.run.hand_batches.DEFAULT_HAND_BATCH_SIZE` when the
 batch size is the generic default, else the batch size asked for.
 """
 
@@ -37,7 +37,8 @@ from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
 from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, bound_of, isolation_of,
                                        limits_of)
-from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
+from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
+from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.model import Verdict
