@@ -8,7 +8,7 @@ harness (it is the bottom, beside :mod:`tablecert.harness.contract`).
   the words stored in ``run.db`` and ``summary.json``: a ``StrEnum`` member *is* its string, so it
   is bound, hashed, compared and written to JSON as it;
 * :func:`count_vectors` / :func:`count_one`: the one way an outcome is counted over many vectors;
-* :class:`Failure`, :class:`Fault`, :class:`PoisonedCase`, :class:`FaultRequest`,
+* :class:`Failure` and :class:`PoisonedCase` (each a :class:`VectorCase`), :class:`Fault`, :class:`FaultRequest`,
   :class:`HandAnswer`: the typed records a judge produces and the run store
   (:mod:`tablecert.harness.store`) alone maps to its tables and reads back; their JSON fields hold
   the JSON text as stored (:func:`dumps`, :func:`stored_answer`, :func:`stored_expected`), so a
@@ -180,10 +180,9 @@ def stored_expected(expected: dict[str, Any]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Failure:
-    """One failing vector: where it is, its inputs, the expected and answered values and why it
-    exists. ``config``, ``case``, ``expected``, ``actual``, ``flags`` and ``clauses`` are JSON text
-    as stored (:func:`stored_expected`, :func:`stored_answer`)."""
+class VectorCase:
+    """One vector's case as a run keeps it: its vector file, op, test group and tcId, its table
+    config and case (JSON text as stored)."""
 
     file: str
     op: str
@@ -191,6 +190,14 @@ class Failure:
     tc_id: int
     config: str
     case: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failure(VectorCase):
+    """One failing vector: its case, the expected and answered values and why it exists.
+    ``expected``, ``actual``, ``flags`` and ``clauses`` are JSON text as stored
+    (:func:`stored_expected`, :func:`stored_answer`)."""
+
     expected: str
     actual: str
     flags: str
@@ -230,15 +237,9 @@ class FaultRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class PoisonedCase:
-    """A case found to fault the vendor on its own (``config`` and ``case`` as JSON text)."""
+class PoisonedCase(VectorCase):
+    """A case found to fault the vendor on its own, and the fault's kind and detail."""
 
-    file: str
-    op: str
-    tg_id: int
-    tc_id: int
-    config: str
-    case: str
     kind: str
     detail: str
 
