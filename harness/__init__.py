@@ -38,6 +38,7 @@ those inside functions and those for type checking only too):
 |---|---|---|
 | `contract.py` | 1 | the vendor contract (the bottom) |
 | `vendor_text.py` | 1 | vendor text escaped for the terminal, XML and the PDFs |
+| `lab_files.py` | 1 | writing in the lab's folders, never through a link |
 | `model.py` | 2 | the vocabulary: batches, outcomes, verdict words, the typed records of a run |
 | `protocol_versions.py` | 3 | the contract's versions: greeting, what v1 expresses |
 | `store/` | 4 | run.db's only owner: schema, writer, typed reader |

@@ -22,7 +22,8 @@ from typing import Any
 
 from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.harness.record.run_folder import check_database_files, run_is_live
+from tablecert.harness.lab_files import check_database_files
+from tablecert.harness.record.run_folder import run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
 from tablecert.harness.model import OUTCOMES, Outcome, Verdict, fault_replay_name, poisoned_replay_name, replay_name
 from tablecert.harness.store import (DatabaseError, FailureHead, Refused, RunReader, SchemaError, UnreadableRun,

@@ -31,7 +31,7 @@ from cryptography.x509.oid import NameOID
 from tablecert.harness.record.keys import (SigningError,  # noqa: F401 (re-exported: the reports read keys through here)
                                     fingerprint, load_private_key, load_public_key, raw_public,
                                     read_key_file, trusted_keys)
-from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.lab_files import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"

@@ -115,8 +115,8 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     ``--suite-dir``, the run folder (a run in it needs ``--resume``; one going on is refused by
     its lock, as ever). ``--resume`` of a run that concluded returns its exit status at once,
     having changed nothing, once its seal is checked as any resumed run's (None: go on)."""
-    from tablecert.harness.record.run_folder import (check_database_files, check_new_run_folder, concluded_run,
-                                                     run_is_live)
+    from tablecert.harness.lab_files import check_database_files
+    from tablecert.harness.record.run_folder import check_new_run_folder, concluded_run, run_is_live
     from tablecert.oracle.names import SUITE_NAMES
 
     chosen_vendor(args)
@@ -302,7 +302,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tablecert.harness.run.options import RunOptions
     from tablecert.reports import report_step
     from tablecert.harness.contract import SessionOptions
-    from tablecert.harness.record.run_folder import prepare_run_folder, remove_our_folder
+    from tablecert.harness.lab_files import remove_our_folder
+    from tablecert.harness.record.run_folder import prepare_run_folder
 
     out = Path(args.out)
     exe = shlex.join([sys.executable, "-m", "tablecert"])

@@ -82,7 +82,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
     import json
 
-    from tablecert.harness.record.run_folder import prepare_run_folder, write_atomically
+    from tablecert.harness.lab_files import write_atomically
+
+    from tablecert.harness.record.run_folder import prepare_run_folder
     from tablecert.reports.data import load_report_data
     from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
 

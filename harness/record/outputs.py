@@ -34,7 +34,7 @@ from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
 from tablecert.harness.model import Fault, Outcome, Verdict, dumps, fault_replay_name, poisoned_replay_name, replay_name
 from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import shortest_script
-from tablecert.harness.record.run_folder import new_folder, remove_our_folder, replace_folder, write_atomically
+from tablecert.harness.lab_files import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.record.verdict import fault_counts
 from tablecert.harness.vendor_text import for_xml
 

@@ -18,26 +18,24 @@ write elsewhere. So:
   (:func:`locked_run_folder`), which also adds the folder to the lab user's register of run
   folders, which no later run's vendor may see (:mod:`tablecert.harness.confine.lab_folders`).
 
-Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2). The rules for
-run.db's own files, and the refusal itself, are the store's (:mod:`tablecert.harness.store.files`).
+Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2). The
+safe writing (:func:`write_atomically`, :func:`remove_our_folder` ...) and the refusal itself are
+:mod:`tablecert.harness.lab_files`'s.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tablecert.harness.confine.lab_folders import register_run
-from tablecert.harness.store.files import FILE_MODE, UnsafeRunFolder, check_database_files, refuse_link
+from tablecert.harness.lab_files import FOLDER_MODE, UnsafeRunFolder, refuse_link
 from tablecert.harness.store.reader import concluded_meta
 
 LOCK_NAME = ".tablecert.lock"
-FOLDER_MODE = 0o700    # run folders, suites and the suite cache: the lab's user only (they hold answers)
 
 
 def prepare_run_folder(out: Path) -> Path:
@@ -87,51 +85,6 @@ def concluded_run(out: Path) -> dict[str, object] | None:
     if meta is None:
         return None
     return meta if meta.get("state") == "finished" and meta.get("verdict") else None
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Replace ``path`` with ``data`` all at once: a reader (or a lab's archive) sees the old file or
-    the new one, never a part; if writing fails (a full disk) the old file stays and no part is left.
-    The bytes go to a new file of an unpredictable name beside ``path`` (created exclusively, never
-    through a link), renamed over ``path``: a link at ``path`` is replaced, not followed."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), FILE_MODE)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def new_folder(parent: Path, name: str) -> Path:
-    """A new, empty folder of an unpredictable name in ``parent`` (to be renamed to ``name``)."""
-    path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent))
-    path.chmod(FOLDER_MODE)
-    return path
-
-
-def remove_our_folder(path: Path) -> None:
-    """Remove a folder tablecert made (``failures/``, ``suite/``): refused when it is a link or not
-    a folder; links inside it are removed, never followed."""
-    refuse_link(path, f"{path.name}/")
-    if not path.exists():
-        return
-    if not path.is_dir():
-        raise UnsafeRunFolder(f"{path}: expected a folder made by tablecert, found a file")
-    if not shutil.rmtree.avoids_symlink_attacks:   # pragma: no cover - every platform tablecert runs on has it
-        raise UnsafeRunFolder(f"{path}: this platform cannot remove a folder without following links in it")
-    shutil.rmtree(path)
-
-
-def replace_folder(built: Path, path: Path) -> None:
-    """Put the folder ``built`` (made with :func:`new_folder`) in the place of ``path``."""
-    remove_our_folder(path)
-    os.rename(built, path)
 
 
 @contextmanager

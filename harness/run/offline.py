@@ -55,7 +55,8 @@ from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
-from tablecert.harness.record.run_folder import locked_run_folder, remove_our_folder
+from tablecert.harness.lab_files import remove_our_folder
+from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.harness.run.runner import manifest_digest, utc_now
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.harness.record.verdict import suite_ops

@@ -6,18 +6,17 @@ one typed reader. No other module opens run.db or writes SQL (tests/test_layers.
 * :class:`RunStore` (:mod:`~tablecert.harness.store.writer`): writes a run's record, batch by
   batch, each in one transaction;
 * :class:`RunReader` and :func:`open_reader` (:mod:`~tablecert.harness.store.reader`): reads it
-  as records (:mod:`tablecert.harness.model`) and small typed rows;
-* :mod:`~tablecert.harness.store.files`: run.db's files are never links;
+  as records (:mod:`tablecert.harness.model`) and small typed rows (run.db's files are never
+  links: :func:`tablecert.harness.lab_files.check_database_files` first);
 * :mod:`~tablecert.harness.store.responses`: an offline vendor's answers, indexed in a scratch
   database while they are judged.
 """
 
-from tablecert.harness.store.files import UnsafeRunFolder, check_database_files
-from tablecert.harness.store.reader import (ConfusionCell, DatabaseError, FailureHead, FaultGroup, HandCause, PlainHand, Refused,
-                                            RefusedAnswer, RunReader, StoredFailure, UnreadableRun, open_reader)
+from tablecert.harness.store.reader import (ConfusionCell, DatabaseError, FailureHead, FaultGroup, HandCause, PlainHand,
+                                            Refused, RefusedAnswer, RunReader, StoredFailure, UnreadableRun, open_reader)
 from tablecert.harness.store.schema import SCHEMA_VERSION, SchemaError
 from tablecert.harness.store.writer import RunStore, StorageError
 
-__all__ = ["SCHEMA_VERSION", "ConfusionCell", "DatabaseError", "FailureHead", "FaultGroup", "HandCause", "PlainHand", "Refused",
-           "RefusedAnswer", "RunReader", "RunStore", "SchemaError", "StorageError", "StoredFailure", "UnreadableRun",
-           "UnsafeRunFolder", "check_database_files", "open_reader"]
+__all__ = ["SCHEMA_VERSION", "ConfusionCell", "DatabaseError", "FailureHead", "FaultGroup", "HandCause", "PlainHand",
+           "Refused", "RefusedAnswer", "RunReader", "RunStore", "SchemaError", "StorageError", "StoredFailure",
+           "UnreadableRun", "open_reader"]

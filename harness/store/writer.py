@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.model import BatchOutcome, Fault, dumps
-from tablecert.harness.store.files import FILE_MODE, check_database_files
+from tablecert.harness.lab_files import FILE_MODE, check_database_files
 from tablecert.harness.store.reader import RunReader
 from tablecert.harness.store.schema import (create_or_migrate, failure_row, fault_request_row, fault_row,
                                             hand_answer_row, insert, poisoned_row)
