@@ -426,7 +426,7 @@ def test_a_session_opened_ahead_is_greeted_as_the_instance_would_and_its_failure
     instance.adopt(failing)
     assert instance.live is None and opened == []
     out = judge(instance, batch)
-    assert [f[5] for f in out.faults] == ["crash"] and opened == ["FirstHelloCrashes"]   # then restarted once
+    assert [f.kind for f in out.faults] == ["crash"] and opened == ["FirstHelloCrashes"]   # then restarted once
     assert out.status == "done" and not any(k[2] == "fault" for k in out.counts)
     instance.drop()
 
