@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablecert.harness.run.hand_runner import HAND_OPS, HandBatch, HandSuite
+from tablecert.harness.run.hand_batches import HAND_OPS, HandBatch, HandSuite
 from tablecert.vectors.suites import generate
 
 VENDOR = Path(__file__).with_name("cpu_vendor.py")

@@ -4,7 +4,7 @@ outputs and both PDFs, and what checking and signing the run database cost.
 A real ``certify --range`` run of a buggy vendor (tests/hand_bug_vendors.py) makes a genuine run
 folder; then whole batches of the hand suite are judged as a vendor wrong on one player label
 in FRACTION would answer them and written through the run database's own recording code
-(``RunDatabase.record`` of outcomes filled by ``hand_failures.add_wrong_hands``: the codes,
+(``RunStore.record`` of outcomes filled by ``hand_failures.add_wrong_hands``: the codes,
 features, causes and cause counts a real run stores), each also added to the harness's
 ``JudgedRecord`` as the runner adds it. Then, timed: the record's check of the database (what a
 run does before its verdict), the outputs and PDFs written by a fresh child process (peak RSS
@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from tablecert.harness.answers.hand_failures import LABEL_NAMES, add_wrong_hands
-from tablecert.harness.run.hand_runner import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
+from tablecert.harness.run.hand_batches import HAND_OPS, LABEL_COLUMN, HandBatch, HandSuite, count_all
 from tablecert.harness.record.judged_record import JudgedRecord, database_digest
-from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
+from tablecert.harness.model import BatchOutcome
+from tablecert.harness.store import RunStore
 from tablecert.oracle.cards import HAND_COUNT
 from tablecert.vectors.suites import generate
 
@@ -94,7 +95,7 @@ def main() -> None:
     suite = HandSuite.load(suite_dir)
     every = 1 if args.every_hand else max(1, (suite.n_hands - size) // args.failures)
     target = 2 * suite.n_hands if args.every_hand else args.failures
-    db = RunDatabase(run / "run.db")
+    db = RunStore(run / "run.db")
     record = JudgedRecord(db)
     fd = os.open(suite.labels_path, os.O_RDONLY)
     t0 = time.perf_counter()
@@ -127,7 +128,7 @@ def main() -> None:
     size_mb = (run / "run.db").stat().st_size / 2**20
     proc = subprocess.run([sys.executable, "-c", CHILD, str(run)], capture_output=True, text=True, check=True)
     outputs_s, pdfs_s, rss_mb = proc.stdout.split()
-    db = RunDatabase(run / "run.db")
+    db = RunStore(run / "run.db")
     t0 = time.perf_counter()
     same = database_digest(db, judged) == judged
     digest_s = time.perf_counter() - t0

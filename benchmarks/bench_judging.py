@@ -55,7 +55,7 @@ from tablecert.harness.record.chain import Checkpoints
 from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.run.hand_runner import HAND_OPS, HandSuite, iter_hand_batches
+from tablecert.harness.run.hand_batches import HAND_OPS, HandSuite, iter_hand_batches
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge

@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
 import raw_generators as g  # noqa: E402
 
-from tablecert.harness.contract import SessionOptions, find_adapter  # noqa: E402
+from tablecert.harness.adapters import find_adapter  # noqa: E402
+from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.rng import nist  # noqa: E402
 from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402

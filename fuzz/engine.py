@@ -35,7 +35,7 @@ from tablecert.harness.answers.causes import cause_of
 from tablecert.harness.answers.round_findings import round_difference
 from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.answers.compare import passes
-from tablecert.harness.run.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
+from tablecert.harness.protocol_versions import V1, V2, v1_case, v1_expected, v1_expressible
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.writer import expected_answer

@@ -6,11 +6,12 @@
 * ``adapters/``: the transports (subprocess: its process, line channel and session; Python
   plugin; HTTP) and finding adapters and vendors by name;
 * ``confine/``: confining a vendor process (:mod:`~tablecert.harness.confine.sandbox`, bubblewrap;
-  :mod:`~tablecert.harness.confine.vendor_trees`, the folders it may see;
-  :mod:`~tablecert.harness.confine.sandbox_check`);
+  :mod:`~tablecert.harness.confine.vendor_trees`, the folders it may see); starting one confined
+  to show what it sees is :mod:`~tablecert.harness.run.sandbox_check`;
 * ``run/``: the run pipeline (:mod:`tablecert.harness.run`: a vendor instance,
   ``judge(instance, unit)`` and the recorder) and the loops that use it: the one-worker run
-  (:mod:`~tablecert.harness.run.runner`), the hand suites (:mod:`~tablecert.harness.run.hand_runner`),
+  (:mod:`~tablecert.harness.run.runner`), the hand suites (:mod:`~tablecert.harness.run.hand_batches`,
+  :mod:`~tablecert.harness.run.hand_runner`),
   offline validation (:mod:`~tablecert.harness.run.offline`), fault recovery
   (:mod:`~tablecert.harness.run.recovery`) and ``tablecert certify`` as a library call
   (:func:`tablecert.harness.run.certify.certify`);
@@ -21,7 +22,9 @@
   (:mod:`~tablecert.harness.answers.hand_failures`), declared capabilities
   (:mod:`~tablecert.harness.answers.capabilities`), causes (:mod:`~tablecert.harness.answers.causes`),
   round divergences (:mod:`~tablecert.harness.answers.round_findings`);
-* ``record/``: the run's record: ``run.db`` (:mod:`~tablecert.harness.record.run_db`), the
+* the vocabulary every part speaks: :mod:`~tablecert.harness.model`;
+* ``store/``: ``run.db``'s only owner (:mod:`~tablecert.harness.store`: schema, writer, typed reader);
+* ``record/``: the run's record: the
   harness's own judged record and the seal (:mod:`~tablecert.harness.record.judged_record`,
   :mod:`~tablecert.harness.record.seal`, :mod:`~tablecert.harness.record.keys`), the verdict
   (:mod:`~tablecert.harness.record.verdict`), the run folder and its outputs;
@@ -29,6 +32,26 @@
   and the suite cache (:mod:`~tablecert.harness.suites.cache`);
 * ``vendors/``: the demo vendor and the kit for vendors that differ from the reference.
 
+Order of the parts (imports point one way: a part imports only parts above it in this table, never
+one below or beside; tests/test_layers.py reads this table and checks every import between them,
+those inside functions and those for type checking only too):
+
+| part | order | job |
+|---|---|---|
+| `contract.py` | 1 | the vendor contract (the bottom) |
+| `vendor_text.py` | 1 | vendor text escaped for the terminal, XML and the PDFs |
+| `lab_files.py` | 1 | writing in the lab's folders, never through a link |
+| `model.py` | 2 | the vocabulary: batches, outcomes, verdict words, the typed records of a run |
+| `store/` | 3 | run.db's only owner: schema, writer, typed reader |
+| `confine/` | 4 | the sandbox |
+| `suites/` | 5 | reading suites, the suite cache |
+| `answers/` | 6 | judging answers (an answer's envelope and a hello's capabilities too), causes |
+| `protocol_versions.py` | 7 | the contract's versions: greeting, what v1 expresses |
+| `adapters/` | 8 | transports |
+| `live/` | 9 | live tables |
+| `record/` | 10 | the run's record: judged record, seal, chain, verdict, outputs, run folder |
+| `run/` | 11 | the run pipeline and its loops, ``certify``, ``sandbox-check`` |
+| `vendors/` | 12 | the demo vendor and the vendor kit |
 Public face (:data:`__all__`): what the command line and the layers above use, each name imported
 from its module when first asked for (PEP 562, :func:`tablecert.lazy_face`): ``import
 tablecert.harness`` loads nothing of the run, so a refused command line stays fast.
@@ -41,14 +64,15 @@ _FACE = {
     "FaultKind": "contract", "Hello": "contract", "KNOWN_OPS": "contract", "SessionOptions": "contract",
     "VendorFault": "contract", "VendorSession": "contract", "for_terminal": "vendor_text",
     "VendorTarget": "adapters", "find_adapter": "adapters", "find_python_vendor": "adapters",
-    "certify": "run.certify", "check_sandbox": "confine:check", "vendor_path_problem": "confine",
+    "certify": "run.certify", "check_sandbox": "run.sandbox_check:check", "vendor_path_problem": "confine",
     "LiveSettings": "live", "default_cache_dir": "suites",
-    **dict.fromkeys(("CertifyOptions", "EXIT_CODES", "FaultPolicy", "HandSlice", "OutputOptions", "RunError",
-                     "RunOptions", "SliceError", "SuiteOptions", "Verdict", "prepare_suite", "progress_callback",
+    "EXIT_CODES": "model", "Verdict": "model",
+    **dict.fromkeys(("CertifyOptions", "FaultPolicy", "HandSlice", "OutputOptions", "RunError",
+                     "RunOptions", "SliceError", "SuiteOptions", "prepare_suite", "progress_callback",
                      "validate_responses"), "run"),
-    **dict.fromkeys(("StorageError", "check_database_files", "check_new_run_folder", "concluded_run",
-                     "locked_run_folder", "prepare_run_folder", "remove_our_folder", "resumed_head", "run_is_live",
-                     "run_key", "trusted_seal_keys", "write_atomically", "write_outputs"), "record"),
+    "StorageError": "store", **dict.fromkeys(("check_database_files", "remove_our_folder", "write_atomically"), "lab_files"),
+    **dict.fromkeys(("check_new_run_folder", "concluded_run", "locked_run_folder", "prepare_run_folder", "resumed_head",
+                     "run_is_live", "run_key", "trusted_seal_keys", "write_outputs"), "record"),
 }
 __all__ = sorted(_FACE)
 __getattr__ = lazy_face(__name__, _FACE)

@@ -34,7 +34,7 @@ from tablecert.oracle.names import OPS
 
 PROTOCOL = "tablecert-vendor/2"
 """The contract version the harness greets a vendor with (a ``tablecert-vendor/1`` vendor is still
-run: :mod:`tablecert.harness.run.protocol_versions`)."""
+run: :mod:`tablecert.harness.protocol_versions`)."""
 KNOWN_OPS = OPS
 """The ops of a vector suite (:mod:`tablecert.oracle.names`)."""
 RNG_OPS = ("rng.dice", "rng.shuffle", "rng.raw", "rng.scale", "rng.paired")
@@ -90,7 +90,7 @@ class Hello:
     build: str
     ops: tuple[str, ...]
     raw: Mapping[str, Any] = field(default_factory=dict)
-    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/run/protocol_versions.py)
+    protocol: str = "tablecert-vendor/1"   # the version negotiated (harness/protocol_versions.py)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ results' stake dispositions and amounts handed back) and whether the odds are wo
 settle case's ``odds_working``). Its shapes are additive: a v1 answer is the v2 answer without
 the new keys, and a v1 case is the v2 case without ``odds_working``, read as working. This module
 states that projection once; the reference vendor (answering a v1 session) and the harness
-(judging a v1 vendor, :mod:`tablecert.harness.run.protocol_versions`) both use it.
+(judging a v1 vendor, :mod:`tablecert.harness.protocol_versions`) both use it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from tablecert.harness.contract import VendorFault, VendorSession
 from tablecert.harness.adapters import VendorTarget
 
 if TYPE_CHECKING:
-    from tablecert.harness.record.run_db import BatchOutcome
+    from tablecert.harness.model import BatchOutcome
     from tablecert.parallel.units import Unit
 
 

@@ -23,7 +23,6 @@ and its database's sha256), and the merged record is sealed with the merging pro
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +31,10 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tablecert.harness.run.certify import copy_anchored
-from tablecert.harness.answers.hand_failures import has_hand_failures
 from tablecert.harness.record.judged_record import database_digest
-from tablecert.harness.record.run_db import RunDatabase, has_table
-from tablecert.harness.record.run_folder import check_database_files, refuse_link
+from tablecert.harness.model import BatchOutcome
+from tablecert.harness.store import RunReader, RunStore, open_reader
+from tablecert.harness.lab_files import check_database_files, refuse_link
 from tablecert.harness.run.instance import same_vendor
 from tablecert.harness.record.seal import SealError, check_seal, seal_concluded
 from tablecert.harness.record.verdict import conclude
@@ -50,11 +49,6 @@ SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_
 NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished",
               "cause_spectrum"}   # (the merged run counts its own suite, as an unsharded run does)
 
-TABLE_COLUMNS = {
-    "faults": 9, "failures": 11, "poisoned": 8, "fault_requests": 7, "hand_failures": 7, "hand_answers": 3,
-}
-
-
 class MergeError(ValueError):
     """Shards that cannot be merged (one line naming the shard and why)."""
 
@@ -64,7 +58,7 @@ class ShardRun:
     """One shard run folder, opened read-only and checked."""
 
     path: Path
-    db: sqlite3.Connection
+    db: RunReader
     meta: dict[str, Any]
     shard: Shard
     digest: str
@@ -76,7 +70,7 @@ class ShardRun:
         check_database_files(db_path)
         if not db_path.is_file():
             raise MergeError(f"{path}: no run.db (not a run folder)")
-        run = RunDatabase(db_path)
+        run = open_reader(db_path)
         try:
             meta = run.meta()
             if "shard" not in meta:
@@ -96,11 +90,7 @@ class ShardRun:
             run.close()
         with db_path.open("rb") as f:              # read in chunks: a hand suite's database can be gigabytes
             digest = hashlib.file_digest(f, "sha256").hexdigest()
-        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-        return cls(path, db, meta, Shard.parse(meta["shard"]), digest)
-
-    def rows(self, table: str, where: str = "", args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return self.db.execute(f"SELECT * FROM {table} {where} ORDER BY rowid", args).fetchall()
+        return cls(path, open_reader(db_path), meta, Shard.parse(meta["shard"]), digest)
 
 
 def check_shards(shards: list[ShardRun]) -> None:
@@ -168,7 +158,7 @@ def _check_coverage(shards: list[ShardRun], by_index: dict[int, ShardRun],
     for seq, (file, op, first_tc, _n) in order:
         owner[(file, op, first_tc)] = by_index[seq % count + 1]
     for s in shards:
-        held = {(f, o, t) for f, o, t in s.db.execute("SELECT file, op, first_tc FROM batches")}
+        held = s.db.done_batches()
         foreign = [k for k in held if owner.get(k) is not s]
         if foreign:
             f, o, t = min(foreign)
@@ -192,46 +182,31 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
     meta["finished"] = max(s.meta.get("finished", "") for s in shards)
     meta["merged_from"] = [{"shard": str(s.shard), "run_db_sha256": s.digest}
                            for s in sorted(shards, key=lambda s: s.shard.index)]
-    run = RunDatabase(db_path)
+    run = RunStore(db_path)
     try:
         run.set_meta(**meta)
-        db = run.db
-        db.execute("BEGIN IMMEDIATE")
-        for s in shards:                                  # a vendor never greeted: faults of op hello
-            db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           s.rows("faults", "WHERE op = 'hello' AND n = 0"))
-        kinds: set[str] = set()
-        for _seq, (file, op, first_tc, n) in order:
-            s = owner[(file, op, first_tc)]
-            within = ("WHERE file = ? AND op = ? AND {col} >= ? AND {col} < ?", (file, op, first_tc, first_tc + n))
-            db.executemany("INSERT INTO batches VALUES (?, ?, ?, ?, ?)",
-                           s.rows("batches", "WHERE file = ? AND op = ? AND first_tc = ?", (file, op, first_tc)))
-            for table, col in (("faults", "first_tc"), ("failures", "tc_id"), ("poisoned", "tc_id")):
-                marks = ", ".join("?" * TABLE_COLUMNS[table])
-                db.executemany(f"INSERT INTO {table} VALUES ({marks})",
-                               s.rows(table, within[0].format(col=col), within[1]))
-            for row in s.rows("fault_requests", within[0].format(col="first_tc"), within[1]):
-                if row[0] not in kinds:
-                    kinds.add(row[0])
-                    db.execute("INSERT INTO fault_requests VALUES (?, ?, ?, ?, ?, ?, ?)", row)
-        for s in (s for s in shards if has_hand_failures(s.db)):      # keyed by hand: disjoint shards
-            for table in ("hand_failures", "hand_answers"):
-                db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * TABLE_COLUMNS[table])})",
-                               s.db.execute(f"SELECT * FROM {table}"))
-        for table, width in (("counts", 3), ("confusion", 3), ("hand_causes", 4)):
-            total: Counter[tuple[Any, ...]] = Counter()
-            for s in shards:
-                if not has_table(s.db, table):
-                    continue
-                for row in s.db.execute(f"SELECT * FROM {table}"):
-                    total[tuple(row[:width])] += row[width]
-            db.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (width + 1))})",
-                           [(*key, n) for key, n in sorted(total.items())])
-        db.execute("COMMIT")
+        with run.merging():
+            for s in shards:                              # a vendor never greeted: faults of op hello
+                run.add_rows(BatchOutcome("", "hello", 0, 0, "", faults=s.db.start_faults()), batch_row=False)
+            for _seq, (file, op, first_tc, n) in order:   # each batch's rows (the first request of a kind kept)
+                run.add_rows(owner[(file, op, first_tc)].db.batch_record(file, op, first_tc, n))
+            for s in shards:                              # keyed by hand: disjoint shards
+                run.add_hand_failures(s.db.stored_rows("hand_failures"))
+                run.add_rows(BatchOutcome("", "", 0, 0, "", hand_answers=s.db.hand_answers()), batch_row=False)
+            run.add_rows(_summed(shards), batch_row=False)
         run.set_meta(judged=database_digest(run))
         conclude(run)
         seal_concluded(run, out, key)       # with the findings' counts of the suite
     finally:
-        if run.db.in_transaction:
-            run.db.execute("ROLLBACK")
         run.close()
+
+
+def _summed(shards: list[ShardRun]) -> BatchOutcome:
+    """The counts, confusion cells and hand causes of the shards added up (in key order)."""
+    totals: dict[str, Counter[tuple[Any, ...]]] = {"counts": Counter(), "confusion": Counter(), "hand_causes": Counter()}
+    for table, total in totals.items():
+        for s in shards:
+            for *cell, n in s.db.stored_rows(table):
+                total[tuple(cell)] += n
+    return BatchOutcome("", "", 0, 0, "", **{table: Counter(dict(sorted(total.items())))
+                                              for table, total in totals.items()})

@@ -29,8 +29,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from tablecert.harness.run.hand_runner import HandBatch, HandSuite
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.run.hand_batches import HandBatch, HandSuite
+from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run import RunError
 from tablecert.harness.run.context import SpreadContext
 from tablecert.parallel.actor import VendorActor

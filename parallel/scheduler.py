@@ -30,10 +30,9 @@ from typing import Protocol
 
 from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run import RunError
 from tablecert.harness.run.context import RunVendor, SpreadContext
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.parallel import ray_pool
 from tablecert.parallel.ray_pool import RayConnection
 from tablecert.parallel.spread import Spread

@@ -21,9 +21,9 @@ from dataclasses import replace
 from typing import Any
 
 from tablecert.harness.contract import VendorSession
-from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.run.hand_batches import HandBatch, HandSuite
 from tablecert.harness.run.recovery import FaultPolicy
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run.instance import Identity, VendorInstance
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.parallel.units import Unit

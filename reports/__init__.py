@@ -31,7 +31,7 @@ from typing import Any
 from reportlab.platypus import Flowable
 
 from tablecert.harness.run.certify import OutputOptions
-from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.lab_files import write_atomically
 from tablecert.reports.data import EXEMPLAR_WINDOW, ReportData, RunFolderError, load_report_data
 from tablecert.reports.figures import compare, store_game_math
 from tablecert.reports.html import REPORT_NAME, write_html_report

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import sqlite3
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,16 +23,16 @@ from typing import Any
 from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
 from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.harness.record.outputs import poisoned_replay_name, replay_name
-from tablecert.harness.record.run_folder import check_database_files, run_is_live
+from tablecert.harness.lab_files import check_database_files
+from tablecert.harness.record.run_folder import run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
-from tablecert.harness.answers.hand_failures import cause_counts
-from tablecert.harness.record.run_db import OUTCOMES, has_table
+from tablecert.harness.model import OUTCOMES, Outcome, Verdict, fault_replay_name, poisoned_replay_name, replay_name
+from tablecert.harness.store import (DatabaseError, FailureHead, Refused, RunReader, SchemaError, UnreadableRun,
+                                     open_reader)
 from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
-from tablecert.harness.run.outcomes import Outcome, Verdict
-from tablecert.harness.run.protocol_versions import unchecked_note
+from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
@@ -304,35 +303,22 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def open_run_db(run_dir: Path) -> sqlite3.Connection:
+def open_run_db(run_dir: Path) -> RunReader:
+    """The run folder's database, read-only (RunFolderError, one line, when there is none)."""
     path = run_dir / "run.db"
     if not run_dir.is_dir():
         raise RunFolderError(f"{run_dir}: no such run folder")
     check_database_files(path)
     if not path.is_file():
         raise RunFolderError(f"{run_dir}: not a run folder (no run.db)")
-    db = sqlite3.connect(path)
     try:
-        db.execute("PRAGMA query_only = 1")
-        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        return db
-    except sqlite3.OperationalError:
-        db.close()
-    # A run folder on read-only media (an archive): SQLite cannot make its lock files there. With
-    # no write-ahead log beside it the file is the whole database and can be read as immutable.
-    wal = path.with_name(path.name + "-wal")
-    if wal.is_file() and wal.stat().st_size:
-        raise RunFolderError(f"{path}: cannot be opened and has a write-ahead log beside it; copy the run folder "
-                             "to a writable place and try again")
-    return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        return open_reader(path)
+    except (UnreadableRun, SchemaError) as err:
+        raise RunFolderError(str(err)) from None
 
 
-def _totals(db: sqlite3.Connection, dimension: str) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for key, outcome, n in db.execute("SELECT key, outcome, n FROM counts WHERE dimension = ? ORDER BY key, outcome",
-                                      (dimension,)):
-        out.setdefault(key, {o: 0 for o in OUTCOMES})[outcome] = n
-    return out
+def _totals(db: RunReader, dimension: str) -> dict[str, dict[str, int]]:
+    return {key: {**{o: 0 for o in OUTCOMES}, **by_outcome} for key, by_outcome in db.totals(dimension).items()}
 
 
 def _notes() -> dict[str, dict[str, str]]:
@@ -357,48 +343,45 @@ def _trace(by_clause: dict[str, dict[str, int]]) -> tuple[list[TraceRow], list[R
     return rows, relied
 
 
-def _windows(db: sqlite3.Connection, failed: dict[str, int],
-             sets: dict[str, list[str]], refused: RefusalStep | None = None) -> dict[str, list[tuple[Any, ...]]]:
-    """For each failing flag, its first ``EXEMPLAR_WINDOW`` failures in run order (rowid, file, op,
-    tg_id, tc_id, case size), among the failures attributed to it (their flag sets ``sets``).
+def _windows(db: RunReader, failed: dict[str, int],
+             sets: dict[str, list[str]], refused: RefusalStep | None = None) -> dict[str, list[FailureHead]]:
+    """For each failing flag, its first ``EXEMPLAR_WINDOW`` failures in run order, among the
+    failures attributed to it (their flag sets ``sets``).
 
-    One pass over the failures in SQLite, filtered to the flag sets of the flags whose window is
+    One pass over the failures in run order, filtered to the flag sets of the flags whose window is
     still open, that stops as soon as every window is full (it is narrowed each time one fills)."""
     need = {flag: min(n, EXEMPLAR_WINDOW) for flag, n in failed.items()}
-    windows: dict[str, list[tuple[Any, ...]]] = {flag: [] for flag in need}
+    windows: dict[str, list[FailureHead]] = {flag: [] for flag in need}
     owner = {text: flag for flag, texts in sets.items() for text in texts}
     open_flags = {flag for flag, n in need.items() if n > 0 and sets.get(flag)}
     last = 0
     while open_flags:
         wanted = sorted(text for flag in open_flags for text in sets[flag])
-        skip, skipped = (f"AND NOT {refused.condition}", refused.params) if refused and refused.classes else ("", [])
-        cursor = db.execute('SELECT rowid, flags, file, op, tg_id, tc_id, length("case") FROM failures '
-                            f"WHERE rowid > ? AND flags IN ({', '.join('?' * len(wanted))}) {skip} ORDER BY rowid",
-                            [last] + wanted + skipped)
+        heads = db.failure_heads(last, wanted, refused.refused if refused and refused.classes else Refused())
         narrowed = False
-        for rowid, flags, file, op, tg_id, tc_id, size in cursor:
-            last = rowid
-            flag = owner[flags]
+        for head in heads:
+            last = head.rowid
+            flag = owner[head.flags]
             if flag in open_flags:
-                windows[flag].append((rowid, file, op, tg_id, tc_id, size))
+                windows[flag].append(head)
                 if len(windows[flag]) >= need[flag]:
                     open_flags.discard(flag)
                     narrowed = True
                     break
-        cursor.close()
+        heads.close()
         if not narrowed:
             break    # the end of the failures
     return windows
 
 
-def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir: Path,
+def _classes(db: RunReader, by_flag: dict[str, dict[str, int]], run_dir: Path,
              refused: RefusalStep) -> list[FailureClass]:
     """The failure classes by flag, without the failures of tables and bets refused as a whole."""
     notes = _notes()
     by_op_flag = _totals(db, "op_flag")
     by_op_flag = {k: {**c, Outcome.FAIL: c[Outcome.FAIL] - refused.op_flag_fails[k]} for k, c in by_op_flag.items()}
-    counts, sets = attributed(db, (refused.condition, refused.params) if refused.classes else None)
-    hands = sum(group[4] for group in cause_counts(db))        # the wrong hands, counted as they were written
+    counts, sets = attributed(db, refused.refused if refused.classes else Refused())
+    hands = sum(group.n for group in db.hand_causes())        # the wrong hands, counted as they were written
     for flag in HAND_FLAGS if hands else ():
         counts[flag] = counts.get(flag, 0) + hands
     attributed_ops = _attributed_ops(db, refused)
@@ -406,18 +389,17 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
                      key=lambda t: class_order(t[1], notes.get(t[1], {}).get("bugType", "UNKNOWN"), t[0]))
     windows = _windows(db, {flag: n for n, flag in failing}, sets, refused)
     out = []
-    cols = 'file, op, tg_id, tc_id, length("case"), "case", expected, actual, config, clauses'
     for failed, flag in failing:
         window = windows[flag]
-        groups = Counter((file, op, tg) for _, file, op, tg, _, _ in window)
-        smallest = sorted(window, key=lambda r: (r[5], r[1], r[2], r[4]))[:EXEMPLARS]
+        groups = Counter((h.file, h.op, h.tg_id) for h in window)
+        smallest = sorted(window, key=lambda h: (h.size, h.file, h.op, h.tc_id))[:EXEMPLARS]
         exemplars = []
-        for rowid, *_ in smallest:
-            file, op, tg, tc, size, case, expected, actual, config, clauses = db.execute(
-                f"SELECT {cols} FROM failures WHERE rowid = ?", (rowid,)).fetchone()
-            exemplars.append(Exemplar(file, op, tg, tc, size, show_json(case), *_shown_pair(op, expected, actual),
-                                      show_json(config), ", ".join(json.loads(clauses)), replay_name(file, op, tg),
-                                      _comment(db, rowid)))
+        for head in smallest:
+            f = db.failure_at(head.rowid).failure
+            exemplars.append(Exemplar(f.file, f.op, f.tg_id, f.tc_id, len(f.case), show_json(f.case),
+                                      *_shown_pair(f.op, f.expected, f.actual), show_json(f.config),
+                                      ", ".join(json.loads(f.clauses)), replay_name(f.file, f.op, f.tg_id),
+                                      clip(f.comment, 300)))
         replays = [Replay(replay_name(*key), n, (run_dir / "failures" / replay_name(*key)).is_file())
                    for key, n in sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))]
         note = notes.get(flag, {})
@@ -430,11 +412,10 @@ def _classes(db: sqlite3.Connection, by_flag: dict[str, dict[str, int]], run_dir
     return out
 
 
-def _attributed_ops(db: sqlite3.Connection, refused: RefusalStep) -> dict[str, Counter[str]]:
+def _attributed_ops(db: RunReader, refused: RefusalStep) -> dict[str, Counter[str]]:
     """Per flag, its attributed failures per op (each failing vector once, as the Failed column)."""
-    skip, params = (f"WHERE NOT {refused.condition}", refused.params) if refused.classes else ("", [])
     out: dict[str, Counter[str]] = {}
-    for op, text, n in db.execute(f"SELECT op, flags, COUNT(*) FROM failures {skip} GROUP BY op, flags", params):
+    for op, text, n in db.failures_by_flag_set(refused.refused if refused.classes else Refused()):
         flags = json.loads(text)
         if isinstance(flags, list) and flags:
             out.setdefault(most_specific([str(f) for f in flags]), Counter())[op] += n
@@ -452,14 +433,6 @@ def _shown_pair(op: str, expected: str, actual: str) -> tuple[str, str]:
     return example_json(unwrapped(e), diffs), example_json(answered(a), diffs)
 
 
-def _comment(db: sqlite3.Connection, rowid: int) -> str:
-    """A failure's stored comment ('' in a run database from before comments were kept)."""
-    try:
-        return clip(db.execute("SELECT comment FROM failures WHERE rowid = ?", (rowid,)).fetchone()[0], 300)
-    except sqlite3.OperationalError:
-        return ""
-
-
 def _label_rank(label: str) -> tuple[int, str]:
     from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
 
@@ -470,10 +443,10 @@ def _label_rank(label: str) -> tuple[int, str]:
     return (len(order) + (1 if label.startswith("error:") else 2), label)
 
 
-def _confusion(db: sqlite3.Connection) -> list[Confusion]:
+def _confusion(db: RunReader) -> list[Confusion]:
     tables: dict[str, dict[tuple[str, str], int]] = {}
-    for op, e, a, n in db.execute("SELECT op, expected, actual, n FROM confusion ORDER BY op, expected, actual"):
-        tables.setdefault(op, {})[(e, a)] = n
+    for cell in db.confusion_cells():
+        tables.setdefault(cell.op, {})[(cell.expected, cell.actual)] = cell.n
     out = []
     for op, cells in sorted(tables.items()):
         labels = sorted({e for e, _ in cells} | {a for _, a in cells}, key=_label_rank)
@@ -482,58 +455,42 @@ def _confusion(db: sqlite3.Connection) -> list[Confusion]:
     return out
 
 
-def _faults(db: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], list[FaultRecord], int]:
+def _faults(db: RunReader) -> tuple[list[tuple[str, int, int]], list[FaultRecord], int]:
     """Faults by kind, and the first ``FAULTS_SHOWN`` distinct faults (kind and detail)."""
-    by_kind = [(k, c, n) for k, c, n in db.execute(
-        "SELECT kind, COUNT(*), SUM(n) FROM faults GROUP BY kind ORDER BY kind")]
-    distinct = []
-    for kind, detail, count, vectors, first in db.execute(
-            "SELECT kind, detail, COUNT(*), SUM(n), MIN(rowid) AS first FROM faults GROUP BY kind, detail "
-            "ORDER BY first LIMIT ?", (FAULTS_SHOWN,)).fetchall():
-        file, op, first_tc, stderr = db.execute(
-            "SELECT file, op, first_tc, stderr_tail FROM faults WHERE rowid = ?", (first,)).fetchone()
-        distinct.append(FaultRecord(kind, clip(detail, 300), count, vectors, file, op, first_tc,
-                                    stderr[-STDERR_SHOWN:]))
+    by_kind = [(g.kind, g.count, g.vectors) for g in db.fault_groups()]
+    distinct = [FaultRecord(g.kind, clip(g.first.detail, 300), g.count, g.vectors, g.first.file, g.first.op,
+                            g.first.first_tc, g.first.stderr_tail[-STDERR_SHOWN:])
+                for g in db.fault_groups(by_detail=True, limit=FAULTS_SHOWN)]
     return by_kind, distinct, sum(c for _, c, _ in by_kind)
 
 
-def _fault_classes(db: sqlite3.Connection) -> list[FaultClass]:
+def _fault_classes(db: RunReader) -> list[FaultClass]:
     """Each fault kind, most severe first, with its first occurrence and first kept request."""
-    from tablecert.harness.record.outputs import fault_replay_name
     from tablecert.harness.record.verdict import severity
 
     words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))
-    has = {row[1] for row in db.execute("PRAGMA table_info(faults)")}
-    recovered = "SUM(recovered)" if "recovered" in has else "0"
-    kept = {}
-    if has_table(db, "fault_requests"):
-        kept = {k: (f, o, t, n) for k, f, o, t, n in db.execute("SELECT kind, file, op, first_tc, n FROM fault_requests")}
+    kept = {r.kind: r for r in db.fault_requests(heads=True)}
     out = []
-    for kind, count, back, first in db.execute(
-            f"SELECT kind, COUNT(*), {recovered}, MIN(rowid) FROM faults GROUP BY kind").fetchall():
-        file, op, first_tc, n, detail, stderr = db.execute(
-            "SELECT file, op, first_tc, n, detail, stderr_tail FROM faults WHERE rowid = ?", (first,)).fetchone()
+    for g in db.fault_groups():
+        kind, first = g.kind, g.first
+        file, op, first_tc, n = first.file, first.op, first.first_tc, first.n
         replay = None
         if kind in kept:
-            file, op, first_tc, n = kept[kind]
+            file, op, first_tc, n = kept[kind].file, kept[kind].op, kept[kind].first_tc, kept[kind].n
             replay = fault_replay_name(kind, file, op, first_tc)
         w = words.get(kind, {})
-        out.append(FaultClass(kind, w.get("title", f"Vendor fault {kind}"), w.get("effect", ""), count, back or 0,
-                              clip(detail, 300), file, op, first_tc, n, replay, stderr[-STDERR_SHOWN:]))
+        out.append(FaultClass(kind, w.get("title", f"Vendor fault {kind}"), w.get("effect", ""), g.count, g.recovered,
+                              clip(first.detail, 300), file, op, first_tc, n, replay,
+                              first.stderr_tail[-STDERR_SHOWN:]))
     return sorted(out, key=lambda c: severity(c.kind))
 
 
-def _poisoned(db: sqlite3.Connection) -> tuple[list[PoisonedCase], int]:
+def _poisoned(db: RunReader) -> tuple[list[PoisonedCase], int]:
     """The first ``FAULTS_SHOWN`` cases that fault the vendor on their own, and how many there are
     (a run database from before the table existed has none)."""
-    if not has_table(db, "poisoned"):
-        return [], 0
-    total = db.execute("SELECT COUNT(*) FROM poisoned").fetchone()[0]
-    rows = db.execute('SELECT file, op, tc_id, kind, detail, "case" FROM poisoned ORDER BY file, op, tc_id LIMIT ?',
-                      (FAULTS_SHOWN,)).fetchall()
-    return [PoisonedCase(file, op, tc_id, kind, clip(detail, 300), show_json(case),
-                         poisoned_replay_name(file, op, tc_id))
-            for file, op, tc_id, kind, detail, case in rows], total
+    return [PoisonedCase(p.file, p.op, p.tc_id, p.kind, clip(p.detail, 300), show_json(p.case),
+                         poisoned_replay_name(p.file, p.op, p.tc_id))
+            for p in db.poisoned(limit=FAULTS_SHOWN)], db.poisoned_count()
 
 
 def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, bool | None, list[SuiteFile]]:
@@ -572,14 +529,16 @@ def load_report_data(run_dir: Path, submission: Submission | None = None) -> Rep
     run_dir = Path(run_dir)
     try:
         return _load(run_dir, submission)
-    except sqlite3.DatabaseError as err:
+    except UnreadableRun as err:
+        raise RunFolderError(str(err)) from None
+    except DatabaseError as err:
         raise RunFolderError(f"{run_dir / 'run.db'}: not a readable run database ({err})") from None
 
 
 def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     db = open_run_db(run_dir)
     try:
-        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta ORDER BY key")}
+        meta = db.meta()
         by_op = _totals(db, "op")
         totals = {o: sum(c[o] for c in by_op.values()) for o in OUTCOMES}
         by_clause = _totals(db, "clause")
@@ -592,7 +551,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         fault_classes = _fault_classes(db)
         hands = hand_findings(db, meta)
         causes = analyse(db, run_dir, meta)
-        batches = dict(db.execute("SELECT status, COUNT(*) FROM batches GROUP BY status ORDER BY status").fetchall())
+        batches = db.batch_statuses()
         protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
         live = live_summary(meta["live"], _totals(db, LIVE_DIMENSION)) if meta.get("live") else None
     finally:

@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.reports.inputs import Declared
 
 GAME_MATH_KEY = "game_math"
@@ -148,7 +148,7 @@ def store_game_math(run_dir: Path, progress: Callable[[int, int], None] | None =
     db_path = Path(run_dir) / "run.db"
     if not db_path.is_file():
         raise FileNotFoundError(f"{db_path}: no run database")
-    db = RunDatabase(db_path)
+    db = RunStore(db_path)
     try:
         profile = db.meta().get("profile")
         if not profile:

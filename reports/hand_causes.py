@@ -1,5 +1,5 @@
-"""A hand suite's wrong hands by cause, for the findings: read with SQL aggregates and short
-key-ordered reads of ``hand_failures`` (never all failures), so time and memory do not grow with
+"""A hand suite's wrong hands by cause, for the findings: read from the counts kept per cause and
+short key-ordered reads of the wrong hands (the run store's reader; never all failures), so time and memory do not grow with
 the number of wrong hands beyond one grouped scan.
 
 A *cause* is one confusion cell (expected -> answered label of one op) narrowed to the most
@@ -11,11 +11,11 @@ hands over all its causes.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from tablecert.harness.answers.hand_failures import HAND_OPS, REPLAY_PER_GROUP, cause_counts, hand_codes, label_name, plainest
+from tablecert.harness.answers.hand_failures import HAND_OPS, REPLAY_PER_GROUP, hand_codes, label_name
+from tablecert.harness.store import RunReader
 from tablecert.oracle.hand_features import Feature, cause_feature, feature_ids
 
 EXAMPLES = 3          # example hands shown per cause and per cell
@@ -66,16 +66,18 @@ def _example(first: int, simplicity: int, tc_id: int, mask: int) -> HandExample:
     return HandExample(tc_id, position, cards, feature_ids(mask), simplicity)
 
 
-def hand_findings(db: sqlite3.Connection, meta: dict[str, Any]) -> HandFindings | None:
+def hand_findings(db: RunReader, meta: dict[str, Any]) -> HandFindings | None:
     """The causes and cells of a hand-suite run's wrong hands (None when it has none)."""
-    groups = cause_counts(db)
+    groups = db.hand_causes()
     if not groups:
         return None
     first = int(meta.get("hand_first_position") or 0)
     causes: list[HandCause] = []
     cells: dict[tuple[int, int, int], tuple[int, int, list[HandExample]]] = {}
-    for op, expected, actual, cause, n in sorted(groups, key=lambda g: (-g[4], g[0], g[3], g[1], g[2])):
-        examples = [_example(first, s, tc, m) for s, tc, m in plainest(db, op, expected, actual, cause, EXAMPLES)]
+    for g in sorted(groups, key=lambda g: (-g.n, g.op, g.cause, g.expected, g.actual)):
+        op, expected, actual, cause, n = g.op, g.expected, g.actual, g.cause, g.n
+        examples = [_example(first, h.simplicity, h.tc_id, h.features)
+                    for h in db.plainest(op, expected, actual, cause, EXAMPLES)]
         names = (HAND_OPS[op], label_name(op, expected), label_name(op, actual))
         causes.append(HandCause(*names, cause_feature(cause), n, examples))
         total, count, pool = cells.get((op, expected, actual), (0, 0, []))
@@ -83,4 +85,4 @@ def hand_findings(db: sqlite3.Connection, meta: dict[str, Any]) -> HandFindings 
     shown = [HandCell(HAND_OPS[op], label_name(op, e), label_name(op, a), total, count,
                       sorted(pool, key=lambda x: (x.simplicity, x.tc_id))[:EXAMPLES])
              for (op, e, a), (total, count, pool) in sorted(cells.items(), key=lambda kv: (-kv[1][0], kv[0]))]
-    return HandFindings(causes[:CAUSES_SHOWN], max(0, len(causes) - CAUSES_SHOWN), shown, sum(g[4] for g in groups))
+    return HandFindings(causes[:CAUSES_SHOWN], max(0, len(causes) - CAUSES_SHOWN), shown, sum(g.n for g in groups))

@@ -32,7 +32,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.data import ReportData
 

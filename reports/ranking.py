@@ -4,18 +4,19 @@ A failing vector carries several flags (why it was chosen: ``LabelSample``, ``Ot
 what it tests: ``JokerStraight``, ``CommissionRounding`` ...). Each failure is attributed to its
 most specific flag only, and the classes are ordered by what their bug type means for money, then
 by how specific the flag is, then by failures. Both orders are data: ``flag_ranking.toml`` beside
-the notes in :mod:`tablecert.vectors`. Counting reads one SQL aggregate (failures grouped by their
+the notes in :mod:`tablecert.vectors`. Counting reads one aggregate (failures grouped by their
 flag sets, which are few), never the failures themselves.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import tomllib
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from tablecert.harness.store import Refused, RunReader
 
 DEFAULT_SPECIFICITY = 2
 
@@ -36,15 +37,15 @@ def most_specific(flags: list[str]) -> str:
     return min(flags, key=lambda f: (-specificity(f), f))
 
 
-def attributed(db: sqlite3.Connection, exclude: tuple[str, list[str]] | None = None,
-               ) -> tuple[dict[str, int], dict[str, list[str]]]:
-    """Failures of the ``failures`` table per attributed flag, and per flag the stored flag sets
-    (JSON text, as in the table) attributed to it; ``exclude``: an SQL condition (and its
-    parameters) over ``failures`` whose rows are counted elsewhere (tables refused as a whole)."""
-    where, params = (f"WHERE NOT {exclude[0]}", exclude[1]) if exclude else ("", [])
+def attributed(db: RunReader, leaving_out: Refused = Refused()) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """The run's failures per attributed flag, and per flag the stored flag sets (JSON text, as
+    stored) attributed to it; ``leaving_out``: failures counted elsewhere (tables refused as a whole)."""
     counts: dict[str, int] = {}
     sets: dict[str, list[str]] = {}
-    for text, n in db.execute(f"SELECT flags, COUNT(*) FROM failures {where} GROUP BY flags ORDER BY flags", params):
+    by_set: dict[str, int] = {}
+    for _op, text, n in db.failures_by_flag_set(leaving_out):
+        by_set[text] = by_set.get(text, 0) + n
+    for text, n in sorted(by_set.items()):
         try:
             flags = json.loads(text)
         except ValueError:

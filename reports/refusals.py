@@ -18,13 +18,10 @@ here is of something the vendor said it offers.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-REFUSED_ANSWER = "json_valid(actual) AND json_type(actual, '$.error') = 'object'"
-"""A failure answered with an error object (whatever was expected): on a table or bet refused as
-a whole, every such failure belongs to its refusal class."""
+from tablecert.harness.store import Refused, RunReader
 
 
 @dataclass(frozen=True)
@@ -47,48 +44,35 @@ class RefusalStep:
     classes: list[Refusal]
     flag_fails: Counter[str]
     op_flag_fails: Counter[str]
-    condition: str               # SQL over ``failures``: true for a failure in a refusal class
-    params: list[str]
+    refused: Refused = field(default_factory=Refused)   # the failures in a refusal class (the store picks them)
 
 
-def _refused(db: sqlite3.Connection, dimension: str) -> list[str]:
-    totals: dict[str, dict[str, int]] = {}
-    for key, outcome, n in db.execute("SELECT key, outcome, n FROM counts WHERE dimension = ?", (dimension,)):
-        totals.setdefault(key, {})[outcome] = n
+def _refused(db: RunReader, dimension: str) -> list[str]:
+    totals = db.totals(dimension)
     return sorted(k for k, c in totals.items() if c.get("refused") and not c.get("answered"))
 
 
-def refusals(db: sqlite3.Connection) -> RefusalStep:
-    """The tables and bets refused as a whole in the run database ``db`` (see the module)."""
-    tables = [key.split(" ", 1) for key in _refused(db, "table")]
+def refusals(db: RunReader) -> RefusalStep:
+    """The tables and bets refused as a whole in the run (see the module)."""
+    tables = [tuple(key.split(" ", 1)) for key in _refused(db, "table")]
     bets = _refused(db, "bet")
-    step = RefusalStep([], Counter(), Counter(), "0", [])
+    step = RefusalStep([], Counter(), Counter())
     if not tables and not bets:
         return step
-    table_sql = " OR ".join(["(substr(op, 1, length(?)) = ? AND config = ?)"] * len(tables)) or "0"
-    table_params = [p for game, config in tables for p in (game + ".", game + ".", config)]
-    bet_sql = (f"(substr(op, 1, 6) = 'craps.' AND json_valid(\"case\") AND json_extract(\"case\", '$.bet') IN "
-               f"({', '.join('?' * len(bets))}))") if bets else "0"
-    step.condition = f"({REFUSED_ANSWER} AND (({table_sql}) OR {bet_sql}))"
-    step.params = table_params + bets
-    groups = [("table", f"{game} {config}", f"({table_sql.split(' OR ')[0]})", [game + ".", game + ".", config])
-              for game, config in tables]
-    groups += [("bet", bet, f"(substr(op, 1, 6) = 'craps.' AND json_valid(\"case\") AND "
-                            f"json_extract(\"case\", '$.bet') = ? AND NOT ({table_sql}))", [bet] + table_params)
-               for bet in bets]
-    for kind, key, where, params in groups:
+    step.refused = Refused(tuple((game, config) for game, config in tables), tuple(bets))
+    groups = [("table", f"{game} {config}", db.refused_answers(game, config, None)) for game, config in tables]
+    groups += [("bet", bet, db.refused_answers(None, None, bet, besides=step.refused)) for bet in bets]
+    for kind, key, answers in groups:
         ops: Counter[str] = Counter()
         codes: Counter[str] = Counter()
         first = None
-        for op, file, tc_id, flags, code in db.execute(
-                f"SELECT op, file, tc_id, flags, json_extract(actual, '$.error.code') FROM failures "
-                f"WHERE {REFUSED_ANSWER} AND {where} ORDER BY file, op, tc_id", params):
-            first = first or (file, tc_id)
-            ops[op] += 1
-            codes[str(code)[:64]] += 1
-            for flag in json.loads(flags):
+        for a in answers:
+            first = first or (a.file, a.tc_id)
+            ops[a.op] += 1
+            codes[str(a.code)[:64]] += 1
+            for flag in json.loads(a.flags):
                 step.flag_fails[flag] += 1
-                step.op_flag_fails[f"{op} {flag}"] += 1
+                step.op_flag_fails[f"{a.op} {flag}"] += 1
         if first is None:
             continue
         game, _, what = key.partition(" ") if kind == "table" else ("craps", "", key)

@@ -17,12 +17,13 @@ findings PDF.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.answers.causes import CauseAnalysis, run_causes
+from tablecert.harness.answers.causes import CauseAnalysis, cause_key, run_causes
+from tablecert.harness.answers.differences import differences, is_cut, stored_differences
+from tablecert.harness.store import SchemaError, UnreadableRun, open_reader
 
 
 class RunDiffError(ValueError):
@@ -78,24 +79,20 @@ class RunDiff:
 
 def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
     """A run's meta, its failing vectors (each with its cause key), its fault kinds and its causes."""
-    from tablecert.harness.answers.causes import cause_key
-    from tablecert.harness.answers.differences import differences, is_cut, stored_differences
-
     if not (run_dir / "run.db").is_file():
         raise RunDiffError(f"{run_dir}: not a run folder (no run.db)")
-    analysis = run_causes(run_dir)
-    db = sqlite3.connect(f"{(run_dir / 'run.db').resolve().as_uri()}?mode=ro", uri=True)
     try:
-        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta ORDER BY key")}
-        failing = {}
-        for file, op, tc_id, expected, actual in db.execute(
-                "SELECT file, op, tc_id, expected, actual FROM failures ORDER BY file, op, tc_id"):
-            e, a = json.loads(expected), json.loads(actual)
-            diffs = stored_differences(op, e, a)[0] if is_cut(a) else differences(op, e, a)   # cut: as judged
-            failing[(file, op, tc_id)] = cause_key(op, diffs)[1] if diffs else "value"
-        kinds = {kind for (kind,) in db.execute("SELECT DISTINCT kind FROM faults")}
-    finally:
-        db.close()
+        analysis = run_causes(run_dir)
+        with open_reader(run_dir / "run.db") as db:
+            meta = db.meta()
+            failing = {}
+            for f in db.failures():
+                e, a = json.loads(f.expected), json.loads(f.actual)
+                diffs = stored_differences(f.op, e, a)[0] if is_cut(a) else differences(f.op, e, a)   # cut: as judged
+                failing[(f.file, f.op, f.tc_id)] = cause_key(f.op, diffs)[1] if diffs else "value"
+            kinds = db.fault_kinds_met()
+    except (UnreadableRun, SchemaError) as err:
+        raise RunDiffError(str(err)) from None
     return meta, failing, kinds, analysis
 
 

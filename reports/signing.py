@@ -31,7 +31,7 @@ from cryptography.x509.oid import NameOID
 from tablecert.harness.record.keys import (SigningError,  # noqa: F401 (re-exported: the reports read keys through here)
                                     fingerprint, load_private_key, load_public_key, raw_public,
                                     read_key_file, trusted_keys)
-from tablecert.harness.record.run_folder import write_atomically
+from tablecert.harness.lab_files import write_atomically
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
@@ -197,7 +197,7 @@ def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = Non
     give: the summary is recomputed (``harness.record.outputs.summary``) and the verdict too
     (``harness.record.verdict.decide``, the rule the run itself applied)."""
     from tablecert.harness.record.outputs import summary as recompute
-    from tablecert.harness.record.run_db import RunDatabase
+    from tablecert.harness.store import open_reader
     from tablecert.harness.record.judged_record import database_digest
     from tablecert.harness.record.seal import SealError, check_seal, trusted_seal_keys
     from tablecert.harness.record.verdict import decide
@@ -205,7 +205,7 @@ def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = Non
     path = run_dir / "run.db"
     if not path.is_file():
         raise SigningError(f"{run_dir}: no run.db; nothing to sign")
-    db = RunDatabase(path)
+    db = open_reader(path)       # read only: signing leaves the run record as it is
     try:
         try:
             check_seal(db, trusted_seal_keys(None) if seal_keys is None else seal_keys, str(run_dir))

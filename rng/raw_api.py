@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import __version__
-from tablecert.harness.contract import SessionOptions, find_adapter
+from tablecert.harness.adapters import find_adapter
+from tablecert.harness.contract import SessionOptions
 from tablecert.rng import nist
 from tablecert.rng.plan import ALPHA
 from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale

@@ -24,7 +24,7 @@ from tablecert.harness.adapters.http_server import serve_http
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.confine.sandbox import SAFE_PATH
-from tablecert.harness.run.protocol_versions import hello_request
+from tablecert.harness.protocol_versions import hello_request
 from tablecert.harness.contract import (KNOWN_OPS, PROTOCOL, Adapter, FaultKind, SessionOptions, VendorFault,
                                         VendorSession)
 from tablecert.harness.answers.envelope import decode_answer

@@ -179,7 +179,7 @@ def test_a_hand_suite_is_anchored_by_its_committed_stream_digest(tmp_path: Path)
     rehash(suite)
     anchor = anchor_suite(suite, allow_custom=True)
     assert anchor.kind == CUSTOM and "paigow.hands.labels" in anchor.reason
-    from tablecert.harness.run.hand_runner import HandSuite
+    from tablecert.harness.run.hand_batches import HandSuite
 
     descriptor = suite / "expected" / "paigow.hands.json"
     desc = json.loads(descriptor.read_text())

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tablecert.harness.answers.causes import run_causes
 from tablecert.harness.answers.differences import is_cut, stored_differences
-from tablecert.harness.record.run_db import ANSWER_STORED, RunDatabase
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import ANSWER_STORED, Batch
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.vectors import judge_batch
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import load_profile
@@ -42,7 +42,7 @@ def test_a_long_round_wrong_only_in_its_last_step_is_caused_by_that_field(tmp_pa
                   [["PlayRound"]], [["craps.sw.1"]], ["a long round"])
     outcome = judge_batch(batch, [answer])
     assert len(outcome.failures) == 1
-    db = RunDatabase(tmp_path / "run.db")
+    db = RunStore(tmp_path / "run.db")
     db.record(outcome)
     db.close()
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.envelope import check_batch_answer, parse_hello
 from tablecert.harness.answers.compare import label_of, passes
-import sqlite3
 
 from tablecert.harness.run.offline import ResponsesError, SuiteIndex, read_responses
+from tablecert.harness.store.responses import AnswerIndex
 from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.errors import CaseError
 from tablecert.oracle.vendor import OPS, ReferenceVendor
@@ -76,7 +76,7 @@ def test_responses_reader_refuses_with_one_error_type(tmp_path: Path, lines, jun
     path.write_bytes(b"".join(json.dumps(l).encode() + b"\n" for l in lines) + junk)
     index = SuiteIndex(wanted={"craps.settle.odds-3-4-5x.jsonl.gz": {1, 2, 3}},
                        firsts={"craps.settle.odds-3-4-5x.jsonl.gz": [1]}, cases=3)
-    store = sqlite3.connect(":memory:")
+    store = AnswerIndex()
     try:
         read_responses(path, index, store, 1 << 20, 1 << 24)     # the streaming reader validate uses
     except ResponsesError as err:

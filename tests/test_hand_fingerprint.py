@@ -21,7 +21,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
 from tablecert.harness.record.judged_record import database_digest
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
@@ -37,8 +37,8 @@ rows = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 15), st.sampled_from
                 min_size=0, max_size=60, unique_by=lambda r: (r[0], r[5]))
 
 
-def database_with(path: Path, hand_rows: list[tuple[int, ...]]) -> RunDatabase:
-    db = RunDatabase(path)
+def database_with(path: Path, hand_rows: list[tuple[int, ...]]) -> RunStore:
+    db = RunStore(path)
     db.db.executemany("INSERT INTO hand_failures VALUES (?, ?, ?, ?, ?, ?, ?)", hand_rows)
     return db
 
@@ -137,7 +137,7 @@ def test_wrong_hands_changed_after_the_run_are_not_signed_and_old_summaries_stil
     summary = write_outputs(out)
     assert summary["judged"]["hand_failures"].startswith(f"{result.totals['fail']} rows ")
     check_signable(out)
-    db = RunDatabase(out / "run.db")
+    db = RunStore(out / "run.db")
     recorded = db.meta()["judged"]
     # as the release before wrote it: hand_failures hashed row by row, no hand_causes entry
     old = {k: v for k, v in recorded.items() if k != "hand_causes"} | {"hand_failures": legacy_sum(db.db)}

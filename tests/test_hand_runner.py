@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 from tablecert.harness.answers import bulk as bulk_judge
 
-from tablecert.harness.run import hand_runner
+from tablecert.harness.run import hand_batches
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.harness.run.hand_runner import HandBatch, HandSuite
+from tablecert.harness.run.hand_batches import HandBatch, HandSuite
 from tablecert.harness.run.recovery import FaultPolicy
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle import label_batch
@@ -277,7 +277,7 @@ def test_joker_suite_through_the_subprocess_adapter_counts_the_published_joker_h
     assert result.verdict == "pass"
     assert result.totals == {"pass": 2 * JOKER_HANDS, "fail": 0, "unsupported": 0, "fault": 0}
     stats = result.stats
-    assert stats.fast_passes == stats.requests == 2 * -(-JOKER_HANDS // hand_runner.DEFAULT_HAND_BATCH_SIZE)
+    assert stats.fast_passes == stats.requests == 2 * -(-JOKER_HANDS // hand_batches.DEFAULT_HAND_BATCH_SIZE)
     assert stats.fallbacks == 0 and stats.hands == JOKER_HANDS
 
     # The published counts of hands holding the joker: all hands minus hands without it.

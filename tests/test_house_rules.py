@@ -16,7 +16,7 @@ import pytest
 from tablecert.harness.answers.capabilities import (Capabilities, CapabilityError, check_declaration, house_rule_feature,
                                                     mark_batch, split_require, table_features)
 from tablecert.harness.answers.round_findings import round_scope
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import Batch
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.craps_round import HOUSE_RULES
 from tablecert.oracle.profiles import load_profile

@@ -29,7 +29,7 @@ from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live
                                              vendor_state_dir)
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors import live_cases
@@ -72,8 +72,8 @@ def live_run(cmd: str, suite: Path, out: Path, **settings):
     with runner.live:
         result = runner.run()
     write_outputs(out)
-    with closing(RunDatabase(out / "run.db")) as db:
-        return result, [rec["comment"] for rec in db.failures()]
+    with closing(RunStore(out / "run.db")) as db:
+        return result, [rec.comment for rec in db.failures()]
 
 
 def test_each_faulty_live_vendor_is_not_certified_with_its_interruption_point(small_suite: Path,
@@ -230,8 +230,8 @@ def test_a_state_dir_past_the_lab_limit_is_the_vendors_fault_and_removed_whateve
         state_dir = runner.live.state_dir
         assert state_dir is not None and (Path(state_dir) / "shut").exists()
     assert result.verdict == "fail"
-    with closing(RunDatabase(out / "run.db")) as db:
-        kinds = {fault["kind"] for fault in db.faults()}
-        notes = [rec["comment"] for rec in db.failures()]
+    with closing(RunStore(out / "run.db")) as db:
+        kinds = {fault.kind for fault in db.faults()}
+        notes = [rec.comment for rec in db.failures()]
     assert "state_limit" in kinds or any("state_limit" in n for n in notes), (kinds, notes)
     assert not Path(state_dir).parent.exists() and not list(out.glob(STATE_PREFIX + "*"))

@@ -20,7 +20,7 @@ import pytest
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner, judge_batch
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.parallel import ParallelOptions
@@ -109,7 +109,7 @@ def test_a_run_interrupted_with_two_workers_resumes_with_three(edge: Path, tmp_p
 def test_a_batch_recorded_twice_counts_once(edge: Path, tmp_path: Path) -> None:
     batch = next(iter_batches(edge, 50))
     wrong = [{"result": "nonsense"}] * len(batch.cases)
-    db = RunDatabase(tmp_path / "run.db")
+    db = RunStore(tmp_path / "run.db")
     assert db.record(judge_batch(batch, wrong)) is True
     before = db.outcome_totals()
     assert before["fail"] == len(batch.cases)
@@ -426,7 +426,7 @@ def test_a_session_opened_ahead_is_greeted_as_the_instance_would_and_its_failure
     instance.adopt(failing)
     assert instance.live is None and opened == []
     out = judge(instance, batch)
-    assert [f[5] for f in out.faults] == ["crash"] and opened == ["FirstHelloCrashes"]   # then restarted once
+    assert [f.kind for f in out.faults] == ["crash"] and opened == ["FirstHelloCrashes"]   # then restarted once
     assert out.status == "done" and not any(k[2] == "fault" for k in out.counts)
     instance.drop()
 

@@ -24,6 +24,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.recovery import FaultPolicy, bisect_budget
 from tablecert.harness.run.runner import Runner
+from tablecert.harness.run.hand_batches import hand_suite_batches
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.vectors.suites import generate
@@ -250,7 +251,7 @@ def test_an_interrupted_run_with_faults_resumes_to_the_same_summary(edge: Path, 
 def test_a_poisoned_hand_in_a_hand_suite(tmp_path: Path, vendor_files: Path) -> None:
     suite = tmp_path / "joker"
     generate("joker", suite)
-    batch = next(b for b in iter_batches(suite, 1000) if b.op == "paigow.player_bonus" and b.tc_ids[0] == 1001)
+    batch = next(b for b in hand_suite_batches(suite, 1000) if b.op == "paigow.player_bonus" and b.tc_ids[0] == 1001)
     case = batch.cases[500]
     out = tmp_path / "run"
     cmd = poison_cmd(vendor_files, "segv", [case])

@@ -21,7 +21,7 @@ from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
@@ -170,7 +170,7 @@ def test_a_v1_vendor_is_certified_on_standard_for_what_v1_carries(tmp_path: Path
         out = tmp_path / f"run-{require}"
         target = VendorTarget("subprocess", v1, SessionOptions(timeout=120))
         result = Runner(target.opener(), suite, out, batch_size=1000, require=require).run()
-        db = RunDatabase(out / "run.db")
+        db = RunStore(out / "run.db")
         try:
             return result.verdict, db.meta()["scope"]["untested"]
         finally:
@@ -228,9 +228,9 @@ def test_a_failing_round_says_where_it_departs(named_suite: Path, tmp_path: Path
     out = tmp_path / "run"
     assert run("round_faulty_vendors:BarPushLostVendor", named_suite, out).verdict == "fail"
     write_outputs(out)
-    db = RunDatabase(out / "run.db")
+    db = RunStore(out / "run.db")
     try:
-        comments = [rec["comment"] for rec in db.failures()]
+        comments = [rec.comment for rec in db.failures()]
     finally:
         db.close()
     assert comments and all("| first divergent step " in c for c in comments)

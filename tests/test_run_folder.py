@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.harness.record.run_folder import UnsafeRunFolder, locked_run_folder, write_atomically
+from tablecert.harness.lab_files import UnsafeRunFolder, write_atomically
+
+from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.vectors.suites import generate
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])

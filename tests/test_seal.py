@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import faulty_vendors
 from tablecert.harness.record.judged_record import database_digest
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.record.verdict import conclude
 
 TESTS = Path(__file__).parent
@@ -119,7 +119,7 @@ def forge_rows(folder: Path) -> None:
     """What the issue's attacker did: the failures deleted, the fail counts and confusion cells
     turned into passes, the judged record recomputed with tablecert's own function, the verdict
     decided again and the outputs written again."""
-    db = RunDatabase(folder / "run.db")
+    db = RunStore(folder / "run.db")
     counts: Counter[tuple[str, str, str]] = Counter()
     for d, k, o, n in db.db.execute("SELECT * FROM counts"):
         counts[(d, k, "pass" if o == "fail" else o)] += n
@@ -140,14 +140,14 @@ def forge_rows(folder: Path) -> None:
 
 
 def forge_meta(folder: Path) -> None:
-    db = RunDatabase(folder / "run.db")
+    db = RunStore(folder / "run.db")
     db.set_meta(isolation="full: pid, mount and network namespaces (forged)")
     db.close()
     write_outputs(folder)
 
 
 def unseal(folder: Path) -> None:
-    db = RunDatabase(folder / "run.db")
+    db = RunStore(folder / "run.db")
     db.db.execute("DELETE FROM meta WHERE key = 'seal'")
     db.close()
     write_outputs(folder)

@@ -6,7 +6,7 @@ A page holding ``<!-- generated: NAME -->`` gets NAME's text in its place:
   (:func:`tablecert.reference.reference_markdown`);
 * ``run-folder``: what a run folder holds and summary.json's fields, from the docstring of the
   module that writes them (``tablecert.harness.record.outputs``), and run.db's tables from
-  ``tablecert.harness.record.run_db``'s;
+  ``tablecert.harness.store.schema``'s;
 * ``benchmarks``: each script of ``benchmarks/`` with the first paragraph of its docstring.
 """
 
@@ -40,7 +40,7 @@ def _generated(name: str) -> str:
     if name == "run-folder":
         return _docstring("tablecert.harness.record.outputs")
     if name == "run-db":
-        return _docstring("tablecert.harness.record.run_db")
+        return _docstring("tablecert.harness.store.schema")
     if name == "benchmarks":
         return _benchmarks()
     raise ValueError(f"docs: no generated text named {name!r}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from tablecert.harness.answers.envelope import check_batch_answer
 from tablecert.harness.contract import Confined, FaultKind, Hello, Metered, SessionOptions, VendorFault
-from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
 

@@ -56,13 +56,13 @@ from importlib import resources
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
-from tablecert.harness.run.outcomes import Outcome, sent
+from tablecert.harness.model import Outcome, sent
 from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
 
 if TYPE_CHECKING:
-    from tablecert.harness.run.batch import Batch
+    from tablecert.harness.model import Batch
 
 SCHEMA_FILE = "capabilities.schema.json"
 FEATURE_DIMENSION = "feature"                 # counts: every vector's features, by outcome

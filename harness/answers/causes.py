@@ -42,7 +42,6 @@ import gzip
 import hashlib
 import json
 import math
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -53,7 +52,8 @@ from tablecert.harness.answers.capabilities import case_features, table_features
 from tablecert.harness.answers.differences import (DISPOSITIONS, KIND_ORDER, LABEL_NAMES, Difference,  # noqa: F401
                                                    all_differences, answered, differences, error_code, is_cut,
                                                    stored_differences, unwrapped)
-from tablecert.harness.record.run_folder import replay_name
+from tablecert.harness.model import replay_name
+from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
 
@@ -237,10 +237,6 @@ def _suite_folder(run_dir: Path, meta: dict[str, Any]) -> Path | None:
     return None
 
 
-def failing_ops(db: sqlite3.Connection) -> set[str]:
-    return {op for (op,) in db.execute("SELECT DISTINCT op FROM failures")}
-
-
 def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, Any]] | None:
     """The spectrum kept in the run's meta, when it covers ``ops`` for the suite that was run."""
     kept = meta.get(SPECTRUM_KEY)
@@ -250,21 +246,21 @@ def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, 
     return by_op if ops <= set(by_op) else None
 
 
-def keep_spectrum(db: Any, run_dir: Path) -> None:
-    """Store the spectrum :func:`spectrum_to_keep` gives in the run's meta (``db``: a
-    :class:`~tablecert.harness.record.run_db.RunDatabase`). Done before the run's record is sealed
-    (:mod:`tablecert.harness.record.seal`), so that the counts the findings rest on are sealed with it."""
-    kept = spectrum_to_keep(db.db, run_dir, db.meta())
+def keep_spectrum(db: RunStore, run_dir: Path) -> None:
+    """Store the spectrum :func:`spectrum_to_keep` gives in the run's meta. Done before the run's
+    record is sealed (:mod:`tablecert.harness.record.seal`), so that the counts the findings rest
+    on are sealed with it."""
+    kept = spectrum_to_keep(db, run_dir, db.meta())
     if kept is not None:
         db.set_meta(**{SPECTRUM_KEY: kept})
 
 
-def spectrum_to_keep(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
+def spectrum_to_keep(db: RunReader, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
     """The meta value to store under :data:`SPECTRUM_KEY` so that the analysis no longer needs the
     suite folder (signing recomputes summary.json from run.db alone): the kept spectrum extended
     to the ops that now fail, counted from the suite; None when nothing needs storing (or the
     suite is not there)."""
-    ops = failing_ops(db)
+    ops = db.failing_ops()
     if not ops or stored_spectrum(meta, ops) is not None:
         return None
     folder = _suite_folder(run_dir, meta)
@@ -364,19 +360,18 @@ def _title(key: str, kind: str, detail: str, transitions: Counter[str]) -> str:
     return TITLES.get(kind, TITLES["value"]).format(op=parts[1], what=parts[2] if len(parts) > 2 else "")
 
 
-def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> CauseAnalysis:
+def analyse(db: RunReader, run_dir: Path, meta: dict[str, Any]) -> CauseAnalysis:
     """Every failure of the run database's ``failures`` table in exactly one cause (see the module),
     up to the first :data:`CAUSE_WINDOW` of them (the rest counted in ``not_analysed``). Reads each
     of those failures once (its config, case, expected and answered value and flags)."""
     groups: dict[str, _Group] = {}
-    stored = db.execute("SELECT COUNT(*) FROM failures").fetchone()[0]
-    rows = db.execute('SELECT file, op, tg_id, tc_id, config, "case", expected, actual, flags, length("case") '
-                      "FROM failures ORDER BY file, op, tc_id LIMIT ?", (CAUSE_WINDOW,))
+    stored = db.failure_count()
     failing: Counter[tuple[str, str]] = Counter()
     failing_per_op: Counter[str] = Counter()
-    for file, op, tg_id, tc_id, config, case, expected, actual, flags, size in rows:
-        config, case, expected, actual, flags = (json.loads(config), json.loads(case), json.loads(expected),
-                                                 json.loads(actual), json.loads(flags))
+    for f in db.failures(limit=CAUSE_WINDOW):
+        file, op, tg_id, tc_id, size = f.file, f.op, f.tg_id, f.tc_id, len(f.case)
+        config, case, expected, actual, flags = (json.loads(f.config), json.loads(f.case), json.loads(f.expected),
+                                                 json.loads(f.actual), json.loads(f.flags))
         diffs, _ = stored_differences(op, expected, actual)   # a cut answer: as judged before cutting
         rank, key = cause_key(op, diffs)
         failing.update((op, name) for name in set(factors(op, config, case, expected, flags)))
@@ -395,7 +390,7 @@ def analyse(db: sqlite3.Connection, run_dir: Path, meta: dict[str, Any]) -> Caus
     return CauseAnalysis(causes, total + hands, spectrum is not None, stored - total)
 
 
-def hand_causes(db: sqlite3.Connection) -> list[Cause]:
+def hand_causes(db: RunReader) -> list[Cause]:
     """A hand suite's wrong hands (counted per confusion cell and hand feature as the run went:
     :func:`tablecert.harness.answers.hand_failures.hand_cause_totals`) as one label cause per op, its
     factors the hand features the rules turn on (how many of its wrong hands have each as their
@@ -477,9 +472,5 @@ def _short(value: Any) -> str:
 
 def run_causes(run_dir: Path) -> CauseAnalysis:
     """The cause analysis of a run folder (its run database opened read-only)."""
-    db = sqlite3.connect(f"{(Path(run_dir) / 'run.db').resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta ORDER BY key")}
-        return analyse(db, Path(run_dir), meta)
-    finally:
-        db.close()
+    with open_reader(Path(run_dir) / "run.db") as db:
+        return analyse(db, Path(run_dir), db.meta())

@@ -143,7 +143,7 @@ def all_differences(op: str, expected: Any, actual: Any) -> list[Difference]:
 
 
 CUT = "tablecert_cut"
-"""The key of a stored answer that was cut (:func:`tablecert.harness.record.run_db.stored_answer`)."""
+"""The key of a stored answer that was cut (:func:`tablecert.harness.model.stored_answer`)."""
 CUT_DIFFERENCES = 16
 """The primary differences kept with a cut answer (the cause needs the first; the rest for its detail)."""
 

@@ -22,16 +22,14 @@ plainest first.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from tablecert.harness.answers.compare import label_of, passes
-from tablecert.harness.record.run_db import BatchOutcome, has_table, stored_answer
-from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_vectors
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, HandAnswer, Outcome, count_vectors, stored_answer
+from tablecert.harness.store import HandCause, RunReader
 from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
@@ -77,7 +75,7 @@ def judge_hand_batch(batch: Batch, results: list[Any], cards: np.ndarray | None 
         code = code_of.get(got, OTHER) if isinstance(got, str) else OTHER
         wrong.append((i, code_of[want], code))
         if code == OTHER:
-            out.hand_answers.append((OP_CODE[op], batch.tc_ids[i], stored_answer(actual)))
+            out.hand_answers.append(HandAnswer(OP_CODE[op], batch.tc_ids[i], stored_answer(actual)))
     n_fail = len(wrong)
     if n_fail < len(batch.cases):
         count_all(out.counts, op, len(batch.cases) - n_fail, Outcome.PASS)
@@ -109,52 +107,29 @@ def add_wrong_hands(out: BatchOutcome, expected: list[int], actual: list[int], t
     out.hand_causes.update((op, e, a, c) for e, a, c in zip(expected, actual, cause_list))
 
 
-def has_hand_failures(db: sqlite3.Connection) -> bool:
-    return has_table(db, "hand_failures")
+def _most_first(db: RunReader) -> list[HandCause]:
+    return sorted(db.hand_causes(), key=lambda g: (-g.n, g.op, g.expected, g.actual, g.cause))
 
 
-def cause_counts(db: sqlite3.Connection) -> list[tuple[int, int, int, int, int]]:
-    """(op, expected, actual, cause, failures) of every cause of every cell, from the counts kept
-    as the batches were written (``hand_causes``: no scan of the wrong hands)."""
-    if not has_hand_failures(db):
-        return []
-    if not has_table(db, "hand_causes"):
-        # a run database of the release before, read only: one grouped scan
-        return db.execute("SELECT op, expected, actual, cause, COUNT(*) FROM hand_failures "
-                          "GROUP BY op, expected, actual, cause").fetchall()
-    return db.execute("SELECT op, expected, actual, cause, n FROM hand_causes WHERE n > 0 "
-                      "ORDER BY op, expected, actual, cause").fetchall()
-
-
-def hand_cause_totals(db: sqlite3.Connection) -> list[dict[str, Any]]:
+def hand_cause_totals(db: RunReader) -> list[dict[str, Any]]:
     """The wrong hands per op, confusion cell and cause (for ``summary.json``), most first."""
     from tablecert.oracle.hand_features import cause_feature
 
-    return [{"op": HAND_OPS[op], "expected": label_name(op, e), "actual": label_name(op, a),
-             "cause": cause_feature(c).id, "failures": n}
-            for op, e, a, c, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3]))]
+    return [{"op": HAND_OPS[g.op], "expected": label_name(g.op, g.expected), "actual": label_name(g.op, g.actual),
+             "cause": cause_feature(g.cause).id, "failures": g.n} for g in _most_first(db)]
 
 
-def plainest(db: sqlite3.Connection, op: int, expected: int, actual: int, cause: int,
-             limit: int) -> list[tuple[int, int, int]]:
-    """The ``limit`` plainest hands of a cause of a cell: (simplicity, tcId, features), read along
-    the table's key (no scan)."""
-    return db.execute("SELECT simplicity, tc_id, features FROM hand_failures WHERE op = ? AND expected = ? "
-                      "AND actual = ? AND cause = ? ORDER BY simplicity, tc_id LIMIT ?",
-                      (op, expected, actual, cause, limit)).fetchall()
-
-
-def replay_selection(db: sqlite3.Connection, per_group: int = REPLAY_PER_GROUP) -> dict[int, list[int]]:
+def replay_selection(db: RunReader, per_group: int = REPLAY_PER_GROUP) -> dict[int, list[int]]:
     """Per op code, the tcIds a replay file holds: the ``per_group`` plainest hands of each cause
     of each confusion cell (so every cell and every cause is in it, each at most ``per_group``
     times per cell), in tcId order."""
     chosen: dict[int, set[int]] = {}
-    for op, expected, actual, cause, _ in cause_counts(db):
-        chosen.setdefault(op, set()).update(tc for _, tc, _ in plainest(db, op, expected, actual, cause, per_group))
+    for g in db.hand_causes():
+        chosen.setdefault(g.op, set()).update(h.tc_id for h in db.plainest(g.op, g.expected, g.actual, g.cause, per_group))
     return {op: sorted(tcs) for op, tcs in sorted(chosen.items())}
 
 
-def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
+def hand_replays(db: RunReader, meta: dict[str, Any]) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
     """The replay files of a hand-suite run: per op, ``paigow.hands.OP.jsonl`` with the hands of
     :func:`replay_selection` (name -> (op, config, cases, tcIds))."""
     first = meta.get("hand_first_position")
@@ -168,19 +143,19 @@ def hand_replays(db: sqlite3.Connection, meta: dict[str, Any]) -> dict[str, tupl
     return out
 
 
-def hand_examples(db: sqlite3.Connection, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
+def hand_examples(db: RunReader, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
     """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
     the most wrong hands first (for junit.xml)."""
     from tablecert.oracle.hand_features import cause_feature
 
     first = int(meta.get("hand_first_position") or 0)
     out: dict[str, list[str]] = {}
-    for op, e, a, cause, n in sorted(cause_counts(db), key=lambda g: (-g[4], g[0], g[1], g[2], g[3])):
-        lines = out.setdefault(HAND_OPS[op], [])
+    for g in _most_first(db):
+        lines = out.setdefault(HAND_OPS[g.op], [])
         if len(lines) >= per_op:
             continue
-        for _, tc, _ in plainest(db, op, e, a, cause, 1):
-            cards = " ".join(hand_codes(first, tc))
-            lines.append(f"paigow.hands tcId {tc}: {cards} expected {label_name(op, e)} got {label_name(op, a)} "
-                         f"(cause {cause_feature(cause).id}; {n:,} wrong hands of this cause)")
+        for hand in db.plainest(g.op, g.expected, g.actual, g.cause, 1):
+            cards = " ".join(hand_codes(first, hand.tc_id))
+            lines.append(f"paigow.hands tcId {hand.tc_id}: {cards} expected {label_name(g.op, g.expected)} got "
+                         f"{label_name(g.op, g.actual)} (cause {cause_feature(g.cause).id}; {g.n:,} wrong hands of this cause)")
     return out

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from tablecert.harness.answers.capabilities import HOUSE_RULE, house_rule_feature
 from tablecert.harness.answers.compare import strict_equal
-from tablecert.harness.run.outcomes import Outcome, sent
+from tablecert.harness.model import Outcome, sent
 from tablecert.oracle.craps_round import HOUSE_RULES
 
 ROUND_OP = "craps.round"

@@ -1,10 +1,10 @@
-"""Confining a vendor's process: the sandbox (bubblewrap), the folders it may see, and ``tablecert sandbox-check``.
+"""Confining a vendor's process: the sandbox (bubblewrap), the folders it may see (``tablecert sandbox-check`` is
+:mod:`tablecert.harness.run.sandbox_check`).
 
 Public face (:data:`__all__`), each name imported when first asked for."""
 
 from tablecert import lazy_face
 
-_FACE = {"SAFE_PATH": "sandbox", "plan": "sandbox", "vendor_path_problem": "sandbox", "check": "sandbox_check",
-         "SandboxView": "sandbox_check"}
+_FACE = {"SAFE_PATH": "sandbox", "plan": "sandbox", "vendor_path_problem": "sandbox"}
 __all__ = sorted(_FACE)
 __getattr__ = lazy_face(__name__, _FACE)

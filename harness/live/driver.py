@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.harness.record.run_db import BatchOutcome, stored_answer, stored_expected
+from tablecert.harness.model import BatchOutcome, stored_answer, stored_expected
 from tablecert.harness.run.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
@@ -219,8 +219,8 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
         for mode in ok_kinds:
             survived[mode] += 1
     out = judge_batch(unit, results)
-    out.failures = [(*row[:6], *pairs[row[3]], *row[8:10], f"{row[10]} | {notes[row[3]]}") if row[3] in pairs else row
-                    for row in out.failures]
+    out.failures = [replace(f, expected=pairs[f.tc_id][0], actual=pairs[f.tc_id][1], comment=f"{f.comment} | {notes[f.tc_id]}")
+                    if f.tc_id in pairs else f for f in out.failures]
     for mode in MODES:
         for what, n in (("made", made[mode]), ("survived", survived[mode])):
             if n:

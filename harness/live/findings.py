@@ -126,7 +126,7 @@ def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
 
 def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) -> dict[str, str]:
     """Replay files (name -> text) for the failing live vectors (of the ``ops``) among ``failures``
-    (run database failure records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
+    (:class:`~tablecert.harness.model.Failure` records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
     kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
@@ -134,20 +134,23 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
 
     out: dict[str, str] = {}
     for rec in failures:
-        detail = details.get(f"{rec['file']} {rec['tc_id']}")
-        op = rec["op"]
-        if op not in ops or not isinstance(detail, dict) or not isinstance(rec["case"], dict):
+        detail = details.get(f"{rec.file} {rec.tc_id}")
+        op = rec.op
+        if op not in ops or not isinstance(detail, dict):
             continue
-        steps = rec["case"]["steps"]
+        config, case = json.loads(rec.config), json.loads(rec.case)
+        if not isinstance(case, dict):
+            continue
+        steps = case["steps"]
         cut = _divergent_step(detail, len(steps))
         parse, play = SUITE_ORACLE[op]
-        expected = play(parse(rec["config"]), rec["case"])["steps"][:cut]
+        expected = play(parse(config), case)["steps"][:cut]
         kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
-        replay = {"replay": "tablecert live table", "tcId": rec["tc_id"], "how": HOW, "config": rec["config"],
+        replay = {"replay": "tablecert live table", "tcId": rec.tc_id, "how": HOW, "config": config,
                   "game": GAME_OF_OP[op],
-                  "case": dict(rec["case"], steps=steps[:cut]), "interruptions": kills,
+                  "case": dict(case, steps=steps[:cut]), "interruptions": kills,
                   "last_interruption": detail.get("last_interruption"), "restored": detail.get("restored"),
                   "divergence": detail.get("divergence"), "expected": {"steps": expected}}
-        file = name(rec["file"], op, rec["tg_id"])
+        file = name(rec.file, op, rec.tg_id)
         out[file] = out.get(file, "") + json.dumps(replay, sort_keys=True, separators=(",", ":")) + "\n"
     return out

@@ -32,7 +32,7 @@ from typing import Any
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault
 from tablecert.harness.answers.envelope import same_id
-from tablecert.harness.run.protocol_versions import greet
+from tablecert.harness.protocol_versions import greet
 from tablecert.harness.confine.sandbox import MIB
 
 STATE_PREFIX = ".live-state-"

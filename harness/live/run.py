@@ -27,10 +27,9 @@ from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVE
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.context import LiveContext, MetaBook, SuiteRun
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS

@@ -7,7 +7,7 @@ concluded is covered by its **checkpoints**.
 
 **What is signed, and when.** Every transaction the harness commits to a run's database (a
 batch's rows, a meta value, a start fault) writes, inside that same transaction just before its
-COMMIT (:attr:`~tablecert.harness.record.run_db.RunDatabase.before_commit`), a checkpoint in the
+COMMIT (:attr:`~tablecert.harness.store.RunStore.before_commit`), a checkpoint in the
 ``meta`` key ``chain``: an Ed25519 signature by the run key, DSSE-encoded like the seal (payload
 type :data:`CHECKPOINT_TYPE`), over the canonical JSON of
 
@@ -63,7 +63,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from tablecert.harness.record.judged_record import JudgedRecord, database_digest, row_digests
 from tablecert.harness.record.keys import fingerprint
-from tablecert.harness.record.run_db import RunDatabase, dumps
+from tablecert.harness.model import dumps
+from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.record.seal import (CHAIN, NOT_SEALED, SEAL, UNSEALED_TABLES, SealError, check_seal, dsse,
                                            signed_bytes)
 
@@ -82,14 +83,13 @@ class Head:
     state: dict[str, Any]
 
 
-def meta_digest(db: RunDatabase) -> str:
+def meta_digest(db: RunReader) -> str:
     """SHA-256 of the meta rows a checkpoint covers, as stored (read in the open transaction)."""
-    marks = ", ".join("?" * len(LEFT_OUT))
-    rows = db.db.execute(f"SELECT key, value FROM meta WHERE key NOT IN ({marks}) ORDER BY key", LEFT_OUT).fetchall()
+    rows = [list(row) for row in db.meta_text(leaving_out=LEFT_OUT)]
     return hashlib.sha256(dumps(rows).encode("utf-8")).hexdigest()
 
 
-def record_state(db: RunDatabase, judged: dict[str, Any]) -> dict[str, Any]:
+def record_state(db: RunReader, judged: dict[str, Any]) -> dict[str, Any]:
     """What a checkpoint signs of the record besides its place in the chain (``judged``: the
     harness's record of the rows, or one recomputed from them)."""
     return {"judged": judged, "tables": row_digests(db, UNSEALED_TABLES), "meta_sha256": meta_digest(db)}
@@ -114,7 +114,7 @@ class Checkpoints:
         self.key, self.head = key, head
         self.keyid = fingerprint(key.public_key())
 
-    def attach(self, db: RunDatabase, judged: JudgedRecord) -> None:
+    def attach(self, db: RunStore, judged: JudgedRecord) -> None:
         """Checkpoint every transaction ``db`` commits from now on, signing ``judged`` (the
         harness's record, which the caller keeps up to date in the same transactions). A resumed
         run's database must still hold the record ``head`` covers (SealError if not)."""
@@ -125,7 +125,7 @@ class Checkpoints:
                                 f"({', '.join(differs)}); not resumed")
         db.before_commit = lambda: self._checkpoint(db, judged)
 
-    def _checkpoint(self, db: RunDatabase, judged: JudgedRecord) -> None:
+    def _checkpoint(self, db: RunStore, judged: JudgedRecord) -> None:
         """Sign the record as the open transaction leaves it, and write the checkpoint in it."""
         state = record_state(db, judged.digest())
         seq = self.head.seq + 1 if self.head is not None else 1
@@ -134,11 +134,11 @@ class Checkpoints:
         signature = self.key.sign(signed)
         entry = {"payloadType": CHECKPOINT_TYPE, "keyid": self.keyid, "payload": payload.decode("utf-8"),
                  "sig": base64.b64encode(signature).decode("ascii")}
-        db.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (CHAIN, dumps(entry)))
+        db.put_meta_in_transaction(CHAIN, entry)
         self.head = Head(seq, hashlib.sha256(signature).hexdigest(), state)
 
 
-def check_checkpoint(db: RunDatabase, key: Ed25519PrivateKey, what: str) -> Head:
+def check_checkpoint(db: RunReader, key: Ed25519PrivateKey, what: str) -> Head:
     """The head of the database's chain, after checking its last checkpoint is signed by ``key``
     and covers the record as it is (SealError, naming ``what``, if not)."""
     entry = db.meta().get(CHAIN)
@@ -165,7 +165,7 @@ def check_checkpoint(db: RunDatabase, key: Ed25519PrivateKey, what: str) -> Head
     return Head(seq, hashlib.sha256(signature).hexdigest(), found)
 
 
-def check_concluded(db: RunDatabase, key: Ed25519PrivateKey, what: str) -> Head:
+def check_concluded(db: RunReader, key: Ed25519PrivateKey, what: str) -> Head:
     """The head of a concluded run's database, after checking its seal by ``key`` and its
     ``judged`` record against the rows (SealError if either fails)."""
     check_seal(db, [key.public_key()], what)
@@ -181,21 +181,15 @@ def check_concluded(db: RunDatabase, key: Ed25519PrivateKey, what: str) -> Head:
     return Head(seq, hashlib.sha256(signature).hexdigest(), found)
 
 
-def _empty(db: RunDatabase) -> bool:
-    """Nothing recorded at all: no meta and no row in any table (a run killed as it began)."""
-    tables = [name for (name,) in db.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return not any(db.db.execute(f'SELECT 1 FROM "{name}" LIMIT 1').fetchone() for name in tables)
-
-
 def resumed_head(db_path: Path, key: Ed25519PrivateKey, what: str) -> Head | None:
     """What ``--resume`` may continue from (see the module docstring): None when there is nothing
     to resume (no database, or one that recorded nothing), else the head its last checkpoint (or
     a concluded run's seal) was checked to cover; SealError, one line, if neither checks."""
     if not db_path.is_file():
         return None
-    db = RunDatabase(db_path)
+    db = open_reader(db_path)     # read only: a concluded run is left exactly as it was
     try:
-        if _empty(db):
+        if db.is_empty():
             return None
         meta = db.meta()
         refusals: list[SealError] = []

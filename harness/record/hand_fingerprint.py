@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import secrets
-import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,12 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tablecert.harness.record.run_db import has_table
+from tablecert.harness.store import open_reader
 
 P = 2**31 - 1
 COLUMNS = ("op", "expected", "actual", "cause", "simplicity", "tc_id", "features")
-PARTS = ("op < 1", "NOT (op < 1)")
-"""The table's two ops, scanned on two threads (any value of ``op`` falls in exactly one)."""
+PARTS = (True, False)
+"""The table's two ops (op code 0, the others), scanned on two threads."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +49,6 @@ class Lane:
 
     left: tuple[int, ...]
     right: tuple[int, ...]
-
-    def sql(self) -> str:
-        def form(c: tuple[int, ...]) -> str:
-            return "((" + " + ".join(f"{col} * {a}" for col, a in zip(COLUMNS, c)) + f" + {c[-1]}) % {P})"
-        return f"{form(self.left)} * {form(self.right)} % {P}"
 
     def total(self, rows: np.ndarray) -> int:
         """The lane's sum over ``rows`` (n x 7, int64)."""
@@ -115,19 +109,11 @@ class Fingerprint:
 def database_fingerprint(path: Path, lanes: tuple[Lane, ...]) -> Fingerprint:
     """The fingerprint of the ``hand_failures`` rows of the run database at ``path`` (read only,
     one aggregate scan per op, on two threads)."""
-    columns = ", ".join(f"SUM({lane.sql()})" for lane in lanes)
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    forms = [(lane.left, lane.right) for lane in lanes]
 
-    def scan(part: str) -> tuple[int, ...]:
-        db = sqlite3.connect(uri, uri=True)
-        try:
-            if not has_table(db, "hand_failures"):
-                return (0,) * (1 + len(lanes))
-            row = db.execute(f"SELECT COUNT(*){', ' if lanes else ''}{columns} FROM hand_failures "
-                             f"WHERE {part}").fetchone()
-        finally:
-            db.close()
-        return tuple(0 if v is None else v for v in row)
+    def scan(first_op: bool) -> tuple[int, ...]:
+        with open_reader(Path(path)) as db:
+            return db.hand_failure_sums(forms, P, first_op)
 
     with ThreadPoolExecutor(len(PARTS)) as pool:
         parts = list(pool.map(scan, PARTS))

@@ -31,17 +31,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from tablecert.harness.record.hand_fingerprint import PUBLIC, Fingerprint, database_fingerprint, secret_lanes
-from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
+from tablecert.harness.model import BatchOutcome, Fault
+from tablecert.harness.store import RunReader, schema
 
 MOD = 1 << 256
-TABLES = {
-    "batches": "file, op, first_tc, n, status",
-    "failures": 'file, op, tg_id, tc_id, config, "case", expected, actual, flags, clauses, comment',
-    "faults": "file, op, first_tc, n, attempt, kind, detail, stderr_tail, recovered",
-    "hand_answers": "op, tc_id, actual",
-}
-"""Tables digested row by row (each row's SHA-256, summed)."""
-LEGACY = {"hand_failures": "op, expected, actual, cause, simplicity, tc_id, features"}
+TABLES = ("batches", "failures", "faults", "hand_answers")
+"""Tables digested row by row (each row's SHA-256, summed; its columns in the schema's order)."""
+LEGACY = ("hand_failures",)
 """Digested row by row by the release before (checked that way in a summary it wrote)."""
 
 
@@ -53,18 +49,16 @@ def _row(row: Iterable[Any]) -> int:
     return int.from_bytes(hashlib.sha256(repr(tuple(row)).encode("utf-8")).digest(), "big")
 
 
-def _sums(db: RunDatabase, tables: dict[str, str] = TABLES) -> dict[str, int]:
-    return {table: sum((_row(r) for r in db.db.execute(f"SELECT {cols} FROM {table}")), 0) % MOD
-            for table, cols in tables.items()}
+def _sums(db: RunReader, tables: tuple[str, ...] = TABLES) -> dict[str, int]:
+    return {table: sum((_row(r) for r in db.stored_rows(table)), 0) % MOD for table in tables}
 
 
-def _counts(db: RunDatabase) -> Counter[tuple[str, str, str]]:
-    return Counter({(d, k, o): n for d, k, o, n in db.db.execute("SELECT dimension, key, outcome, n FROM counts")
-                    if n})
+def _counts(db: RunReader) -> Counter[tuple[str, str, str]]:
+    return db.counts()
 
 
-def _causes(db: RunDatabase) -> Counter[tuple[int, ...]]:
-    return Counter({tuple(row[:4]): row[4] for row in db.db.execute("SELECT * FROM hand_causes") if row[4]})
+def _causes(db: RunReader) -> Counter[tuple[int, ...]]:
+    return Counter({(g.op, g.expected, g.actual, g.cause): g.n for g in db.hand_causes() if g.n})
 
 
 def _digest(value: Counter[Any]) -> str:
@@ -75,7 +69,7 @@ def _hex(sums: dict[str, int]) -> dict[str, str]:
     return {table: f"{value:064x}" for table, value in sorted(sums.items())}
 
 
-def row_digests(db: RunDatabase, tables: dict[str, str]) -> dict[str, str]:
+def row_digests(db: RunReader, tables: tuple[str, ...]) -> dict[str, str]:
     """Each table's order-free digest of its rows (the columns named), as hex: what the run seal
     covers of the tables this record leaves out (:mod:`tablecert.harness.record.seal`)."""
     return _hex(_sums(db, tables))
@@ -89,19 +83,19 @@ def digest_of(sums: dict[str, int], counts: Counter[tuple[str, str, str]], hands
             "hand_causes": _digest(causes), "counts": _digest(counts)}
 
 
-def database_digest(db: RunDatabase, recorded: dict[str, Any] | None = None) -> dict[str, Any]:
+def database_digest(db: RunReader, recorded: dict[str, Any] | None = None) -> dict[str, Any]:
     """The same record, recomputed from a run database alone (what signing and merging compare).
     ``recorded``: the record to compare with; one written by the release before (wrong hands
     digested row by row, no hand causes) is recomputed that way."""
     if isinstance(recorded, dict) and "hand_causes" not in recorded:
-        return {**_hex(_sums(db, {**TABLES, **LEGACY})), "counts": _digest(_counts(db))}
+        return {**_hex(_sums(db, TABLES + LEGACY)), "counts": _digest(_counts(db))}
     return digest_of(_sums(db), _counts(db), database_fingerprint(db.path, PUBLIC), _causes(db))
 
 
 class JudgedRecord:
     """What the harness recorded in one run (see the module docstring)."""
 
-    def __init__(self, db: RunDatabase) -> None:
+    def __init__(self, db: RunReader) -> None:
         self.sums = _sums(db)
         self.counts = _counts(db)
         self.causes = _causes(db)
@@ -116,19 +110,20 @@ class JudgedRecord:
         # BatchStatus is its value, but its repr is not): the digests are of what is stored
         self.sums["batches"] = (self.sums["batches"] + _row((outcome.file, outcome.op, outcome.first_tc, outcome.n,
                                                             str(outcome.status)))) % MOD
-        for table, rows in (("failures", outcome.failures), ("faults", outcome.faults),
-                            ("hand_answers", outcome.hand_answers)):
+        for table, rows in (("failures", map(schema.failure_row, outcome.failures)),
+                            ("faults", map(schema.fault_row, outcome.faults)),
+                            ("hand_answers", map(schema.hand_answer_row, outcome.hand_answers))):
             self.sums[table] = (self.sums[table] + sum((_row(r) for r in rows), 0)) % MOD
         if outcome.hand_failures:
             self.hands = self.hands.plus(outcome.hand_failures)
         self.counts.update({(d, k, str(o)): n for (d, k, o), n in outcome.counts.items() if n})
         self.causes.update({k: n for k, n in outcome.hand_causes.items() if n})
 
-    def add_fault(self, row: tuple[Any, ...]) -> None:
-        """Account for a fault row written outside a batch (a vendor never greeted)."""
-        self.sums["faults"] = (self.sums["faults"] + _row(row)) % MOD
+    def add_fault(self, fault: Fault) -> None:
+        """Account for a fault written outside a batch (a vendor never greeted)."""
+        self.sums["faults"] = (self.sums["faults"] + _row(schema.fault_row(fault))) % MOD
 
-    def check(self, db: RunDatabase, meta: dict[str, Any]) -> dict[str, Any]:
+    def check(self, db: RunReader, meta: dict[str, Any]) -> dict[str, Any]:
         """The record, after checking the database holds exactly it and the ``meta`` values the
         harness holds in memory (those the verdict reads); TamperedRunDatabase if not."""
         sums, counts = _sums(db), _counts(db)

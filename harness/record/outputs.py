@@ -30,13 +30,12 @@ from tablecert.harness.answers.causes import analyse, keep_spectrum
 from tablecert.harness.answers.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
-from tablecert.harness.run.protocol_versions import NEEDS_V2, V2, hello_request
-from tablecert.harness.record.run_db import RunDatabase, dumps
+from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
+from tablecert.harness.model import Fault, Outcome, Verdict, dumps, fault_replay_name, poisoned_replay_name, replay_name
+from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import shortest_script
-from tablecert.harness.record.run_folder import (fault_replay_name, new_folder, poisoned_replay_name, remove_our_folder,
-                                         replace_folder, replay_name, write_atomically)
+from tablecert.harness.lab_files import new_folder, remove_our_folder, replace_folder, write_atomically
 from tablecert.harness.record.verdict import fault_counts
-from tablecert.harness.run.outcomes import Outcome, Verdict
 from tablecert.harness.vendor_text import for_xml
 
 JUNIT_EXAMPLES = 20
@@ -44,11 +43,11 @@ REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a 
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
 
 
-def summary(db: RunDatabase) -> dict[str, Any]:
+def summary(db: RunReader) -> dict[str, Any]:
     meta = db.meta()
     faults = db.faults()
     by_kind = fault_counts(faults)
-    first = db.fault_request_heads()
+    first = {r.kind: r for r in db.fault_requests(heads=True)}
     return {
         "verdict": meta.get("verdict", Verdict.INCOMPLETE),
         "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
@@ -82,20 +81,22 @@ def summary(db: RunDatabase) -> dict[str, Any]:
         "by_clause": db.totals("clause"),
         "by_flag": db.totals("flag"),
         "batches": db.batch_statuses(),
-        "fault_totals": {"count": len(faults), "recovered": sum(f["recovered"] for f in faults),
+        "fault_totals": {"count": len(faults), "recovered": sum(f.recovered for f in faults),
                          "by_kind": {kind: dict(c, first_request=(
-                             fault_replay_name(kind, *first[kind][:3]) if kind in first else None))
+                             fault_replay_name(kind, first[kind].file, first[kind].op, first[kind].first_tc)
+                             if kind in first else None))
                          for kind, c in by_kind.items()}},
-        "faults": [{k: f[k] for k in ("file", "op", "first_tc", "n", "attempt", "kind", "detail", "recovered")}
-                   for f in faults],
-        "poisoned": [{k: p[k] for k in ("file", "op", "tc_id", "kind", "detail")} for p in db.poisoned()],
-        **({"hand_causes": causes} if (causes := hand_cause_totals(db.db)) else {}),
+        "faults": [{"file": f.file, "op": f.op, "first_tc": f.first_tc, "n": f.n, "attempt": f.attempt, "kind": f.kind,
+                    "detail": f.detail, "recovered": f.recovered} for f in faults],
+        "poisoned": [{"file": p.file, "op": p.op, "tc_id": p.tc_id, "kind": p.kind, "detail": p.detail}
+                     for p in db.poisoned()],
+        **({"hand_causes": causes} if (causes := hand_cause_totals(db)) else {}),
         **({"live": live_summary(meta["live"], db.totals(LIVE_DIMENSION))} if meta.get("live") else {}),
-        "causes": analyse(db.db, Path(db.path).parent, meta).as_json(),
+        "causes": analyse(db, Path(db.path).parent, meta).as_json(),
     }
 
 
-def write_summary(db: RunDatabase, run_dir: Path) -> dict[str, Any]:
+def write_summary(db: RunStore, run_dir: Path) -> dict[str, Any]:
     data = summary(db)
     write_atomically(run_dir / "summary.json", (dumps(data, indent=2, separators=(",", ": ")) + "\n").encode("utf-8"))
     return data
@@ -106,7 +107,7 @@ def _attr(value: object) -> str:
     return f'"{for_xml(value)}"'
 
 
-def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
+def write_junit(db: RunStore, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
     """One <testsuite> per op; in it one failing <testcase> per cause of wrong answers
     (:mod:`tablecert.harness.answers.causes`; summary.json's ``causes``, given as ``causes``) with its
     smallest failures, one passing test case per flag of the op that no vector failed, and
@@ -120,16 +121,16 @@ def write_junit(db: RunDatabase, run_dir: Path, causes: dict[str, Any] | None = 
     for number, cause in enumerate(analysis["causes"], 1):
         for op, n in cause["ops"].items():
             by_op.setdefault(op, []).append((number, cause, n))
-    hand_lines = hand_examples(db.db, db.meta(), JUNIT_EXAMPLES)
+    hand_lines = hand_examples(db, db.meta(), JUNIT_EXAMPLES)
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)
         op_flags.setdefault(op, {})[flag] = counts
     ops = db.totals("op")
     totals = db.outcome_totals()
-    faults_by_op: dict[str, list[dict[str, Any]]] = {}
+    faults_by_op: dict[str, list[Fault]] = {}
     for fault in db.faults():
-        faults_by_op.setdefault(fault["op"], []).append(fault)
+        faults_by_op.setdefault(fault.op, []).append(fault)
     for op in faults_by_op:
         ops.setdefault(op, {})
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -192,26 +193,25 @@ def _cause_case(op: str, number: int, cause: dict[str, Any], n: int, hands: list
             "    </testcase>"]
 
 
-def _fault_cases(faults: list[dict[str, Any]]) -> list[str]:
+def _fault_cases(faults: list[Fault]) -> list[str]:
     """One erroring test case per vendor fault, named by the cases it hit (the first JUNIT_FAULTS;
     one more test case counts the rest)."""
     lines = []
     for f in faults[:JUNIT_FAULTS]:
-        hit = (f"tcId {f['first_tc']}" if f["n"] == 1 else f"tcId {f['first_tc']} and the next {f['n'] - 1}"
-               if f["n"] else "hello")
-        name = f"vendor fault {f['kind']}: {f['file'] or 'start'} {hit} (attempt {f['attempt']})"
-        message = f"{f['kind']}: {f['detail']}" + (" (a retry then answered these cases)" if f["recovered"] else "")
-        lines += [f"    <testcase classname={_attr(f['op'])} name={_attr(name)}>",
-                  f"      <error type={_attr(f['kind'])} message={_attr(message[:2000])}/>",
+        hit = (f"tcId {f.first_tc}" if f.n == 1 else f"tcId {f.first_tc} and the next {f.n - 1}" if f.n else "hello")
+        name = f"vendor fault {f.kind}: {f.file or 'start'} {hit} (attempt {f.attempt})"
+        message = f"{f.kind}: {f.detail}" + (" (a retry then answered these cases)" if f.recovered else "")
+        lines += [f"    <testcase classname={_attr(f.op)} name={_attr(name)}>",
+                  f"      <error type={_attr(f.kind)} message={_attr(message[:2000])}/>",
                   "    </testcase>"]
     if len(faults) > JUNIT_FAULTS:
-        lines += [f'    <testcase classname={_attr(faults[0]["op"])} name="vendor faults not listed">',
+        lines += [f'    <testcase classname={_attr(faults[0].op)} name="vendor faults not listed">',
                   f'      <error type="fault" message="{len(faults) - JUNIT_FAULTS} more vendor faults of this op '
                   f'(summary.json lists them all)"/>', "    </testcase>"]
     return lines
 
 
-def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
+def write_failure_replays(db: RunStore, run_dir: Path) -> int:
     """One file per failing group: the request line(s) holding its failing cases, as sent; one per
     poisoned case; one per fault kind (its first request). The folder is built beside the old one (a new
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
@@ -219,24 +219,25 @@ def write_failure_replays(db: RunDatabase, run_dir: Path) -> int:
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
     live = live_replays(db.failures(), LIVE_SUITE_OPS, db.meta().get("live_failures") or {}, replay_name)
     for rec in db.failures():
-        if rec["op"] in LIVE_SUITE_OPS:
+        if rec.op in LIVE_SUITE_OPS:
             continue                      # a live vector's replay is its script with its kills (below)
-        replay = replays.setdefault(replay_name(rec["file"], rec["op"], rec["tg_id"]), (rec["op"], rec["config"], [], []))
-        replay[2].append(rec["case"])
-        replay[3].append(rec["tc_id"])
-        if rec["op"] == "craps.round" and (cut := shortest_script(rec["case"], rec["comment"])) is not None:
-            name = replay_name(rec["file"], rec["op"], rec["tg_id"]).replace(".jsonl", ".shortest.jsonl")
-            short = replays.setdefault(name, (rec["op"], rec["config"], [], []))
+        config, case = json.loads(rec.config), json.loads(rec.case)
+        replay = replays.setdefault(replay_name(rec.file, rec.op, rec.tg_id), (rec.op, config, [], []))
+        replay[2].append(case)
+        replay[3].append(rec.tc_id)
+        if rec.op == "craps.round" and (cut := shortest_script(case, rec.comment)) is not None:
+            name = replay_name(rec.file, rec.op, rec.tg_id).replace(".jsonl", ".shortest.jsonl")
+            short = replays.setdefault(name, (rec.op, config, [], []))
             short[2].append(cut)     # each failing round cut after its first divergent step
-            short[3].append(rec["tc_id"])
-    for rec in db.poisoned():
-        replays[poisoned_replay_name(rec["file"], rec["op"], rec["tc_id"])] = (rec["op"], rec["config"], [rec["case"]],
-                                                                               [rec["tc_id"]])
-    for rec in db.fault_requests():
-        replays[fault_replay_name(rec["kind"], rec["file"], rec["op"], rec["first_tc"])] = (
-            rec["op"], rec["config"], rec["cases"], list(range(rec["first_tc"], rec["first_tc"] + rec["n"])))
+            short[3].append(rec.tc_id)
+    for p in db.poisoned():
+        replays[poisoned_replay_name(p.file, p.op, p.tc_id)] = (p.op, json.loads(p.config), [json.loads(p.case)],
+                                                                 [p.tc_id])
+    for r in db.fault_requests():
+        replays[fault_replay_name(r.kind, r.file, r.op, r.first_tc)] = (
+            r.op, json.loads(r.config), json.loads(r.cases), list(range(r.first_tc, r.first_tc + r.n)))
     meta = db.meta()
-    replays.update(hand_replays(db.db, meta))
+    replays.update(hand_replays(db, meta))
     if not replays and not live:
         remove_our_folder(folder)
         return 0
@@ -271,7 +272,7 @@ def _write_replays(replays: dict[str, tuple[str, Any, list[Any], list[int]]], fo
 
 
 def write_outputs(run_dir: Path) -> dict[str, Any]:
-    db = RunDatabase(run_dir / "run.db")
+    db = RunStore(run_dir / "run.db")
     try:
         keep_spectrum(db, run_dir)          # the cause analysis's suite counts, once (sealed runs: already)
         data = write_summary(db, run_dir)

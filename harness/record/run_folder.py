@@ -18,39 +18,24 @@ write elsewhere. So:
   (:func:`locked_run_folder`), which also adds the folder to the lab user's register of run
   folders, which no later run's vendor may see (:mod:`tablecert.harness.confine.lab_folders`).
 
-Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2).
+Every refusal is an :class:`UnsafeRunFolder` (a ``ValueError``: one line, exit status 2). The
+safe writing (:func:`write_atomically`, :func:`remove_our_folder` ...) and the refusal itself are
+:mod:`tablecert.harness.lab_files`'s.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import shutil
-import sqlite3
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tablecert.harness.confine.lab_folders import register_run
+from tablecert.harness.lab_files import FOLDER_MODE, UnsafeRunFolder, refuse_link
+from tablecert.harness.store.reader import concluded_meta
 
 LOCK_NAME = ".tablecert.lock"
-DATABASE_COMPANIONS = ("", "-wal", "-shm", "-journal")
-FOLDER_MODE = 0o700    # run folders, suites and the suite cache: the lab's user only (they hold answers)
-FILE_MODE = 0o600      # run.db and the files tablecert writes whole (write_atomically)
-
-
-class UnsafeRunFolder(ValueError):
-    """A run folder (or a file in it) that tablecert will not write through: a planted link, a
-    folder that is not a folder, or a run folder another run is using."""
-
-
-def refuse_link(path: Path, what: str = "") -> None:
-    """Refuse ``path`` when it is a symbolic link (a missing path is fine)."""
-    if path.is_symlink():
-        raise UnsafeRunFolder(f"{path}: {what or 'this'} is a symbolic link; tablecert does not write or read "
-                              "through links in a run folder (remove it)")
 
 
 def prepare_run_folder(out: Path) -> Path:
@@ -96,67 +81,10 @@ def concluded_run(out: Path) -> dict[str, object] | None:
     db_path = out / "run.db"
     if db_path.is_symlink() or not db_path.is_file():
         return None
-    try:
-        db = sqlite3.connect(f"{db_path.absolute().as_uri()}?immutable=1", uri=True)
-        try:
-            meta = {k: json.loads(v) for k, v in db.execute(
-                "SELECT key, value FROM meta WHERE key IN ('state', 'verdict', 'finished', 'shard')")}
-        finally:
-            db.close()
-    except (sqlite3.Error, ValueError):
+    meta = concluded_meta(db_path, ("state", "verdict", "finished", "shard"))
+    if meta is None:
         return None
     return meta if meta.get("state") == "finished" and meta.get("verdict") else None
-
-
-def check_database_files(db_path: Path) -> None:
-    """Refuse a run database when it, or a SQLite file beside it, is a link."""
-    for suffix in DATABASE_COMPANIONS:
-        refuse_link(db_path.with_name(db_path.name + suffix), "the run database" if not suffix else "a SQLite file")
-
-
-def write_atomically(path: Path, data: bytes) -> Path:
-    """Replace ``path`` with ``data`` all at once: a reader (or a lab's archive) sees the old file or
-    the new one, never a part; if writing fails (a full disk) the old file stays and no part is left.
-    The bytes go to a new file of an unpredictable name beside ``path`` (created exclusively, never
-    through a link), renamed over ``path``: a link at ``path`` is replaced, not followed."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), FILE_MODE)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def new_folder(parent: Path, name: str) -> Path:
-    """A new, empty folder of an unpredictable name in ``parent`` (to be renamed to ``name``)."""
-    path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=parent))
-    path.chmod(FOLDER_MODE)
-    return path
-
-
-def remove_our_folder(path: Path) -> None:
-    """Remove a folder tablecert made (``failures/``, ``suite/``): refused when it is a link or not
-    a folder; links inside it are removed, never followed."""
-    refuse_link(path, f"{path.name}/")
-    if not path.exists():
-        return
-    if not path.is_dir():
-        raise UnsafeRunFolder(f"{path}: expected a folder made by tablecert, found a file")
-    if not shutil.rmtree.avoids_symlink_attacks:   # pragma: no cover - every platform tablecert runs on has it
-        raise UnsafeRunFolder(f"{path}: this platform cannot remove a folder without following links in it")
-    shutil.rmtree(path)
-
-
-def replace_folder(built: Path, path: Path) -> None:
-    """Put the folder ``built`` (made with :func:`new_folder`) in the place of ``path``."""
-    remove_our_folder(path)
-    os.rename(built, path)
 
 
 @contextmanager
@@ -197,20 +125,3 @@ def run_is_live(out: Path) -> bool:
         os.close(fd)
     return False
 
-
-# -- the names of the replay files in a run folder's failures/ (the reports name them too)
-
-def replay_name(file: str, op: str, tg_id: int) -> str:
-    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
-    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
-
-
-def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
-    """The replay file in ``failures/`` that sends one poisoned case alone."""
-    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
-
-
-def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
-    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
-    stem = file.removesuffix(".jsonl.gz") or "start"
-    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"

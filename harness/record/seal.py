@@ -58,7 +58,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from tablecert.harness.answers.causes import SPECTRUM_KEY, spectrum_to_keep
 from tablecert.harness.record.judged_record import row_digests
 from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
-from tablecert.harness.record.run_db import RunDatabase, dumps
+from tablecert.harness.model import dumps
+from tablecert.harness.store import RunReader, RunStore
 
 SEAL = "seal"
 """The meta key holding the seal."""
@@ -68,11 +69,7 @@ NOT_SEALED = frozenset({SEAL, CHAIN, "game_math"})
 """Meta keys the record leaves out: the seal, the last checkpoint, and the game math the reports
 may add later (never read back: the reports take the figures from the oracle)."""
 PAYLOAD_TYPE = "application/vnd.tablecert.run-record.v1+json"
-UNSEALED_TABLES = {
-    "confusion": "op, expected, actual, n",
-    "poisoned": 'file, op, tg_id, tc_id, config, "case", kind, detail',
-    "fault_requests": "kind, file, op, first_tc, n, config, cases",
-}
+UNSEALED_TABLES = ("confusion", "poisoned", "fault_requests")
 """Tables the ``judged`` record does not digest; the seal digests them itself."""
 
 
@@ -124,7 +121,7 @@ def trusted_seal_keys(trust_dir: str | Path | None, seal_key: Path | None = None
     return keys
 
 
-def run_record(db: RunDatabase, adding: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_record(db: RunReader, adding: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the seal covers, computed from the database as it is (see the module docstring), with
     the meta values ``adding`` as they will be stored beside the seal."""
     meta = {**db.meta(), **{k: json.loads(dumps(v)) for k, v in (adding or {}).items()}}
@@ -144,7 +141,7 @@ def dsse(payload: bytes, payload_type: str) -> bytes:
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
 
 
-def seal_run(db: RunDatabase, key: Ed25519PrivateKey, adding: dict[str, Any] | None = None) -> dict[str, Any]:
+def seal_run(db: RunStore, key: Ed25519PrivateKey, adding: dict[str, Any] | None = None) -> dict[str, Any]:
     """Seal the run database's record with ``key`` (kept in its meta; returned), with the meta
     values ``adding`` stored in the same transaction as the seal (a run killed in between holds
     neither, and resumes from its last checkpoint)."""
@@ -160,21 +157,21 @@ def seal_run(db: RunDatabase, key: Ed25519PrivateKey, adding: dict[str, Any] | N
 
 def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
     """Seal ``run_dir/run.db`` (see :func:`seal_run`)."""
-    db = RunDatabase(run_dir / "run.db")
+    db = RunStore(run_dir / "run.db")
     try:
         seal_concluded(db, run_dir, key)
     finally:
         db.close()
 
 
-def seal_concluded(db: RunDatabase, run_dir: Path, key: Ed25519PrivateKey) -> dict[str, Any]:
+def seal_concluded(db: RunStore, run_dir: Path, key: Ed25519PrivateKey) -> dict[str, Any]:
     """Seal a concluded run's record with the findings' counts of its suite (the cause spectrum,
     :func:`~tablecert.harness.answers.causes.spectrum_to_keep`), both in one transaction."""
-    kept = spectrum_to_keep(db.db, run_dir, db.meta())
+    kept = spectrum_to_keep(db, run_dir, db.meta())
     return seal_run(db, key, {SPECTRUM_KEY: kept} if kept is not None else None)
 
 
-def check_seal(db: RunDatabase, trusted: list[Ed25519PublicKey], what: str) -> str:
+def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str:
     """The fingerprint of the trusted key that sealed the database's record as it is now;
     SealError (its message starting with ``what``: the folder, or the shard) if the record is not
     sealed, sealed by a key not trusted, or changed since it was sealed."""

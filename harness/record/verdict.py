@@ -44,10 +44,10 @@ from typing import Any
 from tablecert.harness.answers.capabilities import (FEATURE_DIMENSION, UNSUPPORTED_DIMENSION, feature_scope,
                                             not_certified_features)
 from tablecert.harness.contract import KNOWN_OPS
-from tablecert.harness.run.protocol_versions import unchecked_note
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.protocol_versions import unchecked_note
+from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import round_scope
-from tablecert.harness.run.outcomes import Outcome, Verdict, sent
+from tablecert.harness.model import Fault, Outcome, Verdict, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.protocol import V2_OPS
 
@@ -146,13 +146,13 @@ def severity(kind: str) -> tuple[int, str]:
     return (SEVERE_FIRST.index(kind) if kind in SEVERE_FIRST else len(SEVERE_FIRST), kind)
 
 
-def fault_counts(faults: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
+def fault_counts(faults: Iterable[Fault]) -> dict[str, dict[str, int]]:
     """Per fault kind (most severe first): how often it happened and how often a retry recovered it."""
     count: Counter[str] = Counter()
     recovered: Counter[str] = Counter()
     for f in faults:
-        count[f["kind"]] += 1
-        recovered[f["kind"]] += bool(f.get("recovered"))
+        count[f.kind] += 1
+        recovered[f.kind] += f.recovered
     order = sorted(count, key=severity)
     return {k: {"count": count[k], "recovered": recovered[k]} for k in order}
 
@@ -168,18 +168,18 @@ def shard_note(shard: str, run: int, suite_tests: Any) -> str:
             f"a shard is never certified alone: once every shard is done, join them with {MERGE_COMMAND}")
 
 
-def given_up(faults: Iterable[Mapping[str, Any]], by_op: Mapping[str, Mapping[str, int]]) -> list[str]:
+def given_up(faults: Iterable[Fault], by_op: Mapping[str, Mapping[str, int]]) -> list[str]:
     """One sentence per op the run stopped sending (its ``not_sent`` fault rows): why, and how
     many of its vectors were left not answered."""
     why: dict[str, str] = {}
     for f in faults:
-        if f["kind"] == "not_sent":
-            why.setdefault(f["op"], f["detail"].removeprefix("not sent: "))
+        if f.kind == "not_sent":
+            why.setdefault(f.op, f.detail.removeprefix("not sent: "))
     return [f"{op} was given up ({reason}): {by_op.get(op, {}).get(Outcome.FAULT, 0):,} of its vectors were "
             "not answered" for op, reason in why.items()]
 
 
-def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
+def _scope(db: RunReader, meta: Mapping[str, Any]) -> Scope:
     by_op = db.totals("op")
     ops = list(meta.get("suite_ops") or sorted(by_op))
     required = list(meta.get("required_ops") or ops)
@@ -198,7 +198,7 @@ def _scope(db: RunDatabase, meta: Mapping[str, Any]) -> Scope:
                  round_scope(by_op, feature_totals))
 
 
-def decide(db: RunDatabase) -> Decision:
+def decide(db: RunReader) -> Decision:
     """The verdict of the run in ``db`` (see the module docstring); its meta says whether only a
     part of the suite was run on purpose (``sliced``)."""
     meta = db.meta()
@@ -257,7 +257,7 @@ def decide(db: RunDatabase) -> Decision:
     return Decision(Verdict.PASS, (), scope)
 
 
-def conclude(db: RunDatabase) -> Decision:
+def conclude(db: RunStore) -> Decision:
     """Decide the run's verdict and keep it, with its reasons and scope, in the run's meta."""
     decision = decide(db)
     db.set_meta(verdict=decision.verdict, verdict_reasons=list(decision.reasons), scope=decision.scope.as_json())

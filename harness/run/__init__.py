@@ -7,8 +7,9 @@ these three parts.
 * :func:`~tablecert.harness.run.judging.judge` ``(instance, unit) -> BatchOutcome`` - one unit of
   work (a vector-set batch, round scripts included; or one op of a hand batch) sent through the
   instance and judged (:mod:`tablecert.harness.run.vectors` for vector batches).
-* :class:`~tablecert.harness.run.recorder.Recorder` - the run database's only writer: each
-  outcome into ``run.db`` and the ``JudgedRecord``, the failures counted, the caps
+* :class:`~tablecert.harness.run.recorder.Recorder` - what a run records as it goes: each
+  outcome into ``run.db`` (through the run store, :class:`tablecert.harness.store.RunStore`, run.db's
+  only writer) and the ``JudgedRecord``, the failures counted, the caps
   (stop-after-failures, the answers' bytes, the wall clock), progress, and the verdict.
 
 The one-worker run (:class:`tablecert.harness.run.runner.Runner`), the hand run
@@ -26,7 +27,7 @@ from tablecert import lazy_face
 _FACE = {
     "CertifyOptions": "certify", "OutputOptions": "certify", "SuiteOptions": "certify", "prepare_suite": "certify",
     "RunOptions": "options", "FaultPolicy": "recovery", "HandSlice": "hand_slices", "SliceError": "hand_slices",
-    "validate_responses": "offline", "progress_callback": "progress", "EXIT_CODES": "outcomes", "Verdict": "outcomes",
+    "validate_responses": "offline", "progress_callback": "progress",
     "Runner": "runner",
 }
 __all__ = ["RunError", *sorted(_FACE)]

@@ -32,8 +32,8 @@ from tablecert.harness.live.run import LiveRun, LiveSettings
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.runner import Runner, RunResult, VendorNotGreeted
-from tablecert.harness.record.run_folder import (check_database_files, locked_run_folder, new_folder, refuse_link,
-                                          remove_our_folder, replace_folder)
+from tablecert.harness.lab_files import check_database_files, new_folder, refuse_link, remove_our_folder, replace_folder
+from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest

@@ -17,7 +17,7 @@ typed value the runner builds once its vendor is greeted:
   asks of the live tables.
 
 The ``meta`` fields are the only ones that touch ``run.db``; the runner's
-:class:`~tablecert.harness.record.run_db.RunDatabase` satisfies :class:`MetaBook`.
+:class:`~tablecert.harness.store.RunStore` satisfies :class:`MetaBook`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from tablecert.harness.contract import VendorSession
 from tablecert.harness.run.recovery import FaultPolicy
 
 if TYPE_CHECKING:
-    from tablecert.harness.record.run_db import BatchOutcome
-    from tablecert.harness.run.batch import Batch
+    from tablecert.harness.model import BatchOutcome
+    from tablecert.harness.model import Batch
     from tablecert.harness.run.judging import Played
 
 Key = tuple[str, str, int, int]

@@ -19,7 +19,7 @@ import numpy as np
 from tablecert.oracle.names import HAND_SUITES
 
 if TYPE_CHECKING:
-    from tablecert.harness.record.run_db import RunDatabase
+    from tablecert.harness.store import RunStore
 
 
 class SliceError(ValueError):
@@ -82,7 +82,7 @@ class HandSlice:
             yield int(part[0]), len(part), part
 
 
-def check_slice(db: RunDatabase, manifest: dict[str, Any], hand_slice: HandSlice | None,
+def check_slice(db: RunStore, manifest: dict[str, Any], hand_slice: HandSlice | None,
                 max_hands: int | None) -> tuple[HandSlice | None, str | None]:
     """Keep the run's slice in its meta (a resumed run must ask for the same one) and return it
     (the stored one on a resumed run) and how the verdict names it (None for a whole suite). SliceError for a slice of a suite that is not a

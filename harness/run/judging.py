@@ -13,7 +13,7 @@ goes through the instance's fault recovery (retry, restart, bisect:
   offline validation) is asked for them; a :class:`~tablecert.harness.contract.RawBatches`
   session's answer line is confirmed in bulk before anything is decoded; any other session's
   results are judged as values. A session speaking contract v1 gets the part of the batch v1
-  expresses (:func:`~tablecert.harness.run.protocol_versions.run_v1`).
+  expresses (:func:`~tablecert.harness.protocol_versions.run_v1`).
 * hand batches: a :class:`~tablecert.harness.contract.RawExchange` session gets the request line
   the kernels wrote and an answer equal to the expected line passes the whole batch (else it is
   confirmed in bulk, else decoded and judged case by case); any other session gets the cases as
@@ -32,17 +32,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.contract import AnswersByTest, RawBatches, RawExchange
 from tablecert.harness.answers.hand_failures import judge_hand_batch
-from tablecert.harness.run.protocol_versions import run_v1
-from tablecert.harness.record.run_db import BatchOutcome
+from tablecert.harness.protocol_versions import run_v1
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.instance import VendorInstance
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
 from tablecert.harness.run.vectors import judge_answer_line, judge_batch, whole_batch
-from tablecert.harness.run.batch import Batch
 from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.protocol import V1
 
 if TYPE_CHECKING:
-    from tablecert.harness.run.hand_runner import HandBatch
+    from tablecert.harness.run.hand_batches import HandBatch
 
 
 @dataclass(frozen=True)

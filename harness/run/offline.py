@@ -39,8 +39,6 @@ import hashlib
 import io
 import json
 import os
-import sqlite3
-import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -50,14 +48,16 @@ from typing import Any, BinaryIO
 from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault
 from tablecert.harness.answers.envelope import parse_hello
-from tablecert.harness.run.protocol_versions import V2, v1_expressible
+from tablecert.harness.protocol_versions import V2, v1_expressible
 from tablecert.harness.run.recovery import FaultPolicy
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
+from tablecert.harness.store.responses import AnswerIndex
 from tablecert.harness.run import RunError
 from tablecert.harness.run.instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
-from tablecert.harness.record.run_folder import locked_run_folder, remove_our_folder
+from tablecert.harness.lab_files import remove_our_folder
+from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.harness.run.runner import manifest_digest, utc_now
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.harness.record.verdict import suite_ops
@@ -125,10 +125,10 @@ class SuiteIndex:
 
 @dataclass
 class Responses:
-    """A responses file read into ``store`` (a temporary SQLite file), with what was read of it."""
+    """A responses file read into ``store`` (a scratch index beside the run), with what was read of it."""
 
     path: Path
-    store: sqlite3.Connection
+    store: AnswerIndex
     identity: dict[str, Any]
     protocol: str | None
     sha256: str
@@ -143,9 +143,7 @@ class Responses:
 
     def batch_answers(self, file: str, tc_ids: Sequence[int]) -> dict[int, Any]:
         """The answers held for the tests of ``file`` from the least to the greatest of ``tc_ids``."""
-        rows = self.store.execute("SELECT tc, answer FROM answers WHERE file = ? AND tc BETWEEN ? AND ?",
-                                  (file, min(tc_ids), max(tc_ids)))
-        return {tc: json.loads(text) for tc, text in rows}
+        return self.store.between(file, min(tc_ids), max(tc_ids))
 
 
 def _lines(raw: io.BufferedReader, path: Path, limit: int) -> Iterator[tuple[int, bytes]]:
@@ -169,11 +167,9 @@ def _header(obj: dict[str, Any], path: Path, n: int) -> tuple[dict[str, Any], st
     return identity_of(parsed), hello.get("protocol") if isinstance(hello.get("protocol"), str) else None
 
 
-def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max_answer_bytes: int,
+def read_responses(path: Path, index: SuiteIndex, store: AnswerIndex, max_answer_bytes: int,
                    max_run_answer_bytes: int) -> Responses:
     """Read the file once, into ``store``, refusing as read what cannot be judged (see the module)."""
-    store.execute("CREATE TABLE answers (file TEXT NOT NULL, tc INTEGER NOT NULL, answer TEXT NOT NULL, "
-                  "PRIMARY KEY (file, tc)) WITHOUT ROWID")
     identity, protocol, hello = dict(UNIDENTIFIED), None, None
     total, answers, n = 0, 0, 0
     per_batch: dict[tuple[str, int], int] = {}
@@ -181,7 +177,6 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
         with open(path, "rb") as f:
             digesting = _Digesting(f)
             raw = io.BufferedReader(digesting, 1 << 16)
-            store.execute("BEGIN")
             for n, line in _lines(raw, path, max_answer_bytes):
                 if not line.strip():
                     continue
@@ -211,14 +206,11 @@ def read_responses(path: Path, index: SuiteIndex, store: sqlite3.Connection, max
                     raise ResponsesError(f"{path}:{n}: the answers to the batch of {file} from tcId {batch[1]} pass "
                                          f"{max_answer_bytes:,} bytes together (--max-answer-mb, the size of a live "
                                          "batch answer); refused")
-                try:
-                    store.execute("INSERT INTO answers VALUES (?, ?, ?)",
-                                  (file, tc, json.dumps(obj["answer"], separators=(",", ":"))))
-                except sqlite3.IntegrityError:
-                    raise ResponsesError(f"{path}:{n}: duplicate answer for {file} tcId {tc}") from None
+                if not store.add(file, tc, obj["answer"]):
+                    raise ResponsesError(f"{path}:{n}: duplicate answer for {file} tcId {tc}")
                 del obj
                 answers += 1
-            store.execute("COMMIT")
+            store.done()
     except OSError as err:
         raise ResponsesError(f"{path}: cannot read: {err.strerror or err}") from None
     except (EOFError, gzip.BadGzipFile, zlib.error) as err:
@@ -235,7 +227,7 @@ def _check_complete(responses: Responses, index: SuiteIndex) -> None:
     first: tuple[str, int] | None = None
     missing = 0
     for file in sorted(index.wanted):
-        have = {tc for (tc,) in responses.store.execute("SELECT tc FROM answers WHERE file = ?", (file,))}
+        have = responses.store.tc_ids(file)
         lacking = sorted(tc for tc in index.wanted[file] - have if (file, tc) not in index.optional)
         missing += len(lacking)
         if lacking and first is None:
@@ -253,7 +245,7 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     (bounded, refused as read, see the module docstring) and must answer every case before
     anything is judged. ``protocol``: the contract version the answers follow (a v1 file need not
     answer the vectors v1 cannot express; answers to them are not judged, see
-    :mod:`tablecert.harness.run.protocol_versions`). The run record is sealed with ``seal_key``
+    :mod:`tablecert.harness.protocol_versions`). The run record is sealed with ``seal_key``
     (default the lab's run key, :mod:`tablecert.harness.record.seal`)."""
     from tablecert.harness.record import seal
     from tablecert.harness.run.certify import copy_anchored
@@ -288,11 +280,8 @@ def _read_and_judge(responses: Path, folder: Path, db_path: Path, anchor: SuiteA
     the run database, removed after) and judge it; the verdict."""
     manifest = load_manifest(folder)
     index = SuiteIndex.of(folder, protocol)
-    fd, store_path = tempfile.mkstemp(prefix=".responses-", suffix=".db", dir=db_path.parent)
-    os.close(fd)
-    store = sqlite3.connect(store_path, isolation_level=None)
+    store, store_path = AnswerIndex.beside(db_path.parent)
     try:
-        store.execute("PRAGMA journal_mode=OFF")
         read = read_responses(responses, index, store, max_answer_bytes, max_run_answer_bytes)
         if read.protocol is not None and read.protocol != protocol:
             raise ResponsesError(f"{responses}: the header says {read.protocol}, the answers were to be judged as "
@@ -346,7 +335,7 @@ def _judge(responses: Responses, suite_dir: Path, db_path: Path, manifest: dict[
            total: int, progress: Callable[[int, int], None] | None, protocol: str) -> str:
     """Judge the answers batch by batch in run order, through the run pipeline (the responses
     file is the instance's session: :class:`OfflineSession`), into a new run database."""
-    db = RunDatabase(db_path)
+    db = RunStore(db_path)
     scope_meta = {"suite_tests": int(manifest["numberOfTests"]),
                   **dict.fromkeys(("suite_ops", "required_ops"), suite_ops(manifest))}
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],

@@ -3,7 +3,7 @@
 Every way of running a suite hands each judged outcome, in run order, to :meth:`Recorder.record`:
 the batch goes into ``run.db`` in one transaction (a batch already there is not counted again)
 and into the harness's own :class:`~tablecert.harness.record.judged_record.JudgedRecord`, and its failed
-vectors are counted (:attr:`~tablecert.harness.record.run_db.BatchOutcome.failed`: JSON failure rows
+vectors are counted (:attr:`~tablecert.harness.model.BatchOutcome.failed`: JSON failure rows
 and a hand batch's wrong hands alike). :meth:`Recorder.should_stop` says when nothing more is to
 be sent: after ``stop_after_failures`` failures, once the vendor's answers pass
 ``max_run_answer_bytes`` (all sessions of every instance: ``answer_bytes`` gives them), or once the
@@ -18,9 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tablecert.harness.record.judged_record import JudgedRecord, TamperedRunDatabase
-from tablecert.harness.record.run_db import BatchOutcome, RunDatabase
+from tablecert.harness.model import BatchOutcome, Outcome
+from tablecert.harness.store import RunStore
 from tablecert.harness.run import RunError
-from tablecert.harness.run.outcomes import Outcome
 from tablecert.harness.record.verdict import Decision, conclude
 
 
@@ -29,7 +29,7 @@ class Recorder:
     the vectors met so far; ``judged``: the harness's record of the database as opened, when the
     caller made it already (a run whose checkpoints sign it), else made here."""
 
-    def __init__(self, db: RunDatabase, *, stop_after_failures: int | None = None,
+    def __init__(self, db: RunStore, *, stop_after_failures: int | None = None,
                  max_run_answer_bytes: int | None = None, max_run_seconds: float | None = None,
                  progress: Callable[[int, int], None] | None = None, judged: JudgedRecord | None = None) -> None:
         self.db = db

@@ -38,10 +38,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tablecert.harness.contract import FaultKind, VendorFault, VendorSession
-from tablecert.harness.record.run_db import BatchOutcome, dumps
-from tablecert.harness.run.batch import Batch
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
-from tablecert.harness.run.outcomes import answered as answered_in
+from tablecert.harness.model import (Batch, BatchOutcome, BatchStatus, Fault, FaultRequest, Outcome, PoisonedCase,
+                                     dumps)
+from tablecert.harness.model import answered as answered_in
 
 STDERR_KEPT = 4000
 """Characters of the vendor's stderr tail kept with each fault."""
@@ -63,9 +62,9 @@ def bisect_budget(n: int) -> int:
     return 8 * max(1, (n - 1).bit_length())
 
 
-def timeouts_in(rows: Iterable[tuple[Any, ...]]) -> int:
-    """How many of these fault rows are timeouts."""
-    return sum(row[5] == FaultKind.TIMEOUT.value for row in rows)
+def timeouts_in(faults: Iterable[Fault]) -> int:
+    """How many of these faults are timeouts."""
+    return sum(fault.kind == FaultKind.TIMEOUT.value for fault in faults)
 
 
 def part(batch: Batch, lo: int, hi: int) -> Batch:
@@ -75,22 +74,10 @@ def part(batch: Batch, lo: int, hi: int) -> Batch:
                    comments=batch.comments[lo:hi] if batch.comments else None)
 
 
-def poison_record(batch: Batch, fault: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The ``poisoned`` row of a one-case batch, from the last fault row of its attempts."""
-    return (batch.file, batch.op, batch.tg_id, batch.tc_ids[0], dumps(batch.config), dumps(batch.cases[0]),
-            fault[5], fault[6])
-
-
-def merge(into: BatchOutcome, other: BatchOutcome) -> None:
-    into.counts.update(other.counts)
-    into.confusion.update(other.confusion)
-    into.failures.extend(other.failures)
-    into.faults.extend(other.faults)
-    into.poisoned.extend(other.poisoned)
-    into.fault_requests.extend(other.fault_requests)
-    into.hand_failures.extend(other.hand_failures)
-    into.hand_answers.extend(other.hand_answers)
-    into.hand_causes.update(other.hand_causes)
+def poison_record(batch: Batch, fault: Fault) -> PoisonedCase:
+    """The poisoned case of a one-case batch, from the last fault of its attempts."""
+    return PoisonedCase(batch.file, batch.op, batch.tg_id, batch.tc_ids[0], dumps(batch.config), dumps(batch.cases[0]),
+                        fault.kind, fault.detail)
 
 
 class _FaultLog:
@@ -100,20 +87,21 @@ class _FaultLog:
 
     def __init__(self, batch: Callable[[], Batch], kinds_kept: set[str]) -> None:
         self._batch, self._kinds_kept = batch, kinds_kept
-        self._rows: list[tuple[tuple[Any, ...], int, int]] = []
-        self.requests: list[tuple[Any, ...]] = []
+        self._rows: list[tuple[Fault, int, int]] = []
+        self.requests: list[FaultRequest] = []
 
     def add(self, piece: Batch | None, key: tuple[str, str, int, int], lo: int, hi: int, fault: VendorFault) -> None:
         file, op, first_tc, n = key
-        self._rows.append(((file, op, first_tc, n, len(self._rows) + 1, fault.kind.value, fault.detail,
-                            fault.stderr_tail[-STDERR_KEPT:]), lo, hi))
+        self._rows.append((Fault(file, op, first_tc, n, len(self._rows) + 1, fault.kind.value, fault.detail,
+                                 fault.stderr_tail[-STDERR_KEPT:]), lo, hi))
         if fault.kind.value not in self._kinds_kept:
             self._kinds_kept.add(fault.kind.value)
             sent = piece if piece is not None else self._batch()
-            self.requests.append((fault.kind.value, file, op, first_tc, n, dumps(sent.config), dumps(sent.cases)))
+            self.requests.append(FaultRequest(fault.kind.value, file, op, first_tc, n, dumps(sent.config),
+                                              dumps(sent.cases)))
 
     @property
-    def last(self) -> tuple[Any, ...]:
+    def last(self) -> Fault:
         return self._rows[-1][0]
 
     @property
@@ -121,9 +109,9 @@ class _FaultLog:
         """How many of the attempts so far timed out."""
         return timeouts_in(row for row, _, _ in self._rows)
 
-    def rows(self, lost: set[int]) -> list[tuple[Any, ...]]:
-        """Every row with its ``recovered`` flag, given the indices of the cases left unanswered."""
-        return [row + (int(not any(i in lost for i in range(lo, hi))),) for row, lo, hi in self._rows]
+    def rows(self, lost: set[int]) -> list[Fault]:
+        """Every fault with its ``recovered`` flag, given the indices of the cases left unanswered."""
+        return [replace(row, recovered=not any(i in lost for i in range(lo, hi))) for row, lo, hi in self._rows]
 
 
 class GiveUp:
@@ -152,7 +140,7 @@ class GiveUp:
         file, op, first_tc, n = key
         why = (f"{op} timed out {self.timeouts.get(op, 0)} times" if self.timed_out(op)
                else f"{self.policy.give_up_after} batches of {op} in a row got no answer")
-        out.faults.append((file, op, first_tc, n, 0, "not_sent", f"not sent: {why}", "", 0))
+        out.faults.append(Fault(file, op, first_tc, n, 0, "not_sent", f"not sent: {why}", ""))
         self.unanswered_runs[op] = self.unanswered_runs.get(op, 0) + 1
         return out
 
@@ -244,7 +232,7 @@ class Recovery:
             lo, hi = pending.pop()
             piece = part(batch, lo, hi)
             if spent >= budget or self.give_up.timed_out(batch.op, log.timeouts):
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
                 continue
             tries = 1 + (self.policy.retries if hi - lo == 1 else 0)
@@ -263,12 +251,12 @@ class Recovery:
                     if self.give_up.timed_out(batch.op, log.timeouts):
                         break
             if results is not None:
-                merge(out, self.judge(piece, results))
+                out.add(self.judge(piece, results))
             elif hung and hi - lo > 1:                               # a timeout is not split further
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.update(range(lo, hi))
             elif hi - lo == 1:
-                merge(out, self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
+                out.add(self.whole(piece, BatchStatus.FAULT, Outcome.FAULT))
                 lost.add(lo)
                 if tried == tries:                                   # every attempt of it alone faulted
                     out.poisoned.append(poison_record(piece, log.last))

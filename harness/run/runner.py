@@ -21,7 +21,7 @@ same outcomes and database, without Python work per case while answers are right
 and the live tables are given what they need of the run as narrow contexts
 (:mod:`tablecert.harness.run.context`), never the Runner.
 Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
-same batches): by default :data:`~tablecert.harness.run.hand_runner.DEFAULT_HAND_BATCH_SIZE` when the
+same batches): by default :data:`~tablecert.harness.run.hand_batches.DEFAULT_HAND_BATCH_SIZE` when the
 batch size is the generic default, else the batch size asked for.
 """
 
@@ -39,13 +39,14 @@ from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
 from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, bound_of, isolation_of,
                                        limits_of)
-from tablecert.harness.run.hand_runner import DEFAULT_HAND_BATCH_SIZE, note_hand_suite, run_hands
+from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
+from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.run.recovery import FaultPolicy
-from tablecert.harness.run.outcomes import Verdict
+from tablecert.harness.model import Verdict
 from tablecert.harness.run.stats import InstanceStats
 from tablecert.harness.record.judged_record import JudgedRecord
-from tablecert.harness.record.run_db import RunDatabase
+from tablecert.harness.store import RunStore
 from tablecert.harness.record.seal import SealError
 from tablecert.harness.run import RunError
 from tablecert.harness.run.context import LiveContext, LiveTables, RunVendor, SpreadContext, SuiteRun
@@ -115,7 +116,7 @@ class Runner:
         db_path = run_dir / "run.db"
         if db_path.exists() and not options.resume:
             raise RunError(f"{db_path} exists: continue it with --resume, or choose a new run folder")
-        self.db = RunDatabase(db_path)
+        self.db = RunStore(db_path)
         judged = JudgedRecord(self.db)
         if options.checkpoints is not None:
             try:
@@ -180,9 +181,7 @@ class Runner:
         run database without it the size of its first batch), else the one asked for."""
         stored = self.db.meta().get("hand_batch_size")
         if stored is None:
-            row = self.db.db.execute("SELECT n FROM batches WHERE file = ? AND first_tc = 1 LIMIT 1",
-                                     (HAND_FILE,)).fetchone()
-            stored = row[0] if row else None
+            stored = self.db.batch_size_of(HAND_FILE)
         if stored is not None:
             if asked is not None and asked != stored:
                 raise RunError(f"this run sends {stored} hands per request; it cannot resume with {asked}")

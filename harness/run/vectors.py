@@ -23,10 +23,9 @@ from tablecert.harness.contract import RawBatches
 from tablecert.harness.answers.hand_failures import judge_hand_batch
 from tablecert.harness.answers.compare import (CONFUSION_KEYS, REFUSAL_OPS, is_refusal, label_counts, label_of, passes,
                                      refusal_bet, refusal_bets, refusal_table)
-from tablecert.harness.record.run_db import BatchOutcome, dumps, stored_answer, stored_expected
 from tablecert.harness.answers.round_findings import divergence_note
-from tablecert.harness.run.outcomes import BatchStatus, Outcome, count_one, count_vectors
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import (Batch, BatchOutcome, BatchStatus, Failure, Outcome, count_one, count_vectors, dumps,
+                                     stored_answer, stored_expected)
 from tablecert.harness.run.stats import InstanceStats
 from tablecert.oracle.names import CRAPS_ROUND, HAND_FILE
 
@@ -96,11 +95,11 @@ def judge_batch(batch: Batch, results: list[Any], stats: InstanceStats | None = 
             out.confusion[(batch.op, label, label if ok else label_of(actual, label_key))] += 1
         if not ok:
             config_json = config_json or dumps(batch.config)
-            out.failures.append((batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
-                                 stored_expected(expected),
-                                 stored_answer(actual, lambda: cut_diagnosis(batch.op, expected, actual)),
-                                 dumps(batch.flags[i]),
-                                 dumps(batch.clauses[i]), _comment(batch, i, actual)))
+            out.failures.append(Failure(batch.file, batch.op, batch.tg_id, tc_id, config_json, dumps(batch.cases[i]),
+                                        stored_expected(expected),
+                                        stored_answer(actual, lambda: cut_diagnosis(batch.op, expected, actual)),
+                                        dumps(batch.flags[i]),
+                                        dumps(batch.clauses[i]), _comment(batch, i, actual)))
     count_features(out.counts, Counter(carried))
     return out
 
@@ -140,7 +139,7 @@ def passed_batch(batch: Batch) -> BatchOutcome:
 def whole_batch(batch: Batch, status: str, outcome: str) -> BatchOutcome:
     """Every vector of a batch counted with one outcome (those outside the declared capabilities
     ``unsupported``): each clause, flag and feature counted once per outcome with C-level counting
-    (what :func:`~tablecert.harness.run.outcomes.count_one` per vector would add up to)."""
+    (what :func:`~tablecert.harness.model.count_one` per vector would add up to)."""
     out = BatchOutcome(batch.file, batch.op, batch.tc_ids[0], len(batch.cases), status)
     features, outside = features_of(batch)
     groups = [(outcome, batch.clauses, batch.flags, batch.tc_ids)]

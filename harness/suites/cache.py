@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from tablecert import __version__
-from tablecert.harness.record.run_folder import FOLDER_MODE, new_folder, remove_our_folder
+from tablecert.harness.lab_files import FOLDER_MODE, new_folder, remove_our_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from tablecert.harness.run.batch import Batch
+from tablecert.harness.model import Batch
 from tablecert.oracle.names import HAND_CLAUSES, HAND_SUITES
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
@@ -58,14 +58,14 @@ def count_cases(suite_dir: Path) -> int:
 
 
 def iter_batches(suite_dir: Path, batch_size: int) -> Iterator[Batch]:
-    """Every batch of the suite, in run order. (A hand suite's batches as JSON values, one per op
-    and group of hands; runs take them faster through :mod:`tablecert.harness.run.hand_runner`.)"""
+    """Every batch of a vector-set suite, in run order. (A hand suite's batches are made from its
+    hand stream: :func:`tablecert.harness.run.hand_runner.hand_suite_batches`.)"""
     manifest = load_manifest(suite_dir)
     if "prompt" not in manifest["views"] or "expected" not in manifest["views"]:
         raise SuiteReadError(f"{suite_dir}: a run needs both the prompt and the expected view")
     if manifest["suite"] in HAND_SUITES:
-        yield from _hand_batches(suite_dir, manifest, batch_size)
-        return
+        raise SuiteReadError(f"{suite_dir}: a hand suite ({manifest['suite']}) has no vector files; its batches are "
+                             "made from its hand stream (harness.run.hand_runner.hand_suite_batches)")
     for entry in vector_set_files(manifest):
         name = entry["path"].split("/", 1)[1]
         yield from _file_batches(suite_dir / "prompt" / name, suite_dir / "expected" / name, name, entry["op"], batch_size)
@@ -113,24 +113,3 @@ def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: st
             yield batch
 
 
-
-
-def _hand_batches(suite_dir: Path, manifest: dict[str, Any], batch_size: int, first_hand: int = 0,
-                  max_hands: int | None = None) -> Iterator[Batch]:
-    """The batches of a hand suite from hand ``first_hand`` (0-based, a multiple of ``batch_size``
-    for the run's batches), ``max_hands`` hands at most; each group of hands goes to both ops."""
-    import os
-
-    from tablecert.harness.run.hand_runner import HandSuite, iter_hand_batches
-    from tablecert.oracle.names import HAND_OPS
-
-    suite = HandSuite.load(suite_dir)
-    stop = None if max_hands is None else first_hand + max_hands
-    fd = os.open(suite.labels_path, os.O_RDONLY)
-    try:
-        for hand_batch in iter_hand_batches(suite, fd, batch_size, first_hand, stop):
-            cases = hand_batch.case_values()
-            for op in HAND_OPS:
-                yield hand_batch.batch(op, cases)
-    finally:
-        os.close(fd)

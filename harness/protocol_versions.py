@@ -23,10 +23,7 @@ from typing import Any
 from tablecert.harness.contract import FaultKind, Hello, VendorFault
 from tablecert.harness.answers.envelope import parse_hello, same_id
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.harness.run.recovery import merge
-from tablecert.harness.record.run_db import BatchOutcome
-from tablecert.harness.run.batch import Batch
-from tablecert.harness.run.outcomes import BatchStatus, Outcome
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
 from tablecert.oracle.protocol import SPOKEN, V1, V2, v1_case, v1_expressible, v1_result
 
 NEEDS_V2 = f"needs {V2}"
@@ -116,7 +113,7 @@ def run_v1(batch: Batch, run: Callable[[Batch], BatchOutcome],
     sent, left = v1_parts(batch)
     out = run(sent) if sent else BatchOutcome(batch.file, batch.op, batch.tc_ids[0], 0, BatchStatus.UNSUPPORTED)
     if left:
-        merge(out, unsupported(left))
+        out.add(unsupported(left))
         out.counts[("protocol", NEEDS_V2, Outcome.UNSUPPORTED)] += len(left.cases)
     out.first_tc, out.n = batch.tc_ids[0], len(batch.cases)
     return out

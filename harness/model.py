@@ -1,0 +1,297 @@
+"""The harness's vocabulary: what a run sends, what a vendor's answers come to, and the records a
+batch adds to the run's record. Every part of the harness speaks it; it imports nothing of the
+harness (it is the bottom, beside :mod:`tablecert.harness.contract`).
+
+* :class:`Batch`: the cases sent in one request, with what the lab expects of each (the suite
+  reader makes them, a hand suite makes its own from its hand batches);
+* :class:`Outcome` (a vector's), :class:`BatchStatus` (a batch's), :class:`Verdict` (a run's),
+  the words stored in ``run.db`` and ``summary.json``: a ``StrEnum`` member *is* its string, so it
+  is bound, hashed, compared and written to JSON as it;
+* :func:`count_vectors` / :func:`count_one`: the one way an outcome is counted over many vectors;
+* :class:`Failure` and :class:`PoisonedCase` (each a :class:`VectorCase`), :class:`Fault`, :class:`FaultRequest`,
+  :class:`HandAnswer`: the typed records a judge produces and the run store
+  (:mod:`tablecert.harness.store`) alone maps to its tables and reads back; their JSON fields hold
+  the JSON text as stored (:func:`dumps`, :func:`stored_answer`, :func:`stored_expected`), so a
+  record read back is the record written;
+* :class:`BatchOutcome`: everything one batch adds to the run's record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+class Outcome(StrEnum):
+    """The outcome of one vector."""
+
+    PASS = "pass"                  # the vendor's answer is the expected one
+    FAIL = "fail"                  # it answered something else
+    UNSUPPORTED = "unsupported"    # its op (or a feature of it) is outside what the vendor declared: not sent
+    FAULT = "fault"                # the vendor faulted on it every time (crash, hang, malformed answer...)
+
+
+ANSWERED = (Outcome.PASS, Outcome.FAIL)
+"""The outcomes of a vector the vendor answered."""
+OUTCOMES = tuple(o.value for o in Outcome)
+"""Every outcome, as stored."""
+
+
+class Verdict(StrEnum):
+    """What a run comes to as a whole (``summary.json``'s ``verdict``, the run's meta; decided by
+    :mod:`tablecert.harness.record.verdict`)."""
+
+    PASS = "pass"                  # CERTIFIED: every vector of the required scope answered and passed
+    SCOPED_PASS = "scoped_pass"    # CERTIFIED FOR A STATED SCOPE: passed what it declared, the rest named
+    FAIL = "fail"                  # NOT CERTIFIED
+    INCOMPLETE = "incomplete"      # no certificate: not all of the scope was judged
+
+
+EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
+"""The exit status of a command that concluded a run (``certify``, ``validate``, ``merge``), by verdict."""
+
+
+class BatchStatus(StrEnum):
+    """What became of a batch as a whole (the ``batches`` table's ``status``)."""
+
+    DONE = "done"                  # every vector answered (or not sent: unsupported)
+    UNSUPPORTED = "unsupported"    # nothing of it was sent
+    FAULT = "fault"                # nothing of it was answered
+    PARTIAL = "partial"            # some of it was answered, some is ``fault``
+
+
+Counts = Counter[tuple[str, str, str]]
+
+
+def count_vectors(counts: Counts, op: str, outcome: str, n: int, clauses: Iterable[tuple[str, int]],
+                  flags: Iterable[tuple[str, int]]) -> None:
+    """Add ``n`` vectors of ``op`` with ``outcome``, holding the clauses and flags given with how
+    many of those vectors hold each."""
+    counts[("op", op, outcome)] += n
+    for c, k in clauses:
+        counts[("clause", c, outcome)] += k
+    for f, k in flags:
+        counts[("flag", f, outcome)] += k
+        counts[("op_flag", f"{op} {f}", outcome)] += k
+
+
+def count_one(counts: Counts, op: str, clauses: Iterable[str], flags: Iterable[str], outcome: str) -> None:
+    """One vector of ``op`` with ``outcome`` (what :func:`count_vectors` adds for one, written out:
+    the strict judge calls it for every vector)."""
+    counts[("op", op, outcome)] += 1
+    for c in clauses:
+        counts[("clause", c, outcome)] += 1
+    for f in flags:
+        counts[("flag", f, outcome)] += 1
+        counts[("op_flag", f"{op} {f}", outcome)] += 1
+
+
+def sent(by_outcome: Mapping[str, int]) -> int:
+    """How many of these vectors (one op's, clause's or feature's, by outcome) were sent to the
+    vendor: passed, failed or faulted. What makes an op, a clause or a feature *tested*; the
+    rest were ``unsupported``."""
+    return by_outcome.get(Outcome.PASS, 0) + by_outcome.get(Outcome.FAIL, 0) + by_outcome.get(Outcome.FAULT, 0)
+
+
+def answered(counts: Counts, op: str) -> int:
+    """How many vectors of ``op`` in ``counts`` the vendor answered (passed or failed)."""
+    return counts[("op", op, Outcome.PASS)] + counts[("op", op, Outcome.FAIL)]
+
+
+
+@dataclass
+class Batch:
+    """Cases sent in one request, with what the lab expects of each."""
+
+    file: str                     # vector-set name (file name without view folder)
+    op: str
+    tg_id: int
+    config: Any
+    tc_ids: list[int]
+    cases: list[Any]
+    expected: list[dict[str, Any]]
+    flags: list[list[str]]
+    clauses: list[list[str]]
+    comments: list[str] | None = None   # why each vector exists (expected view; kept with a failure)
+    features: dict[int, tuple[str, ...]] | None = None   # tcId -> features (harness/answers/capabilities.py)
+    outside: dict[int, str] | None = None                # tcId -> the undeclared feature it carries
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        """Identifies the batch within a run: (file, op, first tcId)."""
+        return self.file, self.op, self.tc_ids[0]
+
+
+# -- the replay files in a run folder's ``failures/`` (the records and the reports name them)
+
+def replay_name(file: str, op: str, tg_id: int) -> str:
+    """The replay file in ``failures/`` holding a failing group's cases (the reports name it too)."""
+    return f"{file.removesuffix('.jsonl.gz')}.{op}.tg{tg_id}.jsonl"
+
+
+def poisoned_replay_name(file: str, op: str, tc_id: int) -> str:
+    """The replay file in ``failures/`` that sends one poisoned case alone."""
+    return f"poisoned.{file.removesuffix('.jsonl.gz')}.{op}.tc{tc_id}.jsonl"
+
+
+def fault_replay_name(kind: str, file: str, op: str, first_tc: int) -> str:
+    """The replay file in ``failures/`` that sends the first request that met a fault kind."""
+    stem = file.removesuffix(".jsonl.gz") or "start"
+    return f"fault.{kind}.{stem}.{op}.tc{first_tc}.jsonl"
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """``value`` as JSON text that UTF-8 can hold (compact unless ``options`` say otherwise):
+    characters as themselves, but all as ``\\u`` escapes when the value holds a lone surrogate
+    (a vendor's JSON ``"\\udc80"``), which no UTF-8 text can hold."""
+    options = {"separators": (",", ":"), **options}
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(value, **options)
+    return text
+
+
+ANSWER_STORED = 4096    # characters of one failing answer kept in the record
+
+
+def stored_answer(value: Any, diagnosis: Callable[[], Mapping[str, Any]] | None = None) -> str:
+    """A vendor's (failing) answer as stored: its JSON, or, beyond ANSWER_STORED characters, a JSON
+    object saying it was cut and holding the start of it (the verdict was reached on all of it).
+    **New:** ``diagnosis`` is called only when the answer is cut: what it returns, worked out on the
+    whole answer before cutting (the verdict and the differing fields, see
+    :func:`tablecert.harness.answers.differences.cut_diagnosis`), is stored with the cut text, so that a
+    cut answer is never compared as if the vendor had sent it."""
+    text = dumps(value)
+    if len(text) <= ANSWER_STORED:
+        return text
+    return dumps({"tablecert_cut": f"answer of {len(text):,} characters cut to its first {ANSWER_STORED:,}",
+                  "start": text[:ANSWER_STORED], **(diagnosis() if diagnosis is not None else {})})
+
+
+def stored_expected(expected: dict[str, Any]) -> str:
+    """A vector's expected value as stored with its failure: a result as ``{"result": R}``, an
+    expected rejection in the vendor's own shape, ``{"error": {"code": CODE}}`` (so an expected
+    and an answered rejection read alike)."""
+    if isinstance(expected.get("error"), str):
+        return dumps({"error": {"code": expected["error"]}})
+    return dumps(expected)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCase:
+    """One vector's case as a run keeps it: its vector file, op, test group and tcId, its table
+    config and case (JSON text as stored)."""
+
+    file: str
+    op: str
+    tg_id: int
+    tc_id: int
+    config: str
+    case: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failure(VectorCase):
+    """One failing vector: its case, the expected and answered values and why it exists.
+    ``expected``, ``actual``, ``flags`` and ``clauses`` are JSON text as stored
+    (:func:`stored_expected`, :func:`stored_answer`)."""
+
+    expected: str
+    actual: str
+    flags: str
+    clauses: str
+    comment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One vendor fault (crash, timeout, malformed answer ...) and the cases it hit: the first
+    tcId and how many (the batch, a part of it, or one case; none for a vendor never greeted, op
+    ``hello``); ``recovered``: a later attempt answered every one of them."""
+
+    file: str
+    op: str
+    first_tc: int
+    n: int
+    attempt: int
+    kind: str
+    detail: str
+    stderr_tail: str
+    recovered: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRequest:
+    """The first request that met a fault kind (``config`` and ``cases`` as JSON text), replayed
+    alone into a fresh vendor process."""
+
+    kind: str
+    file: str
+    op: str
+    first_tc: int
+    n: int
+    config: str
+    cases: str
+
+
+@dataclass(frozen=True, slots=True)
+class PoisonedCase(VectorCase):
+    """A case found to fault the vendor on its own, and the fault's kind and detail."""
+
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandAnswer:
+    """A hand suite's answer that is not a label: its op code, tcId and text (bounded, as stored)."""
+
+    op: int
+    tc_id: int
+    actual: str
+
+
+
+
+@dataclass
+class BatchOutcome:
+    """What one batch adds to the run's record."""
+
+    file: str
+    op: str
+    first_tc: int
+    n: int
+    status: str
+    counts: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    confusion: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    failures: list[Failure] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    poisoned: list[PoisonedCase] = field(default_factory=list)
+    fault_requests: list[FaultRequest] = field(default_factory=list)
+    hand_failures: list[tuple[int, ...]] = field(default_factory=list)
+    hand_answers: list[HandAnswer] = field(default_factory=list)
+    hand_causes: Counter[tuple[int, int, int, int]] = field(default_factory=Counter)
+
+    @property
+    def failed(self) -> int:
+        """How many vectors of this batch failed: its failures, or a hand batch's wrong hands
+        (stored as codes instead). Every run loop counts failures with this."""
+        return len(self.failures) + len(self.hand_failures)
+
+    def add(self, other: BatchOutcome) -> None:
+        """Take in what a part of this batch came to (judged apart: bisected, or not expressible)."""
+        self.counts.update(other.counts)
+        self.confusion.update(other.confusion)
+        self.failures.extend(other.failures)
+        self.faults.extend(other.faults)
+        self.poisoned.extend(other.poisoned)
+        self.fault_requests.extend(other.fault_requests)
+        self.hand_failures.extend(other.hand_failures)
+        self.hand_answers.extend(other.hand_answers)
+        self.hand_causes.update(other.hand_causes)
