@@ -18,8 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-WORD_BITS = 32
-
 
 @njit(cache=True)
 def _bounded(words: np.ndarray, start: int, k: int) -> tuple[int, int]:
