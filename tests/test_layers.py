@@ -96,13 +96,17 @@ def test_the_layout_table_names_every_product_folder() -> None:
     assert set(layers()) == {"oracle", "vectors", "harness", "reports", "rng", "parallel", "fuzz", "tablecert"}
 
 
+def only_the_known(found: set[tuple[str, str]], known: set[tuple[str, str]], what: str, listed: str) -> None:
+    """No import of ``found`` beyond the ``known`` ones, and none of those gone (the list only shrinks)."""
+    new = sorted(found - known)
+    assert not new, f"{what}: " + ", ".join(f"{a} imports {b}" for a, b in new)
+    gone = sorted(known - found)
+    assert not gone, f"no longer there, remove from {listed}: {gone}"
+
+
 def test_imports_point_down_the_layers() -> None:
-    found = violations()
-    new = sorted(found - KNOWN_UPWARD)
-    assert not new, "imports up or beside the layers of the Layout table (docs/internals/layers.md): " + ", ".join(
-        f"{file} imports {target}" for file, target in new)
-    gone = sorted(KNOWN_UPWARD - found)
-    assert not gone, f"no longer there, remove from KNOWN_UPWARD: {gone}"
+    only_the_known(violations(), KNOWN_UPWARD, "imports up or beside the layers of the Layout table "
+                   "(docs/internals/layers.md)", "KNOWN_UPWARD")
 
 
 def folder_modules(folder: str = "harness") -> dict[str, Path]:
@@ -197,12 +201,8 @@ def test_the_harness_order_names_every_part() -> None:
 
 
 def test_harness_parts_import_one_way() -> None:
-    found = against_the_order()
-    new = sorted(found - KNOWN_AGAINST_THE_ORDER)
-    assert not new, "imports against the order of harness/__init__.py's table: " + ", ".join(
-        f"{a} imports {b}" for a, b in new)
-    gone = sorted(KNOWN_AGAINST_THE_ORDER - found)
-    assert not gone, f"no longer there, remove from KNOWN_AGAINST_THE_ORDER: {gone}"
+    only_the_known(against_the_order(), KNOWN_AGAINST_THE_ORDER, "imports against the order of harness/__init__.py's "
+                   "table", "KNOWN_AGAINST_THE_ORDER")
 
 
 CLEAN_FOLDERS = ("oracle", "vectors", "reports", "rng", "parallel", "fuzz", "harness")
