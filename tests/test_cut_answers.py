@@ -46,15 +46,15 @@ def test_a_long_round_wrong_only_in_its_last_step_is_caused_by_that_field(tmp_pa
     db.record(outcome)
     db.close()
 
-    stored = json.loads(outcome.failures[0][7])
+    stored = json.loads(outcome.failures[0].actual)
     assert is_cut(stored) and stored["verdict"] == "fail"
     assert stored["first_difference"] == "steps[199].events[0].flat_win"
     causes = run_causes(tmp_path).causes
     assert [c.title for c in causes] == ["craps.round: steps[].events[].flat_win too low"]
     assert causes[0].kind == "amount" and causes[0].failed == 1
     # the divergence note kept with its comment names the same step and field
-    assert "first divergent step 199" in outcome.failures[0][10] and "events.pass.flat_win: 500 -> 499" in \
-        outcome.failures[0][10]
+    assert "first divergent step 199" in outcome.failures[0].comment and "events.pass.flat_win: 500 -> 499" in \
+        outcome.failures[0].comment
 
 
 def test_a_cut_answer_of_an_earlier_release_is_not_compared_as_an_answer(tmp_path: Path) -> None:
