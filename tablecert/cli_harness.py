@@ -69,8 +69,8 @@ def format_run_summary(summary: dict[str, Any], out: Path) -> str:
             lines.insert(3, "the vendor saw from the host (read-only, besides the system folders): "
                          + (", ".join(summary["vendor_bound"]) or "nothing"))
     lines += cause_lines(summary)
-    parts = ["summary.json", "junit.xml", "run.db"] + [name for name in ("certificate.pdf", "findings.pdf", "failures/")
-                                                        if (out / name.rstrip("/")).exists()]
+    written = ("certificate.pdf", "findings.pdf", "report.html", "failures/")
+    parts = ["summary.json", "junit.xml", "run.db"] + [name for name in written if (out / name.rstrip("/")).exists()]
     lines.append(f"results in {out}/: {', '.join(parts)}")
     return "\n".join(harness.for_terminal(line, LINE_SHOWN) for line in lines)     # causes quote vendors' answers
 

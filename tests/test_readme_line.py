@@ -55,6 +55,7 @@ def test_the_certify_line_as_typed_twice(kind: str, tmp_path: Path) -> None:
         done = certify(VENDORS[kind], tmp_path / attempt)
         assert done.returncode == 0, f"{attempt} run of {VENDORS[kind]!r}: {done.stdout}{done.stderr}"
         assert "verdict: PASS" in done.stdout and "vendor isolation: bubblewrap" in done.stdout, done.stdout
+        assert "certificate.pdf, findings.pdf, report.html" in done.stdout.splitlines()[-1], done.stdout   # said where it is
         summary = json.loads((tmp_path / attempt / "summary.json").read_text())
         assert summary["verdict"] == "pass" and summary["totals"]["pass"] == 6863
         assert (tmp_path / attempt / "suite").stat().st_mode & 0o777 == 0o700
