@@ -34,7 +34,7 @@ def test_hello_batch_bye():
     assert [r["id"] for r in responses] == [0, 1, 2, 3, 4]
     assert responses[0]["ops"] == ["craps.odds_limits", "craps.place_odds", "craps.settle",
                                    "paigow.player_bonus", "paigow.banker_bonus", "paigow.settle",
-                                   "rng.dice", "rng.shuffle"]   # the optional random-outcome ops last
+                                   "rng.dice", "rng.shuffle", "rng.raw", "rng.scale", "rng.paired"]   # the optional random-outcome ops last (raw and scaling: issue 35)
     assert set(responses[0]["implementation"]) == {"name", "version", "build"}
     assert responses[1]["results"] == [{"free_odds": 5000, "max_odds": 10000}]
     assert responses[2]["results"][0] == {"commission": 50}
