@@ -95,8 +95,10 @@ def replay_command(meta: dict[str, Any]) -> str:
 
 
 def _compact(value: Any) -> str:
-    """JSON that cannot end the script element it sits in (``<`` written as ``\\u003c``)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    """JSON that cannot end the script element it sits in (``<`` written as ``\\u003c``), in ASCII:
+    a vendor's text that is not valid Unicode (a lone surrogate) is written as its escape, never as
+    bytes the page cannot be encoded with."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
 
 
 COLUMN_BASE = 0x30          # a small integer column as one character each: chr(COLUMN_BASE + value)
