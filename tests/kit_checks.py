@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_OPS = ("craps.place_odds", "craps.settle")
@@ -84,7 +85,7 @@ def built_kit(lang: str) -> Iterator[Path]:
         assert written.returncode == 0, written.stderr
         assert not (folder / "build").exists() and (folder / "README.md").is_file()
         for command in kit.build:
-            built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=900)
+            built = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=HANG)
             assert built.returncode == 0, f"{' '.join(command)}:\n{built.stdout[-3000:]}\n{built.stderr[-3000:]}"
         readable_by_all(folder)
         yield folder
@@ -107,7 +108,7 @@ def command(folder: Path, argv: tuple[str, ...]) -> str:
 
 def check_greets_confined(folder: Path, kit: Kit) -> None:
     for argv, name in ((kit.skeleton, "my table game"), (kit.example, "kit example")):
-        checked = tablecert("sandbox-check", "--vendor-cmd", command(folder, argv), timeout=120)
+        checked = tablecert("sandbox-check", "--vendor-cmd", command(folder, argv), timeout=HANG)
         assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-2000:]
         hello = [line for line in checked.stdout.splitlines() if line.startswith("hello:")]
         assert hello and name in hello[0] and "tablecert-vendor/2" in hello[0], checked.stdout[-2000:]
@@ -161,7 +162,7 @@ class Vendor:
 
     def kill(self) -> None:
         self.process.kill()
-        self.process.wait(timeout=30)
+        self.process.wait(timeout=HANG)
 
 
 def start(argv: list[str], state_dir: Path | None) -> Vendor:
@@ -178,7 +179,7 @@ def check_live_journal(folder: Path, kit: Kit, state_dir: Path) -> None:
     sequence is never journaled, a cut last line is dropped, a close is journaled; no state_dir:
     no_state_dir."""
     shutil.copy(LEDGER_VENDORS / Path(kit.ledger_source).name, folder / kit.ledger_source)
-    built = subprocess.run(kit.ledger_build, cwd=folder, capture_output=True, text=True, timeout=900)
+    built = subprocess.run(kit.ledger_build, cwd=folder, capture_output=True, text=True, timeout=HANG)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     argv = command(folder, kit.ledger).split()
     table = {"table": "t-1"}
@@ -210,7 +211,7 @@ def check_live_journal(folder: Path, kit: Kit, state_dir: Path) -> None:
     vendor = start(argv, state_dir)
     assert vendor.ask({"op": "table.resume", **table})["error"]["code"] == "no_such_table"
     vendor.ask({"op": "bye"})
-    assert vendor.process.wait(timeout=30) == 0
+    assert vendor.process.wait(timeout=HANG) == 0
     vendor = start(argv, None)
     assert vendor.ask({"op": "table.open", **table, "config": {}, "rack": 1})["error"]["code"] == "no_state_dir"
     vendor.kill()

@@ -22,6 +22,7 @@ from tablecert.harness.confine import sandbox
 from tablecert.harness.confine.vendor_trees import own_source_trees
 from tablecert.harness.contract import SessionOptions
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 THIEF = Path(__file__).with_name("thief_vendor.py")
@@ -32,7 +33,7 @@ def certify(vendor: str, out: Path, *extra: str) -> subprocess.CompletedProcess[
     """As typed: the default suite cache under this user's HOME (not conftest's temporary one)."""
     env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
     return subprocess.run([str(BIN / "tablecert"), "certify", "--vendor-cmd", vendor, "--suite", "edge", "--out",
-                           str(out), "--quiet", *extra], capture_output=True, text=True, timeout=600, cwd=REPO, env=env)
+                           str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG, cwd=REPO, env=env)
 
 
 def test_not_root_gets_bubblewrap_in_a_user_namespace() -> None:

@@ -31,7 +31,20 @@ from tablecert.harness.answers.envelope import decode_answer
 from tablecert.oracle.vendor import ReferenceVendor
 
 REFERENCE_CMD = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
-FAST = SessionOptions(timeout=1.0)
+PROMPT = SessionOptions(timeout=600.0)
+"""For vendors that answer, fail or die at once: the timeout never ends a wait, even with both
+cores saturated (issue 33), so a fault seen is the one the test made."""
+SHORT = SessionOptions(timeout=3.0)
+"""For vendors that hang: the timeout is what ends the wait. Long enough for a Python vendor to
+start and answer hello on a saturated machine."""
+HUNG = 60.0
+"""Seconds the hanging vendors below sleep. A wait is judged ended by the timeout (or by a
+line's length, or by the CPU limit) when it took less than half of this: the clock only has to
+tell the bound apart from the hang, never measure the bound (a saturated machine stretches it)."""
+IN_PROCESS = SessionOptions(timeout=0.5)
+HUNG_IN_PROCESS = 5.0
+"""The same for a vendor in this process (a Python plugin, an HTTP server's thread): nothing has
+to start, so the timeout can be short; the vendor's thread sleeps 5 s and is left to finish."""
 PAIGOW = {"cap": 4_000_000}
 
 BATCHES: list[tuple[str, Any, list[Any]]] = [
@@ -161,7 +174,7 @@ def vendor(tmp_path: Path, batch_body: str, hello_body: str = DEFAULT_HELLO) -> 
     return shlex.join([sys.executable, str(script)])
 
 
-def _gone(pid: int, within: float = 3.0) -> bool:
+def _gone(pid: int, within: float = HUNG / 2) -> bool:
     """The process has ended (no such process, or a zombie nobody has reaped yet)."""
     deadline = time.monotonic() + within
     while True:
@@ -180,7 +193,7 @@ def _gone(pid: int, within: float = 3.0) -> bool:
         time.sleep(0.02)
 
 
-def fault_of(cmd: str, options: SessionOptions = FAST, batches: int = 1) -> tuple[VendorFault, Any, float]:
+def fault_of(cmd: str, options: SessionOptions = PROMPT, batches: int = 1) -> tuple[VendorFault, Any, float]:
     session = SubprocessAdapter().open(cmd, options)
     try:
         session.hello()
@@ -197,7 +210,7 @@ def fault_of(cmd: str, options: SessionOptions = FAST, batches: int = 1) -> tupl
 
 
 def test_fake_vendor_works(tmp_path: Path) -> None:
-    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n"), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n"), PROMPT)
     assert session.hello().ops == ("paigow.player_bonus",)
     assert session.batch("paigow.player_bonus", PAIGOW, [{}, {}, {}]) == [{"hand": "none"}] * 3
     session.close()
@@ -225,14 +238,14 @@ def test_hang_is_a_timeout_and_the_process_group_is_killed(tmp_path: Path) -> No
         send({"id": req["id"], **HELLO, "implementation": {**HELLO["implementation"], "build": str(child.pid)}})
         continue
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, "    time.sleep(60)\n", hello), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    time.sleep(60)\n", hello), SHORT)
     grandchild = int(session.hello().build)
     assert not _gone(grandchild, within=0)
     started = time.monotonic()
     with pytest.raises(VendorFault) as info:
         session.batch("paigow.player_bonus", PAIGOW, [{}])
     assert info.value.kind is FaultKind.TIMEOUT
-    assert 0.9 <= time.monotonic() - started < 2.5
+    assert SHORT.timeout * 0.9 <= time.monotonic() - started < HUNG / 2
     assert not session.alive
     assert _gone(session.pid) and _gone(grandchild)
     session.close()
@@ -244,13 +257,13 @@ def test_vendor_that_never_reads_a_large_request_times_out(tmp_path: Path) -> No
         send({"id": req["id"], **HELLO})
         time.sleep(60)
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), SHORT)
     session.hello()
     started = time.monotonic()
     with pytest.raises(VendorFault) as info:
         session.batch("paigow.player_bonus", PAIGOW, [{"cards": ["As"] * 7}] * 100_000)   # ~3 MB, pipe holds 64 KiB
     assert info.value.kind is FaultKind.TIMEOUT
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < HUNG / 2
     assert _gone(session.pid)
 
 
@@ -261,13 +274,13 @@ def test_vendor_flooding_output_instead_of_reading_is_malformed(tmp_path: Path) 
         sys.stdout.write("x" * (5 << 20)); sys.stdout.flush(); time.sleep(60)
 '''
     session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello),
-                                       SessionOptions(timeout=10.0, max_line_bytes=1 << 20))
+                                       SessionOptions(timeout=600.0, max_line_bytes=1 << 20))
     session.hello()
     started = time.monotonic()
     with pytest.raises(VendorFault) as info:
         session.batch("paigow.player_bonus", PAIGOW, [{"cards": ["As"] * 7}] * 100_000)
-    assert info.value.kind is FaultKind.MALFORMED
-    assert time.monotonic() - started < 5.0
+    assert info.value.kind is FaultKind.MALFORMED        # by its length: a timeout would be TIMEOUT
+    assert time.monotonic() - started < HUNG / 2
     assert _gone(session.pid)
 
 
@@ -310,7 +323,7 @@ def test_an_answer_naming_another_op_is_wrong_op(tmp_path: Path) -> None:
 
 def test_an_answer_echoing_the_op_asked_is_accepted(tmp_path: Path) -> None:
     body = "    send({'id': req['id'], 'op': req['op'], 'results': [{'hand': 'none'}] * len(req['cases'])})\n"
-    session = SubprocessAdapter().open(vendor(tmp_path, body), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, body), PROMPT)
     session.hello()
     assert session.batch("paigow.player_bonus", PAIGOW, [{}, {}]) == [{"hand": "none"}] * 2
     session.close()
@@ -343,18 +356,18 @@ def test_a_missing_or_mistyped_answer_field(tmp_path: Path, answer: str, kind: F
 
 def test_100_mb_in_one_line_is_malformed_at_the_default_limit(tmp_path: Path) -> None:
     body = "    sys.stdout.write('x' * (100 << 20) + '\\n'); sys.stdout.flush(); time.sleep(60)\n"
-    fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=30.0))
+    fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=600.0))
     assert fault.kind is FaultKind.MALFORMED
     assert f"longer than {SessionOptions().max_line_bytes} bytes" in fault.detail
-    assert elapsed < 20.0   # found by its length, not by the timeout
+    assert elapsed < HUNG / 2   # found by its length, not by the vendor's sleep nor the timeout
 
 
 def test_line_over_max_line_bytes_is_malformed_and_killed(tmp_path: Path) -> None:
     body = "    sys.stdout.write('x' * (5 << 20)); sys.stdout.flush(); time.sleep(60)\n"
-    fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=10.0, max_line_bytes=1 << 20))
+    fault, _, elapsed = fault_of(vendor(tmp_path, body), SessionOptions(timeout=600.0, max_line_bytes=1 << 20))
     assert fault.kind is FaultKind.MALFORMED
     assert "longer than 1048576 bytes" in fault.detail
-    assert elapsed < 5.0   # found by its length, not by the timeout
+    assert elapsed < HUNG / 2   # found by its length, not by the vendor's sleep nor the timeout
 
 
 def test_endless_stderr_does_not_block_and_its_tail_is_kept(tmp_path: Path) -> None:
@@ -364,7 +377,7 @@ def test_endless_stderr_does_not_block_and_its_tail_is_kept(tmp_path: Path) -> N
     sys.stderr.flush()
     answer(req)
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, body), SessionOptions(timeout=5.0))
+    session = SubprocessAdapter().open(vendor(tmp_path, body), SessionOptions(timeout=PROMPT.timeout))
     session.hello()
     for _ in range(3):   # 3 MB of stderr in all; an undrained pipe blocks after 64 KiB
         assert session.batch("paigow.player_bonus", PAIGOW, [{}]) == [{"hand": "none"}]
@@ -379,12 +392,12 @@ def test_no_answer_to_hello(tmp_path: Path) -> None:
     if req["op"] == "hello":
         time.sleep(60)
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), SHORT)
     started = time.monotonic()
     with pytest.raises(VendorFault) as info:
         session.hello()
     assert info.value.kind in (FaultKind.TIMEOUT, FaultKind.BAD_HELLO)
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < HUNG / 2
     assert _gone(session.pid)
 
 
@@ -394,7 +407,7 @@ def test_unknown_protocol_answer_is_bad_hello(tmp_path: Path) -> None:
         send({"id": req["id"], "error": {"code": "unsupported_protocol", "message": "I speak v2"}})
         continue
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), PROMPT)
     with pytest.raises(VendorFault) as info:
         session.hello()
     assert info.value.kind is FaultKind.BAD_HELLO
@@ -408,7 +421,7 @@ def test_hello_carries_the_protocol(tmp_path: Path) -> None:
         send({"id": req["id"], **HELLO, "implementation": {**HELLO["implementation"], "build": line.strip()}})
         continue
 '''
-    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), FAST)
+    session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), PROMPT)
     build = session.hello().build
     assert build == json.dumps(hello_request(PROTOCOL), separators=(",", ":"))
     assert PROTOCOL == "tablecert-vendor/2" and json.loads(build)["protocols"] == ["tablecert-vendor/2", "tablecert-vendor/1"]
@@ -422,7 +435,7 @@ def test_unstartable_vendor(tmp_path: Path, cmd: str) -> None:
         script.write_text("#!/bin/sh\n")
         cmd = str(script)
     with pytest.raises(VendorFault) as info:
-        SubprocessAdapter().open(cmd, FAST)
+        SubprocessAdapter().open(cmd, PROMPT)
     assert info.value.kind is FaultKind.START
     assert "\n" not in info.value.detail
 
@@ -439,7 +452,7 @@ def test_environment_process_group_and_limits(tmp_path: Path, monkeypatch: pytes
         send({"id": req["id"], **HELLO, "implementation": {**HELLO["implementation"], "build": json.dumps(facts)}})
         continue
 '''
-    options = SessionOptions(timeout=5.0, pass_env=("TABLECERT_VENDOR_LICENCE", "TABLECERT_UNSET_VARIABLE"),
+    options = SessionOptions(timeout=PROMPT.timeout, pass_env=("TABLECERT_VENDOR_LICENCE", "TABLECERT_UNSET_VARIABLE"),
                              memory_limit_mb=1024, cpu_limit_s=30)
     session = SubprocessAdapter().open(vendor(tmp_path, "    answer(req)\n", hello), options)
     facts = json.loads(session.hello().build)
@@ -454,7 +467,7 @@ def test_environment_process_group_and_limits(tmp_path: Path, monkeypatch: pytes
 
 def test_memory_limit_is_enforced(tmp_path: Path) -> None:
     body = "    x = bytearray(600 << 20)\n    answer(req)\n"
-    fault, _, _ = fault_of(vendor(tmp_path, body), SessionOptions(timeout=5.0, memory_limit_mb=256))
+    fault, _, _ = fault_of(vendor(tmp_path, body), SessionOptions(timeout=PROMPT.timeout, memory_limit_mb=256))
     assert fault.kind is FaultKind.CRASH
     assert "MemoryError" in fault.stderr_tail
 
@@ -462,10 +475,9 @@ def test_memory_limit_is_enforced(tmp_path: Path) -> None:
 def test_cpu_time_limit_is_enforced(tmp_path: Path) -> None:
     body = "    while True: pass\n"
     started = time.monotonic()
-    fault, _, _ = fault_of(vendor(tmp_path, body), SessionOptions(timeout=30.0, cpu_limit_s=1))
-    assert fault.kind is FaultKind.CRASH
+    fault, _, _ = fault_of(vendor(tmp_path, body), SessionOptions(timeout=600.0, cpu_limit_s=1))
+    assert fault.kind is FaultKind.CRASH                 # by the CPU limit: the timeout would be TIMEOUT
     assert "SIGXCPU" in fault.detail or "SIGKILL" in fault.detail
-    assert time.monotonic() - started < 10.0          # by the CPU limit, long before the 30 s timeout
 
 
 # -- python plugins -------------------------------------------------------------------------------
@@ -501,7 +513,7 @@ class CachingVendor(ReferenceVendor):
 class HangingVendor(ReferenceVendor):
     def handle(self, request: Any) -> dict[str, Any]:
         if request.get("op") != "hello":
-            time.sleep(5)
+            time.sleep(HUNG_IN_PROCESS)
         return super().handle(request)
 
 
@@ -520,7 +532,7 @@ class FloodingVendor(ReferenceVendor):
 
 
 def test_python_vendor_answer_over_the_size_limit_is_malformed() -> None:
-    session = PythonAdapter().open("test_adapters:FloodingVendor", SessionOptions(timeout=10, max_line_bytes=1 << 20))
+    session = PythonAdapter().open("test_adapters:FloodingVendor", SessionOptions(timeout=PROMPT.timeout, max_line_bytes=1 << 20))
     session.hello()
     with pytest.raises(VendorFault) as info:
         session.batch(*BATCHES[3])
@@ -530,7 +542,7 @@ def test_python_vendor_answer_over_the_size_limit_is_malformed() -> None:
 
 
 def test_python_vendor_exception_is_a_crash() -> None:
-    session = PythonAdapter().open("test_adapters:RaisingVendor", FAST)
+    session = PythonAdapter().open("test_adapters:RaisingVendor", PROMPT)
     session.hello()
     with pytest.raises(VendorFault) as info:
         session.batch(*BATCHES[3])
@@ -541,7 +553,7 @@ def test_python_vendor_exception_is_a_crash() -> None:
 
 
 def test_python_vendor_cannot_mutate_the_cases() -> None:
-    session = PythonAdapter().open("test_adapters:MutatingVendor", FAST)
+    session = PythonAdapter().open("test_adapters:MutatingVendor", PROMPT)
     op, config, cases = BATCHES[3]
     before = json.dumps(cases)
     results = session.batch(op, config, cases)
@@ -551,7 +563,7 @@ def test_python_vendor_cannot_mutate_the_cases() -> None:
 
 
 def test_python_vendor_keeps_no_reference_into_results() -> None:
-    session = PythonAdapter().open("test_adapters:CachingVendor", FAST)
+    session = PythonAdapter().open("test_adapters:CachingVendor", PROMPT)
     op, config, cases = BATCHES[3]
     first = session.batch(op, config, cases)
     first[0]["hand"] = "tampered"
@@ -560,17 +572,17 @@ def test_python_vendor_keeps_no_reference_into_results() -> None:
 
 
 def test_python_vendor_hang_is_a_timeout() -> None:
-    session = PythonAdapter().open("test_adapters:HangingVendor", SessionOptions(timeout=0.5))
+    session = PythonAdapter().open("test_adapters:HangingVendor", IN_PROCESS)
     session.hello()
     started = time.monotonic()
     with pytest.raises(VendorFault) as info:
         session.batch(*BATCHES[3])
     assert info.value.kind is FaultKind.TIMEOUT
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < HUNG_IN_PROCESS / 2
 
 
 def test_python_vendor_answer_must_be_json() -> None:
-    session = PythonAdapter().open("test_adapters:TupleVendor", FAST)
+    session = PythonAdapter().open("test_adapters:TupleVendor", PROMPT)
     session.hello()
     with pytest.raises(VendorFault) as info:
         session.batch(*BATCHES[3])
@@ -580,14 +592,14 @@ def test_python_vendor_answer_must_be_json() -> None:
 @pytest.mark.parametrize("target", ["no-such-plugin", "tablecert.oracle.vendor:NoSuchVendor", "no_such_module:Vendor"])
 def test_python_vendor_not_found_is_start(target: str) -> None:
     with pytest.raises(VendorFault) as info:
-        PythonAdapter().open(target, FAST)
+        PythonAdapter().open(target, PROMPT)
     assert info.value.kind is FaultKind.START
 
 
 # -- http -------------------------------------------------------------------------------------
 
 
-def http_fault(vendor_obj: Any, options: SessionOptions = FAST, hello: bool = True) -> VendorFault:
+def http_fault(vendor_obj: Any, options: SessionOptions = PROMPT, hello: bool = True) -> VendorFault:
     server, url = serve_http(vendor_obj)
     try:
         session = HttpAdapter().open(url, options)
@@ -610,20 +622,20 @@ def test_http_500_is_malformed() -> None:
 
 def test_http_timeout() -> None:
     started = time.monotonic()
-    fault = http_fault(HangingVendor(), SessionOptions(timeout=0.5))
+    fault = http_fault(HangingVendor(), IN_PROCESS)
     assert fault.kind is FaultKind.TIMEOUT
-    assert time.monotonic() - started < 5.0
+    assert time.monotonic() - started < HUNG_IN_PROCESS / 2
 
 
 def test_http_body_over_limit_is_malformed() -> None:
-    fault = http_fault(ReferenceVendor(), SessionOptions(timeout=5.0, max_line_bytes=40), hello=False)
+    fault = http_fault(ReferenceVendor(), SessionOptions(timeout=PROMPT.timeout, max_line_bytes=40), hello=False)
     assert fault.kind is FaultKind.MALFORMED
     assert "longer than 40 bytes" in fault.detail
 
 
 def test_http_server_closed_is_a_crash() -> None:
     server, url = serve_http(ReferenceVendor())
-    session = HttpAdapter().open(url, FAST)
+    session = HttpAdapter().open(url, PROMPT)
     session.hello()
     server.shutdown()
     with pytest.raises(VendorFault) as info:
@@ -637,7 +649,7 @@ def test_http_nothing_listening_or_bad_url_is_start() -> None:
     server.shutdown()
     for target in (url, "ftp://example.org/vendor", "not a url"):
         with pytest.raises(VendorFault) as info:
-            HttpAdapter().open(target, FAST)
+            HttpAdapter().open(target, PROMPT)
         assert info.value.kind is FaultKind.START, target
 
 
@@ -676,7 +688,7 @@ class _DuplicateKeyHandler(_RawHandler):
 @pytest.mark.parametrize("handler, detail", [(_RawHandler, "not JSON"), (_DuplicateKeyHandler, "duplicate key 'name'")])
 def test_http_body_not_strict_json_is_malformed(handler: type, detail: str) -> None:
     with raw_http(handler) as url:
-        session = HttpAdapter().open(url, FAST)
+        session = HttpAdapter().open(url, PROMPT)
         with pytest.raises(VendorFault) as info:
             session.hello()
         assert info.value.kind is FaultKind.MALFORMED
@@ -729,7 +741,7 @@ def test_http_one_deadline_for_the_whole_answer(handler: type) -> None:
         with pytest.raises(VendorFault) as info:
             session.hello()
         assert info.value.kind is FaultKind.TIMEOUT, info.value
-        assert time.monotonic() - started < 3.0
+        assert time.monotonic() - started < 20.0         # the drip goes on for 40 s
         assert not session.alive
 
 

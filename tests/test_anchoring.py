@@ -21,13 +21,14 @@ from pypdf import PdfReader
 
 from tablecert.vectors.anchor import CUSTOM, RELEASE, SuiteAnchorError, anchor_suite
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
 FORGED = "expected/craps.settle.odds-3-4-5x.jsonl.gz"
 
 
 def tablecert(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=HANG)
 
 
 def one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> None:

@@ -23,6 +23,7 @@ from pypdf import PdfReader
 
 from tablecert.harness.answers.capabilities import (Capabilities, CapabilityError, check_declaration, split_require)
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 HERE = Path(__file__).parent
 VENDOR = HERE / "capability_vendor.py"
@@ -43,7 +44,7 @@ def certify(suite: Path, out: Path, vendor_files: Path, *args: str, extra: tuple
     command = [sys.executable, str(script), *args]
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", shlex.join(command),
                            "--suite", "edge", "--suite-dir", str(suite), "--out", str(out), "--quiet",
-                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=600)
+                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=HANG)
 
 
 def vectors_of(suite: Path) -> list[tuple[str, dict, dict, dict]]:

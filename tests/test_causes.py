@@ -24,6 +24,7 @@ from tablecert.harness.run.runner import Runner
 from tablecert.reports import render_report
 from tablecert.reports.data import example_json
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +221,7 @@ def test_fuzz_files_one_bug_once_keeps_to_its_work_budget_and_its_replay_line_ru
     done = subprocess.run([sys.executable, "-m", "tablecert", "fuzz", "--vendor-plugin", "demo", "--out",
                            str(tmp_path / "fz"), "--budget", "600", "--seed", "3", "--max-cases", str(FUZZ_CASES),
                            "--ops", "paigow.player_bonus,paigow.settle", "--quiet"], capture_output=True, text=True,
-                          timeout=900)
+                          timeout=HANG)
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
     said = done.stdout
     summary = json.loads((tmp_path / "fz" / "summary.json").read_text())
@@ -231,7 +232,7 @@ def test_fuzz_files_one_bug_once_keeps_to_its_work_budget_and_its_replay_line_ru
     words = shlex.split(line)
     assert words[0] == "tablecert" and summary["replay"] == line
     again_run = subprocess.run([sys.executable, "-m", "tablecert", *words[1:], "--quiet"], capture_output=True,
-                               text=True, timeout=900, cwd=tmp_path)      # the line names every folder whole
+                               text=True, timeout=HANG, cwd=tmp_path)      # the line names every folder whole
     assert again_run.returncode == 1, again_run.stderr[-2000:]            # the findings fail again, as vectors
     again = json.loads((tmp_path / "fz" / "replay" / "summary.json").read_text())
     assert again["totals"]["fail"] == len(signatures) and again["causes"]["failed"] == len(signatures)

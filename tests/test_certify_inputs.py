@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 TARGET = "expected/craps.settle.odds-3-4-5x.jsonl.gz"
 
@@ -36,7 +37,7 @@ def certify(suite: Path, out: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-plugin", "reference", "--suite",
                            "edge", "--suite-dir", str(suite), "--out", str(out), "--quiet", "--batch-size", "50",
                            "--custom-suite"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def relist(suite: Path, rel: str) -> None:

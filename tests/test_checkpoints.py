@@ -15,6 +15,7 @@ import pytest
 
 from test_resume_kill import certify, kill_after, same_results
 from test_seal import one_line_refusal
+from waits import HANG
 
 KILLED_AT = 100
 """Batches (of 10 vectors) a run has committed when it is killed."""
@@ -22,7 +23,7 @@ KILLED_AT = 100
 
 def finish(suite: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     proc = certify(suite, out, *extra, stderr=subprocess.PIPE)
-    _stdout, stderr = proc.communicate(timeout=300)
+    _stdout, stderr = proc.communicate(timeout=HANG)
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
 
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from tablecert.cli import build_parser
+from waits import HANG
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, input=stdin,
-                          timeout=300)
+                          timeout=HANG)
 
 
 def test_every_subcommand_has_help():

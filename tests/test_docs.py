@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tablecert.reference import arguments, commands, help_text
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600,
+                          cwd=REPO, capture_output=True, text=True, timeout=HANG,
                           env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "NO_MKDOCS_2_WARNING": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stderr, done.stderr

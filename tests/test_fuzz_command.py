@@ -22,6 +22,7 @@ from tablecert.harness.adapters import VendorTarget
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.runner import Runner
 from tablecert.vectors import lint
+from waits import HANG
 
 TESTS = Path(__file__).parent
 REFERENCE_CMD = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
@@ -36,7 +37,7 @@ the rarest needs 973 (UpRoundedDown) and 955 (FloatMultiples), most under 100.""
 def cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(TESTS))
     return subprocess.run([sys.executable, "-m", "tablecert", "fuzz", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+                          env=env, timeout=HANG)
 
 
 def plugin(spec: str):  # type: ignore[no-untyped-def]

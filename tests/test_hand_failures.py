@@ -23,6 +23,7 @@ from tablecert.oracle.cards import JOKER, parse_hand
 from tablecert.oracle.hand_features import feature_ids, hand_features
 from tablecert.oracle.hands import player_label
 from tablecert.reports.data import load_report_data
+from waits import HANG
 
 HERE = Path(__file__).parent
 BUGS = HERE / "hand_bug_vendors.py"
@@ -39,7 +40,7 @@ def certify(joker: Path, out: Path, bug: str, *extra: str) -> subprocess.Complet
     vendor = shlex.join([sys.executable, str(BUGS), bug])
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "joker",
                            "--suite-dir", str(joker), "--out", str(out), "--batch-size", "1000", "--quiet",
-                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=600)
+                           "--isolation", "none", *extra], capture_output=True, text=True, timeout=HANG)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +85,7 @@ def test_replay_files_are_bounded_split_and_replay_through_a_real_vendor(joker_r
     assert len(cases) == len(tc_ids) <= REPLAY_PER_GROUP * causes < failing
     assert all(len(r["cases"]) <= 1000 for r in requests)
     proc = subprocess.run([sys.executable, str(BUGS), "joker-no-straight"], input="\n".join(lines) + "\n",
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
     answers = [json.loads(line) for line in proc.stdout.splitlines()[1:-1]]
     got = [r["hand"] for a in answers for r in a["results"]]
     assert got == ["none"] * len(cases)                # each replayed hand is still answered wrongly

@@ -33,6 +33,7 @@ from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS, player_label
 from tablecert.oracle.label_batch import fast_label_response
 from tablecert.oracle.vendor import ReferenceVendor, serve
+from waits import HANG
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"] + ["JK"]
 OPS = ("paigow.player_bonus", "paigow.banker_bonus")
@@ -228,7 +229,7 @@ assert status[1] == lb._LABELLER_STAMP
 print("recompiled")
 """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=HANG)
     assert proc.returncode == 0 and "recompiled" in proc.stdout, proc.stderr
 
 

@@ -33,6 +33,7 @@ from tablecert.reports.html import COLUMN_BASE, SIDECAR, FailingVector, failing_
 from tablecert.reports.site import write_site
 from tablecert.vectors.suites import generate
 from test_reports import run_vendor
+from waits import HANG
 
 
 class DemoFixedCommission(DemoVendor):
@@ -167,7 +168,7 @@ def test_the_site_lists_both_builds_and_the_fix_between_them(runs: Path, tmp_pat
 
 def test_site_refuses_a_folder_without_runs_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tablecert", "site", str(tmp_path), "--out", str(tmp_path / "s")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no run folder" in done.stderr, done.stderr
 
 

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from waits import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +25,7 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
                                                                 "__pycache__", ".pytest_cache", ".hypothesis"))
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(source)],
-                   check=True, timeout=600)
+                   check=True, timeout=HANG)
     (wheel,) = dist.glob("tablecert-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     # the four parts under one namespace, rule data inside, nothing generic at the top level
@@ -39,7 +40,7 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
-                   check=True, timeout=900)
+                   check=True, timeout=HANG)
     exe = env_dir / "bin" / "tablecert"
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "tablecert 0.1.0"
@@ -47,5 +48,5 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
                                     cwd=tmp_path).stdout)
     assert "njac.11.20.d" in reg["clauses"] and "INT-JOKER-ACE" in reg["interpretations"]
     hello = subprocess.run([str(exe), "reference-vendor"], input='{"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"}\n',
-                           capture_output=True, text=True, check=True, cwd=tmp_path, timeout=300)
+                           capture_output=True, text=True, check=True, cwd=tmp_path, timeout=HANG)
     assert json.loads(hello.stdout)["implementation"]["version"] == "0.1.0"

@@ -17,6 +17,7 @@ from pathlib import Path
 from pypdf import PdfReader
 
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 VENDOR = '''\
 import json, sys
@@ -52,7 +53,7 @@ def test_paths_a_vendor_sends_are_never_opened(tmp_path: Path, vendor_files: Pat
     cmd = shlex.join([sys.executable, str(script), str(fifo)])
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", cmd, "--suite", "edge",
                            "--suite-dir", str(suite), "--out", str(out), "--quiet"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr      # the answers are the reference's
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     for pdf in ("certificate.pdf", "findings.pdf"):

@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def kit(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tablecert", "kit", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "tablecert", "kit", *args], capture_output=True, text=True, timeout=HANG)
 
 
 @pytest.mark.parametrize("lang", ["cpp", "csharp", "java", "typescript"])

@@ -36,6 +36,7 @@ from tablecert.vectors import live_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.suites import build_manifest, manifest_bytes
 from tablecert.vectors.writer import write_vector_set
+from waits import HANG
 
 HERE = Path(__file__).parent
 REFERENCE = f"{shlex.quote(sys.executable)} -m tablecert.oracle.vendor"
@@ -108,7 +109,7 @@ def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Pat
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", faulty("loses-point"),
                            "--suite", "live", "--suite-dir", str(small_suite), "--custom-suite", "--out", str(out),
-                           "--interruptions", "2", "--quiet"], capture_output=True, text=True, timeout=900)
+                           "--interruptions", "2", "--quiet"], capture_output=True, text=True, timeout=HANG)
     assert proc.returncode == 1, proc.stderr
     replays = sorted((out / "failures").glob("*.craps.table.tg*.jsonl"))
     assert replays and all(json.loads(line)["replay"] == "tablecert live table"

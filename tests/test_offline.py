@@ -12,6 +12,7 @@ import pytest
 
 from tablecert.oracle.vendor import ReferenceVendor, run_op
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +49,12 @@ def write(path: Path, lines: list[dict]) -> Path:
 def validate(responses: Path, suite: Path, out: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", "validate", "--responses", str(responses),
                            "--suite-dir", str(suite), "--out", str(out), "--quiet"], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=HANG)
 
 
 def test_export_holds_prompts_only(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tablecert", "vectors", "export", "--suite", "edge", "--out",
-                          str(tmp_path / "x")], capture_output=True, text=True, timeout=300)
+                          str(tmp_path / "x")], capture_output=True, text=True, timeout=HANG)
     assert out.returncode == 0
     assert (tmp_path / "x" / "prompt").is_dir() and not (tmp_path / "x" / "expected").exists()
 

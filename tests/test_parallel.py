@@ -26,6 +26,7 @@ from tablecert.harness.suites.reader import iter_batches
 from tablecert.parallel import ParallelOptions
 from tablecert.vectors.suites import generate
 import parallel_vendors
+from waits import HANG
 
 TIMINGS = {"started", "finished"}
 
@@ -124,7 +125,7 @@ def test_a_batch_recorded_twice_counts_once(edge: Path, tmp_path: Path) -> None:
 
 def tablecert(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(Path(parallel_vendors.__file__).parent))   # the test vendors
-    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600,
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=HANG,
                           env=env)
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 ray = pytest.importorskip("ray")
 
@@ -67,7 +68,7 @@ def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
     vendor = shlex.join([sys.executable, str(script), str(spec), "segv", "demo"])
 
     alone = certify(suite, tmp_path / "alone", vendor)
-    assert alone.wait(timeout=300) == 1, alone.stderr.read() if alone.stderr else ""
+    assert alone.wait(timeout=HANG) == 1, alone.stderr.read() if alone.stderr else ""
 
     clustered = certify(suite, tmp_path / "ray", vendor, "--ray", cluster.address, "--workers", "2")
     while batches_recorded(tmp_path / "ray") < 40:           # observable progress, not the clock
@@ -76,7 +77,7 @@ def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
     actors = cluster.actor_pids()
     assert len(actors) == 2
     os.kill(actors[0], signal.SIGKILL)
-    assert clustered.wait(timeout=300) == 1, clustered.stderr.read() if clustered.stderr else ""
+    assert clustered.wait(timeout=HANG) == 1, clustered.stderr.read() if clustered.stderr else ""
 
     assert comparable(tmp_path / "ray") == comparable(tmp_path / "alone")
     got, want = (json.loads((tmp_path / run / "summary.json").read_text()) for run in ("ray", "alone"))

@@ -26,6 +26,7 @@ from tablecert.reports.data import load_report_data
 from tablecert.reports.inputs import load_submission
 from tablecert.reports.run_diff import diff_pdf, diff_xml, run_diff
 from tablecert.reports.rng_report import report_xml
+from waits import HANG
 
 PARAGRAPHS = {"title", "subtitle", "h1", "h2", "h3", "p", "note", "code"}
 SPACE = re.compile(r"[\s\-\u00ad]+")      # pdftotext joins a word hyphenated at a line's end
@@ -77,7 +78,7 @@ def page_body(page: str, root: ET.Element, number: int, total: int) -> str:
 
 
 def default_mode_text(pdf: Path, root: ET.Element) -> str:
-    done = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=120)
+    done = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True, timeout=HANG)
     pages = done.stdout.split("\f")
     pages = pages[:-1] if pages and not pages[-1].strip() else pages
     return "\n".join(page_body(page, root, n, len(pages)) for n, page in enumerate(pages, 1))

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent          # the venv the tests run in (.venv/bin under make test)
@@ -45,7 +46,7 @@ REAL_CACHE = Path.home() / ".cache" / "tablecert" / "suites"
 
 def certify(vendor: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(TABLECERT), "certify", "--vendor-cmd", vendor, "--suite", "edge", "--out", str(out),
-                           "--quiet", *extra], capture_output=True, text=True, timeout=600, cwd=REPO, env=ENV)
+                           "--quiet", *extra], capture_output=True, text=True, timeout=HANG, cwd=REPO, env=ENV)
 
 
 @pytest.mark.skipif(not TABLECERT.exists(), reason=f"no console command {TABLECERT}")

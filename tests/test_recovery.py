@@ -28,6 +28,7 @@ from tablecert.harness.run.hand_batches import hand_suite_batches
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
 BATCH = 100
@@ -61,7 +62,7 @@ def poison_cmd(tmp: Path, mode: str, cases: list[Any] = (), ops: list[str] = (),
 def certify_cli(suite: Path, out: Path, cmd: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", cmd, "--suite", "edge",
                            "--suite-dir", str(suite), "--out", str(out), "--batch-size", str(BATCH), "--quiet", *extra],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def fault_rows(out: Path) -> list[tuple]:
@@ -95,7 +96,7 @@ def test_bisection_finds_the_case_that_kills_the_vendor(edge: Path, tmp_path: Pa
     replay = out / "failures" / f"poisoned.{file.removesuffix('.jsonl.gz')}.craps.settle.tc{tc}.jsonl"
     assert json.loads(replay.read_text().splitlines()[1])["cases"] == [case]
     again = subprocess.run(shlex.split(poison_cmd(vendor_files, mode, [case])), stdin=replay.open(), capture_output=True,
-                           timeout=60)
+                           timeout=HANG)
     assert again.returncode != 0 or b"Segmentation" in again.stdout
     findings = "".join(page.extract_text() for page in PdfReader(out / "findings.pdf").pages)
     assert f"tcId {tc}" in findings and "faulted the vendor on" in findings

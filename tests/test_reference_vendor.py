@@ -7,13 +7,14 @@ import subprocess
 import sys
 
 from tables import raw_config
+from waits import HANG
 
 PROFILE_CONFIG = raw_config()
 
 
 def converse(lines: list[str]) -> tuple[list[dict], int]:
     proc = subprocess.run([sys.executable, "-m", "tablecert", "reference-vendor"], input="".join(l + "\n" for l in lines),
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=HANG)
     return [json.loads(l) for l in proc.stdout.splitlines()], proc.returncode
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from tablecert.oracle.names import SUITE_NAMES
 from tablecert.vectors.suites import SUITES, generate
+from waits import HANG
 
 HEAVY = ("numba", "tablecert.harness.run.certify", "tablecert.vectors.suites", "tablecert.reports")
 """Modules a refused input must not have waited for (seconds on a busy machine)."""
@@ -27,7 +28,7 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tablecert(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-X", "importtime", "-m", "tablecert", *args], capture_output=True,
-                          text=True, timeout=600, cwd=cwd)
+                          text=True, timeout=HANG, cwd=cwd)
 
 
 def imported(done: subprocess.CompletedProcess[str]) -> set[str]:

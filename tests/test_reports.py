@@ -42,6 +42,7 @@ from tablecert.reports.figures import compare
 from tablecert.reports.inputs import ReportInputError, load_declared, parse_figure
 from tablecert.harness.vendor_text import pdf_visible as printable
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 EVIL = "<font size=40>EVIL</font> & <b>"
 
@@ -325,7 +326,7 @@ def test_a_million_failures_render_on_bounded_pages(run_copy):
 # -- the command line
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert.cli_reports", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=HANG)
 
 
 def test_cli_exit_codes(run_copy, tmp_path):

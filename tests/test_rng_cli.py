@@ -13,6 +13,7 @@ import pytest
 from pypdf import PdfReader
 
 from tablecert.reports.rng_report import render_report
+from waits import HANG
 
 VENDOR = Path(__file__).parent / "rng_vendor.py"
 SMALL = ("--rolls", "20000", "--decks", "1000", "--quiet")
@@ -21,7 +22,7 @@ SMALL = ("--rolls", "20000", "--decks", "1000", "--quiet")
 def run_rng(out: Path, *vendor_args: str, extra: tuple[str, ...] = SMALL) -> subprocess.CompletedProcess:
     cmd = " ".join([sys.executable, str(VENDOR), *vendor_args])
     return subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", cmd, "--out", str(out), *extra],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def pdf_text(path: Path) -> str:
@@ -109,7 +110,7 @@ def test_the_reference_vendor_works_out_of_the_box(tmp_path):
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd",
                            f"{sys.executable} -m tablecert reference-vendor", "--out", str(out), *SMALL],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=HANG)
     # Unseeded (os.urandom): a correct generator passes except at the plan's rate of 1%.
     assert done.returncode in (0, 1), done.stderr
     summary = json.loads((out / "summary.json").read_text())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+from waits import HANG
 
 VENDOR = Path(__file__).parent / "raw_vendor.py"
 T = 1 << 32
@@ -20,7 +21,7 @@ def run_raw(out: Path, mode: str, *extra: str) -> tuple[subprocess.CompletedProc
     cmd = f"{sys.executable} {VENDOR} {mode}"
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", cmd, "--out", str(out),
                            "--raw", "10000000", "--scaling", "--pairs", "2000", "--quiet", *extra],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
     summary = out / "raw-summary.json"
     return done, json.loads(summary.read_text()) if summary.exists() else {}
 

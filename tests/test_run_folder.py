@@ -21,6 +21,7 @@ from tablecert.harness.lab_files import UnsafeRunFolder, write_atomically
 
 from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
 POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
@@ -35,7 +36,7 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def certify(out: Path, *extra: str, vendor: str = REFERENCE) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "edge",
-                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=600)
+                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG)
 
 
 class Outside:
@@ -156,7 +157,7 @@ def test_the_lock_refuses_a_second_holder(tmp_path: Path) -> None:
         probe = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
                                 "from tablecert.harness.record.run_folder import locked_run_folder\n"
                                 "with locked_run_folder(Path(sys.argv[1])): pass", str(tmp_path)],
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=HANG)
         assert probe.returncode == 1 and "another tablecert run is using this run folder" in probe.stderr
     with locked_run_folder(tmp_path):                  # released when the block ends
         pass
@@ -194,7 +195,7 @@ def test_a_second_run_of_a_folder_in_use_is_refused(edge: Path, tmp_path: Path, 
         assert first.poll() is None
     finally:
         first.send_signal(signal.SIGTERM)
-        first.communicate(timeout=120)
+        first.communicate(timeout=HANG)
 
 
 def test_an_out_that_is_a_file_an_unrelated_folder_or_an_unknown_suite_is_refused(edge: Path, tmp_path: Path) -> None:
@@ -211,6 +212,6 @@ def test_an_out_that_is_a_file_an_unrelated_folder_or_an_unknown_suite_is_refuse
     assert sorted(p.name for p in unrelated.iterdir()) == ["notes.txt"]
     new = tmp_path / "new"
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", REFERENCE, "--suite", "nosuch",
-                           "--out", str(new), "--quiet"], capture_output=True, text=True, timeout=600)
+                           "--out", str(new), "--quiet"], capture_output=True, text=True, timeout=HANG)
     refused_in_one_line(done, "unknown suite", "nosuch")
     assert not new.exists()

@@ -20,6 +20,7 @@ from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def test_a_fault_is_caught_and_recorded_with_inputs(edge, tmp_path):
     replays = sorted((tmp_path / "failures").glob("*.jsonl"))
     assert replays
     answer = subprocess.run([sys.executable, "-m", "tablecert", "reference-vendor"], stdin=open(replays[0]),
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=HANG)
     lines = [json.loads(l) for l in answer.stdout.splitlines()]
     assert len(lines) == 3 and len(lines[1]["results"]) == len(json.loads(replays[0].read_text().splitlines()[1])["cases"])
 
@@ -152,7 +153,7 @@ def test_confusion_matrix_counts_every_label_vector(edge, tmp_path):
 def test_certify_cli_exit_codes(edge, tmp_path):
     def certify(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--suite", "edge", "--suite-dir", str(edge),
-                               "--quiet", *args], capture_output=True, text=True, timeout=600)
+                               "--quiet", *args], capture_output=True, text=True, timeout=HANG)
 
     ok = certify("--vendor-plugin", "reference", "--out", str(tmp_path / "ref"))
     assert ok.returncode == 0, ok.stderr

@@ -31,6 +31,7 @@ from tablecert.harness.confine import sandbox
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 HOSTILE = Path(__file__).with_name("hostile_vendor.py")
 FULL = sandbox.plan([sys.executable], SessionOptions(isolation="auto"))
@@ -129,7 +130,7 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                              str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TABLECERT_LAB_SECRET": secret})
     (shared / "harness.pid").write_text(str(proc.pid))
-    stdout, stderr = proc.communicate(timeout=600)
+    stdout, stderr = proc.communicate(timeout=HANG)
     survivors = _processes_with(marker)
     accepted = []
     for sock in (server, listener):
@@ -244,7 +245,7 @@ def test_the_reference_vendor_is_certified_under_the_sandbox(edge: Path, tmp_pat
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd",
                            shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"]), "--suite", "edge",
                            "--suite-dir", str(edge), "--out", str(out), "--isolation", "strict", "--quiet"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "verdict: PASS" in done.stdout and "vendor isolation: bubblewrap" in done.stdout
     assert "vendor limits: processes 256" in done.stdout
@@ -284,7 +285,7 @@ def test_long_names_and_terminal_escapes_unconfined(edge: Path, tmp_path: Path, 
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd",
                            shlex.join([sys.executable, str(script)]), "--suite", "edge", "--suite-dir", str(edge),
                            "--out", str(out), "--isolation", "none", "--quiet"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     assert not any(c in done.stdout + done.stderr for c in "\x1b\r\x07"), done.stdout
     assert "more characters" in done.stdout and "vendor isolation: none (process group only)" in done.stdout

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from waits import HANG
 
 REPO = Path(__file__).resolve().parents[1]
 USER = "tablecert-ci"
@@ -82,7 +83,7 @@ def test_the_sandbox_tests_pass_as_an_unprivileged_user(tmp_path: Path) -> None:
     command = ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                _view_script(closed, stage, inner)] if closed else inner
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=REPO)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=HANG, cwd=REPO)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

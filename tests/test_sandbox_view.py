@@ -25,6 +25,7 @@ import pytest
 from tablecert.harness.confine import sandbox
 from tablecert.harness.contract import SessionOptions
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 THIEF = Path(__file__).with_name("thief_vendor.py")
 REPO = Path(__file__).resolve().parents[1]
@@ -65,7 +66,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path
 def certify(out: Path, mode: str, *extra: str) -> subprocess.CompletedProcess[str]:
     vendor = f"{sys.executable} {THIEF} {mode}"
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "edge",
-                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=600,
+                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG,
                           cwd=REPO)
 
 
@@ -143,7 +144,7 @@ def test_a_vendor_the_sandbox_user_cannot_read_is_named_in_one_line(tmp_path: Pa
     script.chmod(0o700)
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", str(script), "--suite",
                            "edge", "--out", str(tmp_path / "run"), "--quiet"], capture_output=True, text=True,
-                          timeout=600, cwd=REPO)
+                          timeout=HANG, cwd=REPO)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "Permission denied" in done.stderr and "last line on stderr" in done.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

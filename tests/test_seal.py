@@ -28,6 +28,7 @@ from tablecert.harness.record.judged_record import database_digest
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.store import RunStore
 from tablecert.harness.record.verdict import conclude
+from waits import HANG
 
 TESTS = Path(__file__).parent
 WRONG = "faulty_vendors:FreeOddsLimitUnitLow"        # one unit low on the free odds limit: fails edge
@@ -36,7 +37,7 @@ DROP = {"started", "finished", "host", "seal", "chain"}          # differ betwee
 
 
 def tablecert(*args: str, env: dict[str, str] | None = None, **kw: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=HANG,
                           env={**os.environ, "PYTHONPATH": str(TESTS), **(env or {})}, **kw)
 
 
@@ -252,7 +253,7 @@ def swap_when(suite: Path, forged: Path, ready: Any, proc: subprocess.Popen[str]
 
     thread = threading.Thread(target=watch)
     thread.start()
-    proc.wait(timeout=300)
+    proc.wait(timeout=HANG)
     thread.join()
     return seen
 
@@ -408,7 +409,7 @@ def test_forty_answers_of_14_mb_are_refused_in_one_line_under_1_5_gb(edge: Path,
     proc = subprocess.Popen([sys.executable, "-m", "tablecert", "validate", "--responses", str(bulky), "--suite-dir",
                              str(edge), "--out", str(tmp_path / "run"), "--quiet", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limited(1536))
-    stdout, stderr = proc.communicate(timeout=300)
+    stdout, stderr = proc.communicate(timeout=HANG)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     one_line_refusal(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), words)
     assert "MemoryError" not in stderr

@@ -21,12 +21,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tablecert.reports import check_report
 from tablecert.reports.signing import fingerprint, self_signed_certificate
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
 
 
 def tablecert(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600,
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=HANG,
                           env=env)
 
 

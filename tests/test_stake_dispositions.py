@@ -22,6 +22,7 @@ from tablecert.harness.run.runner import Runner
 from tablecert.oracle import craps
 from tablecert.oracle.table_config import parse_table_config
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 HELPERS = Path(__file__).parent / "disposition_faulty_vendors.py"
 CONFIG = parse_table_config(raw_config())          # 3-4-5x, unit 100, bar 12 (tests/tables.py)
@@ -135,7 +136,7 @@ def test_each_disposition_bug_fails_the_settle_vectors(cls, flags, settle_suite,
 def _certify(edge: Path, out: Path, vendor: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--suite", "edge", "--suite-dir", str(edge),
                            "--isolation", "none", "--quiet", "--vendor-cmd", vendor, "--out", str(out)],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def _page_one(pdf: Path) -> str:
@@ -224,7 +225,7 @@ def test_offline_answers_of_v1_are_judged_with_protocol_1(edge, tmp_path):
     def validate(out: str, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "tablecert", "validate", "--responses", str(responses),
                                "--suite-dir", str(edge), "--out", str(tmp_path / out), "--quiet", *extra],
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, timeout=HANG)
 
     as_v1 = validate("v1", "--protocol", "1")
     assert as_v1.returncode == 0, as_v1.stderr

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 COMPARED = ("verdict", "totals", "by_op", "by_clause", "by_flag", "batches", "faults", "suite_manifest_sha256", "vendor")
 
@@ -60,7 +61,7 @@ def certify_line(suite: Path, out: Path, *extra: str) -> str:
 def in_namespace(script: str, tmp: Path) -> subprocess.CompletedProcess:
     path = tmp / "scenario.sh"
     path.write_text("set -u\n" + script)
-    done = subprocess.run([*UNSHARE, "sh", str(path)], capture_output=True, text=True, timeout=900)
+    done = subprocess.run([*UNSHARE, "sh", str(path)], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
@@ -77,7 +78,7 @@ def batches(db: str) -> str:
 
 def test_full_disk_then_read_only_then_resume(edge: Path, tmp_path: Path) -> None:
     whole = tmp_path / "whole"
-    done = subprocess.run(shlex.split(certify_line(edge, whole)), capture_output=True, text=True, timeout=900)
+    done = subprocess.run(shlex.split(certify_line(edge, whole)), capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 1, done.stderr
     expected = json.loads((whole / "summary.json").read_text())
 

@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 
 from tablecert import __version__
+from waits import HANG
 
 
 def certify(out: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     vendor = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "edge",
                            "--out", str(out), "--suite-cache", str(cache), "--isolation", "none", *extra],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=HANG)
 
 
 def entry(cache: Path) -> Path:

@@ -17,6 +17,7 @@ from tablecert.vectors import suites
 from tablecert.vectors.checks import lint
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 SHIPPED = Path(profiles.__file__).with_name("profiles") / "odds-10x.toml"
 
@@ -35,7 +36,7 @@ def table_file(tmp: Path, name: str = "acme.toml", **edits: str) -> Path:
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, timeout=HANG)
 
 
 def test_vectors_for_a_labs_own_table(tmp_path: Path) -> None:

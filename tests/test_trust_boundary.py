@@ -25,6 +25,7 @@ from tablecert import PACKAGES as OWN_PACKAGES
 from tablecert.harness.confine.vendor_trees import own_source_trees
 from tablecert.harness.contract import SessionOptions, VendorFault
 from tablecert.vectors.suites import generate
+from waits import HANG
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
@@ -50,7 +51,7 @@ def lab() -> Iterator[Path]:
 
 def certify(vendor: str, out: Path, *extra: str, suite: str = "edge") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", suite,
-                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=900,
+                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG,
                           cwd=REPO)
 
 
@@ -142,7 +143,7 @@ def test_a_fifo_a_device_and_a_huge_pth_are_never_read(lab: Path) -> None:
             "from tablecert.harness.confine import sandbox; from tablecert.harness.contract import SessionOptions;"
             f"p = sandbox.plan([{str(script)!r}, {str(lab / 'fifo-script')!r}], SessionOptions(isolation='auto'));"
             "print(len(p.bound))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0 and done.stdout.strip().isdigit(), done.stderr[-2000:]
 
 
@@ -196,7 +197,7 @@ def test_the_vendor_sees_no_protected_path_in_its_first_process(lab: Path) -> No
     secret.mkdir()
     plan = sandbox.plan(["/bin/cat", "/proc/1/cmdline"], SessionOptions(isolation="auto", hidden_paths=(str(secret),)))
     started = plan.start(["/bin/cat", "/proc/1/cmdline"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = started.proc.communicate(timeout=60)
+    out, err = started.proc.communicate(timeout=HANG)
     if started.status_fd is not None:
         os.close(started.status_fd)
     started.release()
@@ -217,7 +218,7 @@ def test_a_vendor_unpacked_folders_deep_under_tmp_starts() -> None:
         _open_tree(top)
         program.chmod(0o755)
         done = subprocess.run([sys.executable, "-m", "tablecert", "sandbox-check", "--vendor-cmd", str(program)],
-                              capture_output=True, text=True, timeout=300, cwd=REPO)
+                              capture_output=True, text=True, timeout=HANG, cwd=REPO)
         assert done.returncode == 0 and "hello: counter 1 (read 0 files)" in done.stdout, done.stdout + done.stderr
     finally:
         subprocess.run(["rm", "-rf", str(top)], check=False)
@@ -354,11 +355,11 @@ def test_a_vendor_needing_its_editable_sources_is_told_the_vendor_path_in_one_li
     _open_tree(lab)
     vendor = shlex.join([str(env / "bin" / "python"), "-c", "import counting"])
     done = subprocess.run([sys.executable, "-m", "tablecert", "sandbox-check", "--vendor-cmd", vendor],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+                          capture_output=True, text=True, timeout=HANG, cwd=REPO)
     assert done.returncode == 2 and f"add --vendor-path {sources} (" in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1
     done = subprocess.run([sys.executable, "-m", "tablecert", "sandbox-check", "--vendor-cmd", vendor,
-                           "--vendor-path", str(sources)], capture_output=True, text=True, timeout=300, cwd=REPO)
+                           "--vendor-path", str(sources)], capture_output=True, text=True, timeout=HANG, cwd=REPO)
     assert done.returncode == 0 and "hello: counter 1 (read 0 files)" in done.stdout, done.stdout + done.stderr
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from tablecert.vectors import suites, writer
 from tablecert.vectors.checks import lint, verify
+from waits import HANG
 
 GOLDEN = resources.files("tablecert.vectors").joinpath("golden")
 
@@ -156,7 +157,7 @@ def test_lint_reports_a_truncated_gzip(edge_dir, tmp_path):
 
 def test_cli_generate_lint_verify_list(tmp_path):
     run = lambda *a: subprocess.run([sys.executable, "-m", "tablecert", "vectors", *a], capture_output=True, text=True,
-                                    timeout=600)
+                                    timeout=HANG)
     out = run("generate", "--suite", "edge", "--out", str(tmp_path / "e"), "--view", "prompt", "--quiet")
     assert out.returncode == 0, out.stderr
     assert not (tmp_path / "e" / "expected").exists()

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from hostile_text_vendor import HOSTILE
 from tablecert.harness.vendor_text import for_pdf, for_terminal, for_xml, pdf_visible
+from waits import HANG
 
 TESTS = Path(__file__).parent
 FRAGMENTS = ["\x1b[2J", "\x1b[1;32mverdict: PASS\x1b[0m", "\r", "\x1b]8;;http://x\x07", "\x9b31m", "<b>", "</para>",
@@ -104,7 +105,7 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     out = tmp_path_factory.mktemp("hostile") / "run"
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-plugin",
                            "hostile_text_vendor:HostileText", "--suite", "edge", "--suite-dir", str(edge), "--out",
-                           str(out), "--no-suite-cache"], capture_output=True, timeout=600,
+                           str(out), "--no-suite-cache"], capture_output=True, timeout=HANG,
                           env={**os.environ, "PYTHONPATH": str(TESTS)})
     assert done.returncode == 1, done.stderr[-2000:]
     return out, done
@@ -148,7 +149,7 @@ def test_sandbox_check_prints_a_vendors_stderr_escaped(tmp_path: Path) -> None:
                       "exit 3\n")
     vendor.chmod(0o755)
     done = subprocess.run([sys.executable, "-m", "tablecert", "sandbox-check", "--vendor-cmd", str(vendor),
-                           "--isolation", "none"], capture_output=True, timeout=120)
+                           "--isolation", "none"], capture_output=True, timeout=HANG)
     assert done.returncode == 2, done.stderr
     assert controls(done.stdout) == [] and controls(done.stderr) == []
     assert "\\x1b[1;32mgreeted: PASS\\x1b[0m\\x07 \\x9b \\u202e" in done.stdout.decode("utf-8")
