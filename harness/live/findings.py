@@ -75,7 +75,7 @@ def live_detail(play: Any, err: Exception) -> dict[str, Any]:
     else:
         found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
                  "fields": answer_fields(err.expected, err.answered)}
-    return {"interruptions": [{"step": p.step, "mode": p.mode} for p in play.made],
+    return {"interruptions": [p.record() for p in play.made],
             "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
                                                             "point": last.describe()},
             "restored": play.restored, "divergence": found, "transcript": play.transcript[-TRANSCRIPT_TAIL:]}
@@ -145,7 +145,7 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
         cut = _divergent_step(detail, len(steps))
         parse, play = SUITE_ORACLE[op]
         expected = play(parse(config), case)["steps"][:cut]
-        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
+        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut or p.get("closed")]
         replay = {"replay": "tablecert live table", "tcId": rec.tc_id, "how": HOW, "config": config,
                   "game": GAME_OF_OP[op],
                   "case": dict(case, steps=steps[:cut]), "interruptions": kills,
