@@ -88,7 +88,7 @@ def test_each_faulty_live_vendor_is_not_certified_with_its_interruption_point(sm
             assert "first divergent answer: table.recall" in note, (name, note)
         else:                          # a restart's bug: found after the interruption it names
             assert "live table: after interruption " in note and (" in flight " in note or " between " in note
-                                                                   or "before step 0" in note), (name, note)
+                                                                   or "before step " in note), (name, note)
     assert escaped == []
 
 

@@ -108,15 +108,16 @@ class VectorLife:
 
 
 def plan_life(vectors: Iterable[tuple[Any, int]], seed: int) -> dict[Any, VectorLife]:
-    """Each vector (key, steps) gets one life event before a seeded step, the events in turn each
-    life point alone and then a storm of 2 to 5 seeded points, and 1 to 3 seeded cuts after its
-    close: reproducible from ``seed``."""
+    """Each vector (key, steps) gets one life event before a seeded step of the second half of its
+    script (more at stake in the journal the vendor recovers), the events in turn each life point
+    alone and a storm of 2 to 5 seeded points, and 1 to 3 seeded cuts after its close:
+    reproducible from ``seed``."""
     draw = random.Random(f"life cuts {seed}")
     plan: dict[Any, VectorLife] = {}
-    events = (*((p,) for p in LIFE_POINTS), ())
+    events = [e for p in LIFE_POINTS for e in ((p,), ())]
     for n, (key, steps) in enumerate(sorted(vectors, key=lambda v: str(v[0]))):
         event = events[n % len(events)] or tuple(draw.choice(LIFE_POINTS) for _ in range(draw.randint(*STORM_SIZES)))
-        at = {draw.randrange(max(steps, 1)): event}
+        at = {draw.randrange(steps // 2, max(steps, 1)): event}
         plan[key] = VectorLife(at, tuple(draw.choice(LIFE_POINTS) for _ in range(draw.randint(*CLOSED_CUTS))))
     return plan
 
