@@ -103,8 +103,8 @@ def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
 def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
     """One line: the interruption point, the state restored vs expected, the first divergent answer."""
     last = play.made[-1] if play.made else None
-    where = (f"after interruption {len(play.made)} of {len(points)} planned, {last.describe()}" if last is not None
-             else f"before any interruption ({len(points)} planned)")
+    where = (f"after interruption {len(play.made)} ({len(points)} planned while steps play, and its life cuts), "
+             f"{last.describe()}" if last is not None else f"before any interruption ({len(points)} planned)")
     if isinstance(err, VendorFault):
         note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
     else:
