@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from tablecert.harness.live.cuts import CLOSED, LIFE_POINTS, RESENT, STORM, Life
 from tablecert.harness.live.driver import Divergence, Play, play_vector, plan_interruptions
 from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
 from tablecert.oracle.live_tables import SUITE_ORACLE, SUITE_OP
+from tablecert.reports import write_reports
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors import live_cases
 
@@ -123,3 +125,8 @@ def test_the_summary_counts_life_cuts_apart_from_steps_sent_again(small_suite: P
     assert total["made"] == total["survived"] == cuts
     assert by_kind[RESENT]["made"] > 0 and by_kind[CLOSED]["made"] >= 4      # every vector: 1 to 3 after its close
     assert live["life_cuts_planned"] == sum(k["made"] for name, k in by_kind.items() if name in (*LIFE_POINTS, CLOSED))
+    write_reports(out)
+    page = " ".join(subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(out / "certificate.pdf"), "-"],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert "Interruption point Made Survived" in page and "storms: 2 to 5 cuts in a row" in page
+    assert f"after a table.close {by_kind[CLOSED]['made']} {by_kind[CLOSED]['made']}" in page
