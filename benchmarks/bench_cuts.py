@@ -18,7 +18,6 @@ subprocess in the real sandbox, killed with SIGKILL and restarted on its state_d
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import tempfile
@@ -32,13 +31,9 @@ from tablecert.harness.live.cuts import CLOSED, CUT_KINDS, LIFE_POINTS, RESENT, 
 from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, EVERY_STEP_FLAG, MODES, Play,
                                            judge_live, plan_interruptions, play_vector)
 from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
-from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_OP
-from tablecert.vectors.suites import generate
 
-
-def load() -> str:
-    return f"load {os.getloadavg()[0]:.2f}"
+from bench_live import live_suite, load     # a script beside this one (benchmarks/ is sys.path[0])
 
 
 def timed(cmd: str, options: SessionOptions, batch, index: int, points: dict[int, str], life: VectorLife) -> tuple[float, int]:
@@ -65,11 +60,7 @@ def main() -> int:
     ap.add_argument("--vendor-cmd", default=f"{shlex.quote(sys.executable)} -m tablecert.oracle.vendor")
     args = ap.parse_args()
     options = SessionOptions(isolation=args.isolation, timeout=60)
-    with tempfile.TemporaryDirectory(prefix="bench-cuts-suite-") as tmp:
-        generate("live", Path(tmp))
-        batches = [b for b in iter_batches(Path(tmp), 1000) if b.op in GAME_OF_OP]
-    vectors = [((b.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-               for b in batches for tc, case, flags in zip(b.tc_ids, b.cases, b.flags)]
+    batches, vectors = live_suite()
     plan = plan_interruptions(vectors, DEFAULT_INTERRUPTIONS, args.seed)
     by = Counter(mode for points in plan.points.values() for mode in points.values())
     for life in plan.life.values():
