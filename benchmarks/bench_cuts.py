@@ -68,6 +68,7 @@ def main() -> int:
             by.update(cuts)
             by[STORM] += len(cuts) > 1
         by[CLOSED] += len(life.after_close)
+        by[STORM] += len(life.after_close) > 1
     total = sum(by[k] for k in CUT_KINDS)
     print(f"default live run ({len(vectors)} vectors, --interruptions {DEFAULT_INTERRUPTIONS}, seed {args.seed}): "
           f"{total:,} cuts planned: " + ", ".join(f"{k} {by[k]:,}" for k in (*CUT_KINDS, STORM)))
