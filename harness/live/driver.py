@@ -194,7 +194,7 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             storm(control, play, i, life.at[i], tid, judge, {"steps": i, "table": before(i)})
             where = play.made[-1].describe()
             resumed = control.send("table.resume", table=tid)
-            play.restored = coded(resumed)
+            play.restored = resumed["result"] if "result" in resumed else coded(resumed)
             judge(f"table.resume after {where}", resumed, {"steps": i, "table": before(i)})
             recall(i, f"after the restart ({where})")
             sent_again(i)
