@@ -52,6 +52,15 @@ def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float,
     return wall, passed, sum(len(b.cases) for b in batches), made, survived
 
 
+def live_suite() -> tuple[list, list]:
+    """The ``live`` suite's batches, and its vectors as the plan takes them (key, steps, flagged every step)."""
+    with tempfile.TemporaryDirectory(prefix="bench-live-suite-") as tmp:
+        generate("live", Path(tmp))
+        batches = [b for b in iter_batches(Path(tmp), 1000) if b.op in GAME_OF_OP]
+    return batches, [((b.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
+                     for b in batches for tc, case, flags in zip(b.tc_ids, b.cases, b.flags)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--interruptions", type=int, default=1000)
@@ -60,11 +69,7 @@ def main() -> int:
     ap.add_argument("--vendor-cmd", default=f"{shlex.quote(sys.executable)} -m tablecert.oracle.vendor")
     args = ap.parse_args()
     options = SessionOptions(isolation=args.isolation, timeout=60)
-    with tempfile.TemporaryDirectory(prefix="bench-live-suite-") as tmp:
-        generate("live", Path(tmp))
-        batches = [b for b in iter_batches(Path(tmp), 1000) if b.op in GAME_OF_OP]
-    vectors = [((b.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-               for b in batches for tc, case, flags in zip(b.tc_ids, b.cases, b.flags)]
+    batches, vectors = live_suite()
     steps = sum(n for _, n, _ in vectors)
     wall, passed, total, _, _ = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, 0, 0, False))
     print(f"live suite, no interruptions: {total} rounds, {steps:,} steps in {wall:.1f} s "

@@ -196,6 +196,59 @@ def int_round_commission():
     assert (won["commission_taken"], won["commission_returned"], won["odds_win"]) == (25, 0, 3600)
 
 
+_LIVE_CONFIG = {"unit": 100, "free_odds": {"4": "3", "5": "4", "6": "5", "8": "5", "9": "4", "10": "3"},
+                "max_odds": {"4": "3", "5": "4", "6": "5", "8": "5", "9": "4", "10": "3"}, "commission_rate": "0",
+                "commission_rounding": "down", "commission_unit": 1, "payout_rounding": "exact", "bar": 12,
+                "house_rules": {}}
+
+
+def _journal_with_a_table(state_dir):
+    from tablecert.oracle.table_journal import TableJournal
+
+    journal = TableJournal(state_dir)
+    journal.handle("table.open", {"table": "t1", "config": _LIVE_CONFIG, "rack": 10_000})
+    for seq, step in enumerate([{"act": "bet", "bet": "pass", "amount": 500}, _roll(3, 3)]):
+        journal.handle("table.step", {"table": "t1", "seq": seq, "step": step})
+    return journal
+
+
+def int_live_recovery():
+    # the reference restores eagerly at start, and its start writes nothing a cut could leave half done:
+    # started again and again (a storm), the journal's bytes never change and the table is as it stood
+    import os
+    import tempfile
+
+    from tablecert.oracle.table_journal import JOURNAL, TableJournal
+
+    with tempfile.TemporaryDirectory() as state_dir:
+        _journal_with_a_table(state_dir)
+        path = os.path.join(state_dir, JOURNAL)
+        before = open(path, "rb").read()
+        for _ in range(3):
+            restarted = TableJournal(state_dir)
+            assert open(path, "rb").read() == before
+        assert restarted.tables["t1"].resume() == {"steps": 2, "table": {"point": 6, "rack": 9_500, "bets": [
+            {"bet": "pass", "flat": 500, "odds": 0, "commission": 0, "odds_working": True}]}}
+
+
+def int_live_closed():
+    import tempfile
+
+    from tablecert.oracle.table_journal import LiveError, TableJournal
+
+    with tempfile.TemporaryDirectory() as state_dir:
+        _journal_with_a_table(state_dir).handle("table.close", {"table": "t1"})
+        restarted = TableJournal(state_dir)
+        for op, extra in (("table.step", {"seq": 2, "step": _roll(3, 3)}), ("table.resume", {}), ("table.recall", {}),
+                          ("table.close", {})):
+            with pytest.raises(LiveError) as refused:
+                restarted.handle(op, {"table": "t1", **extra})
+            assert refused.value.code == "no_such_table"
+        assert restarted.handle("table.open", {"table": "t1", "config": _LIVE_CONFIG, "rack": 700}) == {
+            "steps": 0, "table": {"point": None, "rack": 700, "bets": []}}
+        assert TableJournal(state_dir).handle("table.recall", {"table": "t1"}) == {"games": []}
+
+
 CHECKS = {
     "INT-JOKER-ACE": int_joker_ace, "INT-ONE-WAGER": int_one_wager, "INT-CAP-AGGREGATE": int_cap_aggregate,
     "INT-ROYAL-JOKER": int_royal_joker, "INT-DONT-LIMIT-ON-WIN": int_dont_limit_on_win,
@@ -206,6 +259,7 @@ CHECKS = {
     "INT-ODDS-WORKING": int_odds_working, "INT-BONUS-WAGER-RETURNED": int_bonus_wager_returned,
     "INT-DONT-COME-ODDS": int_dont_come_odds, "INT-WORKING-CALL": int_working_call, "INT-BAR-PUSH": int_bar_push,
     "INT-TAKE-DOWN": int_take_down, "INT-ROUND-COMMISSION": int_round_commission,
+    "INT-LIVE-RECOVERY": int_live_recovery, "INT-LIVE-CLOSED": int_live_closed,
 }
 
 

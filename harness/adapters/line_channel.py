@@ -92,6 +92,25 @@ class LineChannel:
             self._wait_readable(deadline, timeout)
             self._read_some()
 
+    def wait_answer_or(self, other_fd: int, timeout: float) -> None:
+        """Wait until an answer has begun to arrive (or the output ended) or ``other_fd`` is
+        readable, within ``timeout`` seconds, taking no line."""
+        self._sel.register(other_fd, selectors.EVENT_READ)
+        try:
+            deadline = time.monotonic() + timeout
+            while not self._buf and not self._eof:
+                ready = {key.fd for key, _ in self._sel.select(max(0.0, min(deadline - time.monotonic(), POLL_SLICE)))}
+                if other_fd in ready:
+                    return
+                if self._out_fd in ready:
+                    self._read_some()
+                elif time.monotonic() >= deadline:
+                    raise self._timeout("no answer and no change", timeout)
+                elif self._exited():
+                    return
+        finally:
+            self._sel.unregister(other_fd)
+
     def close(self) -> None:
         """Stop watching the descriptors (their owner closes them)."""
         self._sel.close()

@@ -17,6 +17,12 @@ one more, the table after it) or wholly not (the table before it; the step is th
 every game the round completes, after every restart and at the end, against the oracle's history
 of the same steps (:func:`tablecert.oracle.live_tables.recall_of`).
 
+Besides these, every vector meets the **life cuts** of :mod:`tablecert.harness.live.cuts`: cuts
+while the vendor greets or recovers (before and after ``hello``, ``table.resume`` and
+``table.recall`` in flight), storms of two to five of them in a row, cuts after the table's
+close followed by the closed-is-closed checks, and the last answered step sent again after every
+restart and every game (refused ``out_of_sequence``, the table unchanged).
+
 A vector passes when every answer equals the oracle's; the first that differs ends it, and its
 finding (:mod:`tablecert.harness.live.findings`) names the last interruption point before it. A
 vendor fault of its own (a crash we did not cause, a hang, a malformed answer) ends the vector as
@@ -35,6 +41,8 @@ from typing import Any
 
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.compare import strict_equal
+from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, coded, kind_counts, plan_life, resend,
+                                         storm)
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.harness.model import BatchOutcome, stored_answer, stored_expected
@@ -43,6 +51,8 @@ from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
 
 MODES = ("between", "written", "answered")
+ALL_KINDS = (*MODES, *KINDS)
+"""Every kind of interruption a run counts: the step modes and the life cuts (:data:`tablecert.harness.live.cuts.KINDS`)."""
 DIMENSION = "interruption"
 DEFAULT_INTERRUPTIONS = 100
 EVERY_STEP_FLAG = "LiveEveryStep"
@@ -59,6 +69,9 @@ class Interruption:
             return f"between steps {self.step - 1} and {self.step}" if self.step else "before step 0"
         return f"step {self.step} in flight ({'its answer on the pipe, unread' if self.mode == 'answered' else 'its request written, no answer yet'})"
 
+    def record(self) -> dict[str, Any]:
+        return {"step": self.step, "mode": self.mode}
+
 
 @dataclass(frozen=True)
 class LivePlan:
@@ -67,24 +80,32 @@ class LivePlan:
     points: dict[Any, dict[int, str]] = field(default_factory=dict)
     seed: int = 0
     asked: int = 0
+    life: dict[Any, VectorLife] = field(default_factory=dict)   # the life cuts (harness.live.cuts), by key
 
     def of(self, key: Any) -> dict[int, str]:
         return self.points.get(key, {})
 
+    def life_of(self, key: Any) -> VectorLife:
+        return self.life.get(key, VectorLife())
+
     def meta(self) -> dict[str, Any]:
         every = sum(len(p) for p in self.points.values())
-        return {"interruptions_planned": every, "interruption_seed": self.seed, "interruptions_asked": self.asked}
+        life = sum(len(c) for v in self.life.values() for c in (*v.at.values(), v.after_close))
+        return {"interruptions_planned": every, "interruption_seed": self.seed, "interruptions_asked": self.asked,
+                "life_cuts_planned": life}
 
 
 def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True) -> LivePlan:
     """The plan over ``vectors`` (key, steps, interrupted at every step; the key a vector's (file,
     tcId), as tcIds restart in each file): every step of those
     flagged, each by the next kind in turn, and ``n`` seeded points among the steps of the
-    others, each of a seeded kind (fewer when there are fewer steps)."""
+    others, each of a seeded kind (fewer when there are fewer steps); and every vector's life
+    cuts (:func:`~tablecert.harness.live.cuts.plan_life`)."""
     if not enabled:
         return LivePlan({}, seed, 0)
     points: dict[Any, dict[int, str]] = {}
     rest: list[tuple[Any, int]] = []
+    vectors = list(vectors)
     for tc_id, steps, every in vectors:
         if every:
             points[tc_id] = {i: MODES[i % len(MODES)] for i in range(steps)}
@@ -93,7 +114,7 @@ def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: i
     draw = random.Random(seed)
     for tc_id, i in sorted(draw.sample(rest, min(n, len(rest)))):
         points.setdefault(tc_id, {})[i] = draw.choice(MODES)
-    return LivePlan(points, seed, n)
+    return LivePlan(points, seed, n, plan_life([(key, steps) for key, steps, _ in vectors], seed))
 
 
 class Divergence(Exception):
@@ -109,21 +130,21 @@ class Play:
     """One live vector being played: its transcript and its interruptions."""
 
     tc_id: int
-    made: list[Interruption] = field(default_factory=list)
+    made: list[Any] = field(default_factory=list)       # Interruption, or a LifeCut (harness.live.cuts)
     survived: int = 0
     pending: Interruption | None = None
     restored: Any = None            # the resume answer after the last interruption
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
-    def interrupted(self, point: Interruption) -> None:
+    def interrupted(self, point: Any) -> None:
         if self.pending is not None:
-            self.survived += 1
+            self.survived = len(self.made)
         self.pending, self.restored = point, None
         self.made.append(point)
 
     def finished(self) -> None:
         if self.pending is not None:
-            self.survived += 1
+            self.survived = len(self.made)
         self.pending = None
 
 
@@ -140,24 +161,43 @@ def _expect(play: Play, asked: str, answer: dict[str, Any], expected: Any) -> No
 
 
 def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any], expected: list[dict[str, Any]],
-                points: dict[int, str], play: Play, game: str = "craps") -> None:
-    """Play one live vector of ``game`` (see the module docstring); Divergence at the first wrong answer."""
+                points: dict[int, str], play: Play, game: str = "craps", life: VectorLife | None = None) -> None:
+    """Play one live vector of ``game`` (see the module docstring) with its ``life`` cuts, storms,
+    steps sent again and closed checks (:mod:`tablecert.harness.live.cuts`); Divergence at the
+    first wrong answer."""
     tid = table_id(tc_id, game)
     rack, steps = case["rack"], case["steps"]
     rules = GAMES[game]
+    life = life or VectorLife()
 
     def before(i: int) -> dict[str, Any]:
         return expected[i - 1]["table"] if i else rules.initial_table(rack)
+
+    def judge(asked: str, answer: dict[str, Any], want: Any) -> None:
+        _expect(play, asked, answer, want)
+
+    def sent_again(i: int) -> None:
+        """Step i - 1 sent again, the table having played i steps (none: nothing to send again)."""
+        if i:
+            resend(control, play, tid, i - 1, steps[i - 1], judge, {"steps": i, "table": before(i)})
 
     def recall(i: int, asked: str) -> None:
         _expect(play, f"table.recall {asked}", control.send("table.recall", table=tid),
                 recall_of(rack, steps[:i], expected[:i], game))
 
-    named = {"game": game} if game != "craps" else {}
-    _expect(play, "table.open", control.send("table.open", table=tid, config=config, rack=rack, **named),
+    opened = {"config": config, "rack": rack, **({"game": game} if game != "craps" else {})}
+    _expect(play, "table.open", control.send("table.open", table=tid, **opened),
             {"steps": 0, "table": rules.initial_table(rack)})
     recall(0, "after the table was opened")
     for i, step in enumerate(steps):
+        if i in life.at:
+            storm(control, play, i, life.at[i], tid, judge, {"steps": i, "table": before(i)})
+            where = play.made[-1].describe()
+            resumed = control.send("table.resume", table=tid)
+            play.restored = resumed["result"] if "result" in resumed else coded(resumed)
+            judge(f"table.resume after {where}", resumed, {"steps": i, "table": before(i)})
+            recall(i, f"after the restart ({where})")
+            sent_again(i)
         mode = points.get(i)
         sent = False
         if mode is not None:
@@ -174,13 +214,17 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             if not strict_equal({"result": want}, {"result": got}):
                 raise Divergence(f"table.resume after {point.describe()}", want, got)
             recall(i + 1 if applied else i, f"after the restart ({point.describe()})")
+            sent_again(i + 1 if applied else i)
             sent = applied
         if not sent:
             _expect(play, f"table.step {i}", control.send("table.step", table=tid, seq=i, step=step), expected[i])
         if rules.ends_game(step, expected[i]):
             recall(i + 1, f"after game ended by step {i}")
+            sent_again(i + 1)
     recall(len(steps), "at the end of the round")
     _expect(play, "table.close", control.send("table.close", table=tid), {})
+    closed_is_closed(control, play, life, tid, len(steps), steps[-1] if steps else {}, opened,
+                     {"steps": 0, "table": rules.initial_table(rack)}, judge)
     play.finished()
 
 
@@ -195,14 +239,15 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     results: list[Any] = []
     notes: dict[int, str] = {}
     pairs: dict[int, tuple[str, str]] = {}
-    made: dict[str, int] = dict.fromkeys(MODES, 0)
-    survived: dict[str, int] = dict.fromkeys(MODES, 0)
+    made: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
+    survived: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
     for i, tc_id in enumerate(unit.tc_ids):
         expected = unit.expected[i].get("result", {}).get("steps")
         play = Play(tc_id)
         points = plan.of((unit.file, tc_id))
         try:
-            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP[unit.op])
+            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP[unit.op],
+                        plan.life_of((unit.file, tc_id)))
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
@@ -212,16 +257,13 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
             pairs[tc_id] = stored_expected(expected_answer), stored_answer(answered)
             if details is not None:
                 details[f"{unit.file} {tc_id}"] = live_detail(play, err)
-        kinds = [p.mode for p in play.made]
-        for mode in kinds:
-            made[mode] += 1
-        ok_kinds = kinds[:play.survived]
-        for mode in ok_kinds:
-            survived[mode] += 1
+        for kind, n_made, n_survived in kind_counts(play.made, play.survived):
+            made[kind] += n_made
+            survived[kind] += n_survived
     out = judge_batch(unit, results)
     out.failures = [replace(f, expected=pairs[f.tc_id][0], actual=pairs[f.tc_id][1], comment=f"{f.comment} | {notes[f.tc_id]}")
                     if f.tc_id in pairs else f for f in out.failures]
-    for mode in MODES:
+    for mode in ALL_KINDS:
         for what, n in (("made", made[mode]), ("survived", survived[mode])):
             if n:
                 out.counts[(DIMENSION, mode, what)] += n
@@ -232,10 +274,10 @@ def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
     """Play a replay file's script with its interruptions on ``control`` (an
     :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
     (None if the vendor now answers every request as the oracle does)."""
-    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    points = {p["step"]: p["mode"] for p in replay["interruptions"] if p["mode"] in MODES}
     try:
         play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-                    Play(replay["tcId"]), replay.get("game", "craps"))
+                    Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
     except (Divergence, VendorFault) as err:
         return err
     return None

@@ -22,6 +22,7 @@ from typing import Any
 
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.round_findings import differing_fields
+from tablecert.harness.live.cuts import RESENT
 
 NOTE_CHARS = 1500
 TRANSCRIPT_TAIL = 4
@@ -67,7 +68,7 @@ def _shown(value: Any) -> str:
 def live_detail(play: Any, err: Exception) -> dict[str, Any]:
     """The failing vector's whole record (see the module docstring), kept in the run's meta
     (``live_failures``) for its replay."""
-    last = play.made[-1] if play.made else None
+    _, last = last_point(play, err)
     found: dict[str, Any]
     if isinstance(err, VendorFault):
         found = {"asked": play.transcript[-1]["asked"] if play.transcript else "table.open",
@@ -75,7 +76,7 @@ def live_detail(play: Any, err: Exception) -> dict[str, Any]:
     else:
         found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
                  "fields": answer_fields(err.expected, err.answered)}
-    return {"interruptions": [{"step": p.step, "mode": p.mode} for p in play.made],
+    return {"interruptions": [p.record() for p in play.made],
             "last_interruption": None if last is None else {"step": last.step, "mode": last.mode,
                                                             "point": last.describe()},
             "restored": play.restored, "divergence": found, "transcript": play.transcript[-TRANSCRIPT_TAIL:]}
@@ -100,11 +101,21 @@ def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
     return {"result": err.expected}, err.answered
 
 
+def last_point(play: Any, err: Exception) -> tuple[int, Any]:
+    """The interruption a finding names and how many cuts were made up to it: the last one made,
+    a step sent again only when its answer is the divergent one (else the last cut before it)."""
+    resent_diverged = not isinstance(err, VendorFault) and "sent again" in str(err)    # a Divergence: what was asked
+    made = [p for p in play.made if p.mode != RESENT or resent_diverged]
+    if not made:
+        return 0, None
+    return sum(1 for p in play.made[:play.made.index(made[-1]) + 1] if p.mode != RESENT), made[-1]
+
+
 def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
     """One line: the interruption point, the state restored vs expected, the first divergent answer."""
-    last = play.made[-1] if play.made else None
-    where = (f"after interruption {len(play.made)} of {len(points)} planned, {last.describe()}" if last is not None
-             else f"before any interruption ({len(points)} planned)")
+    cuts, last = last_point(play, err)
+    where = (f"after interruption {cuts} ({len(points)} planned while steps play, besides the life cuts), "
+             f"{last.describe()}" if last is not None else f"before any interruption ({len(points)} planned)")
     if isinstance(err, VendorFault):
         note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
     else:
@@ -145,7 +156,7 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
         cut = _divergent_step(detail, len(steps))
         parse, play = SUITE_ORACLE[op]
         expected = play(parse(config), case)["steps"][:cut]
-        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut]
+        kills = [p for p in detail.get("interruptions", []) if p["step"] < cut or p.get("closed")]
         replay = {"replay": "tablecert live table", "tcId": rec.tc_id, "how": HOW, "config": config,
                   "game": GAME_OF_OP[op],
                   "case": dict(case, steps=steps[:cut]), "interruptions": kills,

@@ -4,7 +4,9 @@
 faults) with what a power cut needs: its ``hello`` names the ``state_dir``; a request can be
 left in flight (its line written, :meth:`~LiveSession.write`, and optionally its answer seen
 arriving on the pipe, :meth:`~LiveSession.wait_answer`: observable progress, never a timer);
-and :meth:`~LiveSession.kill` sends SIGKILL to the whole process group (and the sandbox's
+its ``hello`` can be left in flight too (:meth:`~LiveSession.write_hello`) and the harness can
+wait for the vendor's first change to its ``state_dir`` (:meth:`~LiveSession.wait_progress`, by
+inotify) to cut power in the middle of its recovery; and :meth:`~LiveSession.kill` sends SIGKILL to the whole process group (and the sandbox's
 namespace) with no warning. :class:`InstanceControl` is start / send / kill / restart over such
 sessions, each restarted instance checked to be the vendor the run began with.
 
@@ -29,13 +31,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from inotify_simple import INotify, flags
+
 from tablecert.harness.adapters.subprocess_adapter import SubprocessSession, command_argv
 from tablecert.harness.contract import FaultKind, Hello, SessionOptions, VendorFault
 from tablecert.harness.answers.envelope import same_id
-from tablecert.harness.protocol_versions import greet
+from tablecert.harness.protocol_versions import greet, hello_request
+from tablecert.oracle.protocol import V2
 from tablecert.harness.confine.sandbox import MIB
 
 STATE_PREFIX = ".live-state-"
+STATE_CHANGES = (flags.CREATE | flags.MODIFY | flags.MOVED_FROM | flags.MOVED_TO | flags.DELETE | flags.ATTRIB
+                 | flags.DELETE_SELF | flags.MOVE_SELF)
+"""What :meth:`LiveSession.wait_progress` takes as the vendor's first change to its ``state_dir``."""
 
 
 class LiveSession(SubprocessSession):
@@ -75,6 +83,20 @@ class LiveSession(SubprocessSession):
         """Wait until the answer to the request in flight has begun to arrive on the pipe (or the
         vendor ended), without reading it; TIMEOUT after the session's timeout."""
         self._on_channel(lambda channel: channel.wait_answer(self._options.timeout))
+
+    def write_hello(self) -> None:
+        """Write the hello request line (naming ``state_dir``) and read nothing: the hello is in flight."""
+        payload = self._encode({**hello_request(V2), "state_dir": self.state_dir})
+        self._on_channel(lambda channel: channel.send(payload, self._options.timeout))
+
+    def wait_progress(self) -> None:
+        """Wait until the vendor makes its first change to ``state_dir`` (a file created, written,
+        moved, removed or its mode changed: inotify, the folder itself, not below it), its answer
+        to the request in flight begins to arrive, or it ends: observable progress, never a timer;
+        TIMEOUT after the session's timeout."""
+        with INotify() as watch:
+            watch.add_watch(self.state_dir, STATE_CHANGES)
+            self._on_channel(lambda channel: channel.wait_answer_or(watch.fileno(), self._options.timeout))
 
     def kill(self) -> None:
         """SIGKILL the vendor's process group (under the sandbox its namespace first) and reap it."""
@@ -124,6 +146,12 @@ class InstanceControl:
             self.session.kill()
             self.session = None
             self.kills += 1
+
+    def ungreeted(self) -> LiveSession:
+        """A fresh process on the same ``state_dir``, not greeted (the running one killed first)."""
+        self.kill()
+        self.session = self.open_session()
+        return self.session
 
     def restart(self) -> LiveSession:
         """A fresh process on the same ``state_dir``, greeted."""

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.driver import (DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, MODES, LivePlan,
+from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, LivePlan,
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
+from tablecert.harness.live.cuts import CUT_KINDS
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.context import LiveContext, MetaBook, SuiteRun
@@ -132,11 +133,13 @@ class LiveBatch:
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:
     """``summary.json``'s ``live``: the run's ``live`` meta (the plan) and the interruptions made
-    and survived, in all and by kind, from the run database's ``interruption`` counts."""
+    and survived, in all (the power cuts: a storm's cuts each, steps sent again apart) and by kind,
+    from the run database's ``interruption`` counts."""
     by_kind = {m: {"made": totals.get(m, {}).get("made", 0), "survived": totals.get(m, {}).get("survived", 0)}
-               for m in MODES}
-    return {**meta, "interruptions": {"made": sum(k["made"] for k in by_kind.values()),
-                                      "survived": sum(k["survived"] for k in by_kind.values()), "by_kind": by_kind}}
+               for m in ALL_KINDS}
+    cuts = [k for m, k in by_kind.items() if m in CUT_KINDS]
+    return {**meta, "interruptions": {"made": sum(k["made"] for k in cuts),
+                                      "survived": sum(k["survived"] for k in cuts), "by_kind": by_kind}}
 
 
 LIVE_SUITE_OPS = LiveRun.ops
