@@ -29,7 +29,7 @@ inputs and the reports all read one record.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -185,13 +185,16 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
 
 
 def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
-               details: dict[str, Any] | None = None) -> BatchOutcome:
+               details: dict[str, Any] | None = None, player: Callable[..., None] | None = None) -> BatchOutcome:
     """Play every vector of a live batch on ``control`` with the interruptions of ``plan``; the
     outcome judged as the runner judges any batch (a passing vector answered with its expected
     result), each failing vector's row holding its first divergent answer, the oracle's and the
     vendor's (:func:`~tablecert.harness.live.findings.compared_pair`), and its finding with its
     comment; plus the interruption counts. ``details`` gets each failing vector's whole record,
-    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`)."""
+    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`). ``player`` plays each
+    vector (:func:`play_vector` unless given: a station table's is
+    :class:`~tablecert.harness.live.stations.StationPlayer`)."""
+    player = player or play_vector
     results: list[Any] = []
     notes: dict[int, str] = {}
     pairs: dict[int, tuple[str, str]] = {}
@@ -202,7 +205,7 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
         play = Play(tc_id)
         points = plan.of((unit.file, tc_id))
         try:
-            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP[unit.op])
+            player(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP.get(unit.op, ""))
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
