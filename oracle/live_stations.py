@@ -324,9 +324,11 @@ class LiveStationTable:
     """A station table as a live table keeps it (a vendor's, or the harness's expectation): its
     opening, every step played with its record, and the vendor's clock at each step."""
 
+    table_class = StationTable
+
     def __init__(self, config: object, stations: list[dict[str, int]], on_disable: str) -> None:
         self.sent_config, self.case = config, {"stations": stations, "on_disable": on_disable, "steps": []}
-        self.table = StationTable(parse_round_config(config), stations, on_disable)
+        self.table = self.table_class(parse_round_config(config), stations, on_disable)
         self.steps: list[dict[str, Any]] = self.case["steps"]
         self.records: list[dict[str, Any]] = []
         self.times: list[str] = []

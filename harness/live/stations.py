@@ -30,9 +30,10 @@ from datetime import datetime
 from typing import Any
 
 from tablecert.harness.answers.compare import strict_equal
+from tablecert.harness.contract import VendorFault
 from tablecert.harness.live.driver import Divergence, Interruption, Play
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, STATION_ACTS, config_digest, ends_game,
+from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, config_digest, ends_game,
                                             features_of, initial_state, meters_of, recall_of)
 
 TIME_FIELDS = ("started", "ended")
@@ -200,7 +201,7 @@ class StationPlayer:
                     raise Divergence(f"table.resume after {point.describe()}: first field {fields[0]}", want, got)
                 judge_books(i + 1 if applied else i, f"after the restart ({point.describe()})")
                 sent = applied
-            who = f" (station {step['station']}: {step['act']})" if step["act"] in STATION_ACTS else f" ({step['act']})"
+            who = f" (station {step['station']}: {step['act']})" if "station" in step else f" ({step['act']})"
             if not sent:
                 expect(f"{OP_OF_ACT.get(step['act'], 'table.step')} {i}{who}", send(i, step), expected[i])
             if step["act"] in ("disconnect", "disable") and expected[i]["accepted"]:
@@ -213,3 +214,20 @@ class StationPlayer:
         judge_books(len(steps), "at the end of the table")
         expect("table.close", control.send("table.close", table=tid), {})
         play.finished()
+
+
+def replay_stations(replay: dict[str, Any], control: InstanceControl) -> Exception | None:
+    """Play a station vector's replay (a line of ``failures/*.craps.stations.tgN.jsonl``) with its
+    interruptions on ``control``, judged as the run judged it (the build and the features the
+    vendor's hello declares now); the divergence or fault it meets (None if every answer is now
+    the oracle's)."""
+    control.start()
+    hello = control.hello
+    player = StationPlayer(hello.build if hello is not None else "", "meters" in declared_features(hello))
+    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    try:
+        player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+               Play(replay["tcId"]))
+    except (Divergence, VendorFault) as err:
+        return err
+    return None
