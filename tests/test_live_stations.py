@@ -8,6 +8,7 @@ the station vectors as unsupported and is scoped, never silently."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -27,6 +28,7 @@ from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.craps_round import parse_round_config
 from tablecert.oracle.live_stations import StationTable, meters_of, play, station_games
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
+from tablecert.reports import write_reports
 from tablecert.vectors import live_cases, station_cases
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.suites import build_manifest, manifest_bytes
@@ -204,3 +206,9 @@ def test_a_live_vendor_without_table_features_is_scoped(station_suite, tmp_path:
     result, comments = station_run(faulty("no-table-features"), station_suite, tmp_path / "old")
     assert result.totals["unsupported"] == 4 and result.totals["pass"] == 1 and comments == []
     assert result.verdict == "scoped_pass"             # certified for what it declared, the stations named untested
+    write_reports(tmp_path / "old")
+    page = " ".join(subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(tmp_path / "old" / "certificate.pdf"), "-"],
+                                   capture_output=True, text=True, check=True).stdout.split())
+    assert "not tested: craps.stations" in page
+    assert "not declared by the implementation (their vectors unsupported, not certified): stations, disconnects, " \
+           "disables, meters" in page

@@ -60,6 +60,7 @@ class LiveRun:
     seed: int = 0
     control: InstanceControl | None = None
     plan: LivePlan | None = None
+    plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
     _stack: ExitStack = field(default_factory=ExitStack)
 
@@ -94,6 +95,8 @@ class LiveRun:
                        for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops
                        for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled)
+        if not self.plan_kept:          # once per run (a plan given by a test too)
+            self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
                                 "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
                                              "writable into its sandbox, kept across restarts, removed at the end"})
