@@ -230,77 +230,105 @@ def _view(table: dict[str, Any], station: int) -> dict[str, Any]:
             "rack": seat["rack"], "bets": seat["bets"]}
 
 
-def station_games(case: dict[str, Any], records: list[dict[str, Any]], stamp: dict[str, Any] | None = None,
-                  times: list[str] | None = None) -> dict[int, list[dict[str, Any]]]:
-    """Every station's game records after the case's first ``len(records)`` steps, oldest first
-    (the last one ``in_progress`` while its table game goes on); ``stamp`` (``config``, ``build``)
-    is added to each. With ``times`` (a vendor's clock at each step) each record also has
-    ``started`` (the time of the step it began at) and ``ended`` (of the step that ended it; None
-    in progress)."""
-    on_disable = case.get("on_disable", "keep")
-    before = initial_state(case["stations"])
-    games: dict[int, list[dict[str, Any]]] = {s["station"]: [] for s in case["stations"]}
-    current: dict[int, dict[str, Any]] = {}
+class StationBooks:
+    """Every station's game records and meters, kept step by step (see the module docstring):
+    :meth:`add` each step with its record (and with ``timed`` the vendor's clock at it); a game
+    record also has ``started`` (the time of the step it began at) and ``ended`` (of the step that
+    ended it; None in progress). ``stamp`` (``config``, ``build``) is added to each record;
+    ``keep`` bounds how many records of each station are held (all when None)."""
 
-    def take_part(station: int, at: int) -> dict[str, Any]:
-        if station not in current:
-            clock = {"started": times[at], "ended": None} if times is not None else {}
-            current[station] = {"game": len(games[station]) + 1, "station": station, "status": "in_progress", **clock,
-                                "credits_start": _view(before, station)["rack"], "credits_end": None,
-                                "wagers": dict.fromkeys(CATEGORIES, 0), "wins": 0, **(stamp or {}), "steps": []}
-            games[station].append(current[station])
-        return current[station]
+    def __init__(self, stations: list[dict[str, int]], on_disable: str, stamp: dict[str, Any] | None = None,
+                 timed: bool = False, keep: int | None = None) -> None:
+        self.on_disable, self.stamp, self.timed, self.keep = on_disable, stamp or {}, timed, keep
+        self.before = initial_state(stations)
+        self.games: dict[int, list[dict[str, Any]]] = {s["station"]: [] for s in stations}
+        self.numbered = dict.fromkeys(self.games, 0)
+        self.current: dict[int, dict[str, Any]] = {}
+        self.meter = {s["station"]: dict(dict.fromkeys(METERS, 0), buy_ins=s["rack"]) for s in stations}
+        self.steps = 0
 
-    for i, (step, record) in enumerate(zip(case["steps"], records)):
+    def _take_part(self, station: int, at: str | None) -> None:
+        if station in self.current:
+            return
+        self.numbered[station] += 1
+        clock = {"started": at, "ended": None} if self.timed else {}
+        game = {"game": self.numbered[station], "station": station, "status": "in_progress", **clock,
+                "credits_start": _view(self.before, station)["rack"], "credits_end": None,
+                "wagers": dict.fromkeys(CATEGORIES, 0), "wins": 0, **self.stamp, "steps": []}
+        self.current[station] = game
+        played = self.games[station]
+        played.append(game)
+        if self.keep is not None and len(played) > self.keep:
+            del played[0]
+
+    def add(self, step: dict[str, Any], record: dict[str, Any], at: str | None = None) -> None:
+        """One more step and its record."""
         own = step.get("station") if step["act"] in STATION_ACTS + LINK_ACTS else None
-        if own in games and step["act"] in WAGER_ACTS:
-            take_part(own, i)
-        for station, game in current.items():
+        if own in self.games and step["act"] in WAGER_ACTS:
+            self._take_part(own, at)
+        for e in record["events"]:
+            m = self.meter[e["station"]]
+            m["buy_ins"] += e.get("bought_in", 0)
+            m["cashed_out"] += e.get("cashed_out", 0)
+        for station, game in self.current.items():
             if own is not None and own != station:
                 continue
-            view, was = _view(record["table"], station), _view(before, station)
+            view, was = _view(record["table"], station), _view(self.before, station)
             events = [{k: v for k, v in e.items() if k != "station"} for e in record["events"] if e["station"] == station]
             game["steps"].append({"step": step, "accepted": record["accepted"], "error": record["error"],
                                   "events": events, "table": view})
             if step["act"] in ("bet", "odds") and (wagered := GAMES["craps"].wagered(step, record, was)) is not None:
                 game["wagers"][wagered[0]] += wagered[1]
-            game["wins"] += sum(e.get("flat_win", 0) + e.get("odds_win", 0) for e in events)
-        if ends_game(step, record, on_disable):
-            for station, game in current.items():
+                self.meter[station]["wagered"] += wagered[1]
+            won = sum(e.get("flat_win", 0) + e.get("odds_win", 0) for e in events)
+            game["wins"] += won
+            self.meter[station]["won"] += won
+        self.before = record["table"]
+        self.steps += 1
+        if ends_game(step, record, self.on_disable):
+            for station, game in self.current.items():
                 game["status"] = "voided" if step["act"] == "disable" else "complete"
                 game["credits_end"] = _view(record["table"], station)["rack"]
-                if times is not None:
-                    game["ended"] = times[i]
-            current = {}
-            before = record["table"]
+                self.meter[station]["games_played"] += step["act"] != "disable"
+                if self.timed:
+                    game["ended"] = at
+            self.current = {}
             for seat in record["table"]["stations"]:
                 if seat["bets"]:          # a come bet that stays: the station takes part in the next game
-                    take_part(seat["station"], i)
-        before = record["table"]
-    return games
+                    self._take_part(seat["station"], at)
+
+    def recall(self, station: int) -> dict[str, Any]:
+        """``table.recall`` of ``station``: its last ten game records, oldest first, the one in progress last."""
+        return {"station": station, "games": self.games[station][-RECALL_GAMES:]}
+
+    def meters(self) -> dict[str, Any]:
+        """``table.meters``: per station, and the table's sums."""
+        stations = [{"station": s, **m} for s, m in sorted(self.meter.items())]
+        return {"stations": stations, "table": {k: sum(m[k] for m in self.meter.values()) for k in METERS}}
+
+
+def _books(case: dict[str, Any], records: list[dict[str, Any]], stamp: dict[str, Any] | None = None) -> StationBooks:
+    books = StationBooks(case["stations"], case.get("on_disable", "keep"), stamp)
+    for step, record in zip(case["steps"], records):
+        books.add(step, record)
+    return books
+
+
+def station_games(case: dict[str, Any], records: list[dict[str, Any]], stamp: dict[str, Any] | None = None,
+                  ) -> dict[int, list[dict[str, Any]]]:
+    """Every station's game records after the case's first ``len(records)`` steps, oldest first."""
+    return _books(case, records, stamp).games
 
 
 def recall_of(case: dict[str, Any], records: list[dict[str, Any]], station: int,
-              stamp: dict[str, Any] | None = None, times: list[str] | None = None) -> dict[str, Any]:
-    """``table.recall`` of ``station``: its last ten game records, oldest first, the one in progress last."""
-    return {"station": station, "games": station_games(case, records, stamp, times)[station][-RECALL_GAMES:]}
+              stamp: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``table.recall`` of ``station`` after the case's first ``len(records)`` steps."""
+    return _books(case, records, stamp).recall(station)
 
 
 def meters_of(case: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
     """``table.meters`` after the case's first ``len(records)`` steps (see the module docstring)."""
-    games = station_games(case, records)
-    per = {s["station"]: dict(dict.fromkeys(METERS, 0), buy_ins=s["rack"]) for s in case["stations"]}
-    for step, record in zip(case["steps"], records):
-        for e in record["events"]:
-            per[e["station"]]["buy_ins"] += e.get("bought_in", 0)
-            per[e["station"]]["cashed_out"] += e.get("cashed_out", 0)
-    for station, played in games.items():
-        m = per[station]
-        m["wagered"] = sum(sum(g["wagers"].values()) for g in played)
-        m["won"] = sum(g["wins"] for g in played)
-        m["games_played"] = sum(g["status"] == "complete" for g in played)
-    stations = [{"station": s, **m} for s, m in sorted(per.items())]
-    return {"stations": stations, "table": {k: sum(m[k] for m in per.values()) for k in METERS}}
+    return _books(case, records).meters()
 
 
 def read_case(case: object) -> dict[str, Any]:
@@ -321,34 +349,32 @@ def play(config: RoundConfig, case: object) -> dict[str, Any]:
 
 
 class LiveStationTable:
-    """A station table as a live table keeps it (a vendor's, or the harness's expectation): its
-    opening, every step played with its record, and the vendor's clock at each step."""
+    """A station table as a live table keeps it (a vendor's): its opening, every step played with
+    its record, and the game records and meters kept as it goes, with the vendor's clock at each
+    step (:class:`StationBooks`)."""
 
     table_class = StationTable
 
-    def __init__(self, config: object, stations: list[dict[str, int]], on_disable: str) -> None:
-        self.sent_config, self.case = config, {"stations": stations, "on_disable": on_disable, "steps": []}
+    def __init__(self, config: object, stations: list[dict[str, int]], on_disable: str, build: str = "") -> None:
         self.table = self.table_class(parse_round_config(config), stations, on_disable)
-        self.steps: list[dict[str, Any]] = self.case["steps"]
-        self.records: list[dict[str, Any]] = []
-        self.times: list[str] = []
+        self.books = StationBooks(stations, on_disable, {"config": config_digest(config), "build": build}, timed=True,
+                                  keep=RECALL_GAMES)
+        self.steps = 0
 
     def step(self, step: dict[str, Any], at: str) -> dict[str, Any]:
         record = self.table.apply(step)
-        self.steps.append(step)
-        self.records.append(record)
-        self.times.append(at)
+        self.books.add(step, record, at)
+        self.steps += 1
         return record
 
     def resume(self) -> dict[str, Any]:
-        return {"steps": len(self.steps), "table": self.table.state()}
+        return {"steps": self.steps, "table": self.table.state()}
 
-    def recall(self, station: int, build: str) -> dict[str, Any]:
-        stamp = {"config": config_digest(self.sent_config), "build": build}
-        return recall_of(self.case, self.records, station, stamp, self.times)
+    def recall(self, station: int) -> dict[str, Any]:
+        return self.books.recall(station)
 
     def meters(self) -> dict[str, Any]:
-        return meters_of(self.case, self.records)
+        return self.books.meters()
 
 
 def features_of(case: object) -> tuple[str, ...]:

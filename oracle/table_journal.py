@@ -105,7 +105,8 @@ class TableJournal:
     def apply(self, entry: dict[str, Any]) -> Any:
         """An entry's effect on the tables in memory (at replay, and after journaling it)."""
         if "open" in entry and "stations" in entry:
-            self.tables[entry["open"]] = self.station_class(entry["config"], entry["stations"], entry["on_disable"])
+            self.tables[entry["open"]] = self.station_class(entry["config"], entry["stations"], entry["on_disable"],
+                                                            self.build)
             return self.tables[entry["open"]].resume()
         if "open" in entry:
             game = entry.get("game", "craps")
@@ -203,10 +204,10 @@ class TableJournal:
                 raise LiveError("invalid_request", "the recall of a station table names its 'station'")
             if station not in table.table.seats:
                 raise LiveError("no_such_station", f"no station {station!r} at table {request['table']!r}")
-            return table.recall(station, self.build)
+            return table.recall(station)
         seq = request.get("seq")
-        if not is_int(seq) or seq != len(table.steps):
-            raise LiveError("out_of_sequence", f"'seq' {seq!r}: the table has played {len(table.steps)} steps")
+        if not is_int(seq) or seq != table.steps:
+            raise LiveError("out_of_sequence", f"'seq' {seq!r}: the table has played {table.steps} steps")
         if op == "table.step":
             step = request.get("step")
             if isinstance(step, dict) and step.get("act") in OP_OF_ACT:

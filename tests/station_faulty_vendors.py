@@ -81,8 +81,8 @@ class SplitsAtReconnect(LiveStationTable):
     """Starts a new game for a station at its reconnect: the game it left incomplete is closed as
     complete, and the station plays on in a new one."""
 
-    def recall(self, station: int, build: str) -> dict[str, Any]:
-        answer = super().recall(station, build)
+    def recall(self, station: int) -> dict[str, Any]:
+        answer = super().recall(station)
         games: list[dict[str, Any]] = []
         extra = 0
         for game in answer["games"]:
@@ -100,21 +100,21 @@ class SplitsAtReconnect(LiveStationTable):
 
 
 class NoGameInProgress(LiveStationTable):
-    def recall(self, station: int, build: str) -> dict[str, Any]:
-        answer = super().recall(station, build)
+    def recall(self, station: int) -> dict[str, Any]:
+        answer = super().recall(station)
         return dict(answer, games=[g for g in answer["games"] if g["status"] != "in_progress"])
 
 
 class InProgressSaysComplete(LiveStationTable):
-    def recall(self, station: int, build: str) -> dict[str, Any]:
-        answer = super().recall(station, build)
+    def recall(self, station: int) -> dict[str, Any]:
+        answer = super().recall(station)
         return dict(answer, games=[dict(g, status="complete") if g["status"] == "in_progress" else g
                                    for g in answer["games"]])
 
 
 class CreditsAfterFirstBet(LiveStationTable):
-    def recall(self, station: int, build: str) -> dict[str, Any]:
-        answer = super().recall(station, build)
+    def recall(self, station: int) -> dict[str, Any]:
+        answer = super().recall(station)
         return dict(answer, games=[dict(g, credits_start=g["steps"][0]["table"]["rack"]) if g["steps"] else g
                                    for g in answer["games"]])
 

@@ -10,11 +10,11 @@ and more:
   ``table.disable``, ``table.enable`` (each with its ``seq``);
 * the recall of **every station** is judged after the table is opened, after every game, after
   every restart and at the end, and the reconnected station's after every reconnect; each
-  against :func:`~tablecert.oracle.live_stations.recall_of` with this run's ``config`` digest and
-  the vendor's ``build``; the vendor's ``started`` and ``ended`` times are judged for presence and
+  against the oracle's records of the same steps (:class:`~tablecert.oracle.live_stations.StationBooks`,
+  kept step by step) with this run's ``config`` digest and the vendor's ``build``; the vendor's ``started`` and ``ended`` times are judged for presence and
   order (:func:`time_problem`), then left out of the comparison;
 * with ``meters`` (the vendor declares them) ``table.meters`` is judged at the same moments,
-  against :func:`~tablecert.oracle.live_stations.meters_of`.
+  against the oracle's meters of the same steps.
 
 Every answer judged names, in what was asked, the last event before it (the cut, disconnect or
 disable: :attr:`StationPlayer.event`); an answer that differs names the station and the first
@@ -33,8 +33,8 @@ from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.live.driver import Divergence, Interruption, Play
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, config_digest, ends_game,
-                                            features_of, initial_state, meters_of, recall_of)
+from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, StationBooks, config_digest, ends_game,
+                                            features_of, initial_state)
 
 TIME_FIELDS = ("started", "ended")
 
@@ -158,12 +158,16 @@ class StationPlayer:
                 fields = station_fields(want, got) or ["(answer)"]
                 raise Divergence(f"{asked}: first field {fields[0]}", want, got)
 
+        books = StationBooks(case["stations"], case["on_disable"], stamp)    # the oracle's, step by step
+
         def judge_books(done: int, why: str, only: list[int] | None = None) -> None:
+            while books.steps < done:
+                books.add(steps[books.steps], expected[books.steps])
             for s in only or stations:
                 expect(f"table.recall of station {s} {why}", control.send("table.recall", table=tid, station=s),
-                       recall_of(case, expected[:done], s, stamp), recall=True)
+                       books.recall(s), recall=True)
             if self.meters:
-                expect(f"table.meters {why}", control.send("table.meters", table=tid), meters_of(case, expected[:done]))
+                expect(f"table.meters {why}", control.send("table.meters", table=tid), books.meters())
 
         def send(i: int, step: dict[str, Any], in_flight: bool = False, answered: bool = False) -> dict[str, Any]:
             op = OP_OF_ACT.get(step["act"], "table.step")
