@@ -356,6 +356,7 @@ class LiveStationTable:
     table_class = StationTable
 
     def __init__(self, config: object, stations: list[dict[str, int]], on_disable: str, build: str = "") -> None:
+        self.sent = {"config": config, "stations": stations, "on_disable": on_disable}
         self.table = self.table_class(parse_round_config(config), stations, on_disable)
         self.books = StationBooks(stations, on_disable, {"config": config_digest(config), "build": build}, timed=True,
                                   keep=RECALL_GAMES)
@@ -372,6 +373,40 @@ class LiveStationTable:
 
     def recall(self, station: int) -> dict[str, Any]:
         return self.books.recall(station)
+
+    def opening(self, table_id: str) -> dict[str, Any]:
+        """The journal entry that opens this table."""
+        return {"open": table_id, **self.sent}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the table holds, as JSON (:meth:`restore` takes it back): a journal that
+        keeps this instead of the steps before it restarts in a time that does not grow with
+        the table's history."""
+        t, b = self.table, self.books
+        return {"steps": self.steps, "enabled": t.enabled,
+                "seats": [{"station": seat.station, "connected": seat.connected, "point": seat.table.point,
+                           "rack": seat.table.rack, "ledger": [seat.table.start, seat.table.paid, seat.table.taken],
+                           "bets": [[bet.kind, bet.point, bet.flat, bet.odds, bet.commission, bet.call]
+                                    for bet in seat.table.bets.values()]} for seat in t.seats.values()],
+                "books": {"before": b.before, "games": list(b.games.items()), "numbered": list(b.numbered.items()),
+                          "current": list(b.current), "meter": list(b.meter.items()), "steps": b.steps}}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """The table as :meth:`snapshot` saw it."""
+        self.steps, self.table.enabled = state["steps"], state["enabled"]
+        for saved in state["seats"]:
+            seat = self.table.seats[saved["station"]]
+            seat.connected, seat.table.point, seat.table.rack = saved["connected"], saved["point"], saved["rack"]
+            seat.table.start, seat.table.paid, seat.table.taken = saved["ledger"]
+            bets = [craps_round.Bet(kind, point, flat, odds, commission, call)
+                    for kind, point, flat, odds, commission, call in saved["bets"]]
+            seat.table.bets = {bet.bet_id: bet for bet in bets}
+        b, saved_books = self.books, state["books"]
+        b.before, b.steps = saved_books["before"], saved_books["steps"]
+        b.games = {station: games for station, games in saved_books["games"]}
+        b.numbered = dict(saved_books["numbered"])
+        b.meter = dict(saved_books["meter"])
+        b.current = {station: b.games[station][-1] for station in saved_books["current"]}
 
     def meters(self) -> dict[str, Any]:
         return self.books.meters()

@@ -6,7 +6,9 @@ Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and `
 "paigow"`` for a pai gow table; a station table, New: ``{"open": ID, "config": ..., "stations":
 [...], "on_disable": ..., "at": TIME}``), ``{"step": ID, "seq": int, "act": STEP}`` (a station
 table's with ``"at"``: the vendor's clock when it was played, so a restart recalls the same
-times; a disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``. A step is journaled (its input: the oracle's play is a
+times; a disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``; and, New, ``{"snapshot": ID, "state": ...}``: a station table as it stood,
+which replaces its steps before it when the journal is compacted (every :data:`COMPACT_EVERY`
+steps of the table: :meth:`TableJournal.compact`). A step is journaled (its input: the oracle's play is a
 pure function of the steps) before it is applied in memory and answered, so a vendor killed at
 any instant has applied it wholly (the entry is in the journal: the replay applies it) or not at
 all (it is not); a last line cut short by the kill was never acknowledged and is dropped (the
@@ -31,6 +33,8 @@ from tablecert.oracle.live_tables import GAMES, LiveTable
 from tablecert.oracle.table_config import is_int
 
 JOURNAL = "tables.journal"
+COMPACT_EVERY = 256
+"""A station table's steps between two compactions of the journal."""
 STATION_OPS = ("table.meters", *OP_OF_ACT.values())
 """The live ops of station tables only (New)."""
 TABLE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
@@ -42,7 +46,7 @@ def live_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     closing: set[str] = set()
     kept = []
     for entry in reversed(entries):
-        table_id = entry.get("open", entry.get("step", entry.get("close")))
+        table_id = entry.get("open", entry.get("step", entry.get("close", entry.get("snapshot"))))
         if "close" in entry:
             closing.add(table_id)
         elif table_id not in closing:
@@ -114,6 +118,11 @@ class TableJournal:
             return self.tables[entry["open"]].resume()
         if "close" in entry:
             del self.tables[entry["close"]]
+            return {}
+        if "snapshot" in entry:
+            snapped = self.tables[entry["snapshot"]]
+            assert isinstance(snapped, LiveStationTable)
+            snapped.restore(entry["state"])
             return {}
         table = self.tables[entry["step"]]
         if isinstance(table, LiveStationTable):
@@ -222,6 +231,35 @@ class TableJournal:
         return self.journaled({"step": request["table"], "seq": seq, "act": step, "at": self.clock()})
 
     def journaled(self, entry: dict[str, Any]) -> Any:
-        """Journal an entry, then apply it: wholly or not at all."""
+        """Journal an entry, then apply it: wholly or not at all; every :data:`COMPACT_EVERY` steps
+        of a station table, the journal is compacted (:meth:`compact`)."""
         self.append(entry)
-        return self.apply(entry)
+        result = self.apply(entry)
+        table = self.tables.get(entry.get("step", ""))
+        if isinstance(table, LiveStationTable) and table.steps % COMPACT_EVERY == 0:
+            self.compact()
+        return result
+
+    def compact(self) -> None:
+        """Rewrite the journal with, for each station table still open, its opening and a
+        snapshot of it in place of its steps (the other tables' entries as they were): written to
+        a new file, fsync'd, renamed over the journal and the folder fsync'd, so a kill at any
+        instant leaves the old journal or the new one, whole."""
+        kept = [e for e in live_entries(self._read()) if not isinstance(
+            self.tables.get(e.get("open", e.get("step", e.get("snapshot", "")))), LiveStationTable)]
+        for table_id, table in self.tables.items():
+            if isinstance(table, LiveStationTable):
+                kept += [table.opening(table_id), {"snapshot": table_id, "state": table.snapshot()}]
+        fresh = self.path + ".new"
+        with open(fresh, "wb") as f:
+            f.write(b"".join((json.dumps(e, separators=(",", ":")) + "\n").encode() for e in kept))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(fresh, self.path)
+        folder = os.open(os.path.dirname(self.path) or ".", os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+        os.close(self._fd)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)

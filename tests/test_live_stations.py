@@ -28,6 +28,7 @@ from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.craps_round import parse_round_config
 from tablecert.oracle.live_stations import StationTable, meters_of, play, station_games
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
+from tablecert.oracle.table_journal import COMPACT_EVERY, JOURNAL, TableJournal
 from tablecert.reports import write_reports
 from tablecert.vectors import live_cases, station_cases
 from tablecert.vectors.model import Vector, VectorGroup
@@ -212,3 +213,26 @@ def test_a_live_vendor_without_table_features_is_scoped(station_suite, tmp_path:
     assert "not tested: craps.stations" in page
     assert "not declared by the implementation (their vectors unsupported, not certified): stations, disconnects, " \
            "disables, meters" in page
+
+
+def test_the_journal_compacts_a_long_station_table_and_a_restart_finds_it_whole(tmp_path: Path) -> None:
+    """Past COMPACT_EVERY steps the reference vendor's journal holds the station table's opening
+    and a snapshot instead of its steps; a new process restores every station, record and meter
+    exactly as the process that played them (and as the oracle has them)."""
+    config = dict(PLAIN, house_rules={})
+    steps = [s for _ in range(COMPACT_EVERY // 3 + 5) for s in (bet(1, "pass", 100), bet(2, "dont_pass", 100),
+                                                                   roll(3, 4))]
+    journal = TableJournal(str(tmp_path), "b1")
+    journal.handle("table.open", {"table": "s1", "config": config, "stations": case([])["stations"],
+                                  "on_disable": "keep"})
+    for i, step in enumerate(steps):
+        journal.handle("table.step", {"table": "s1", "seq": i, "step": step})
+    lines = (tmp_path / JOURNAL).read_text().splitlines()
+    assert len(lines) == 2 + len(steps) - COMPACT_EVERY and '"snapshot"' in lines[1]
+    again = TableJournal(str(tmp_path), "b1")
+    for request in ({"table": "s1", "station": 1}, {"table": "s1", "station": 2}):
+        assert again.handle("table.recall", request) == journal.handle("table.recall", request)
+    assert again.handle("table.meters", {"table": "s1"}) == journal.handle("table.meters", {"table": "s1"}) == \
+        meters_of(case(steps), records(steps))
+    assert again.handle("table.resume", {"table": "s1"}) == journal.handle("table.resume", {"table": "s1"})
+    assert again.handle("table.meters", {"table": "s1"})["stations"][0]["won"] == 100 * len(steps) // 3  # naturals

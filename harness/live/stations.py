@@ -25,6 +25,7 @@ first field games[game 1].status``.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -69,6 +70,18 @@ def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
         if len(want) == len(got):
             return [f for i, (a, b) in enumerate(zip(want, got)) for f in station_fields(a, b, f"{path.rstrip('.')}[{i}].")]
     return [] if strict_equal(want, got) else [path.rstrip(".") or "(answer)"]
+
+
+def same(want: Any, got: Any) -> bool:
+    """:func:`~tablecert.harness.answers.compare.strict_equal`, first tried as the two values'
+    canonical JSON (equal text means equal values of the same JSON types: the common case of a
+    long recall, compared by the C encoder)."""
+    try:
+        if json.dumps(want, sort_keys=True) == json.dumps(got, sort_keys=True):
+            return True
+    except (TypeError, ValueError):
+        pass
+    return strict_equal(want, got)
 
 
 def _time(value: Any) -> datetime | None:
@@ -154,7 +167,7 @@ class StationPlayer:
                     raise Divergence(f"{asked}: times out of order or missing: {problem}",
                                      "times present and in order", problem)
                 got = _untimed(got)
-            if not strict_equal({"result": want}, {"result": got}):
+            if not same({"result": want}, {"result": got}):
                 fields = station_fields(want, got) or ["(answer)"]
                 raise Divergence(f"{asked}: first field {fields[0]}", want, got)
 
