@@ -207,10 +207,9 @@ class NoTableFeatures(ReferenceVendor):
 
 
 def main(name: str) -> int:
-    if name == "no-table-features":
-        return serve(sys.stdin, sys.stdout, NoTableFeatures())
-    vendor = FaultyStationVendor()
-    vendor.journal_class = JOURNALS[name][0]
+    """Serve the vendor ``name``: a faulty journal's, or the vendor without table features."""
+    vendor = NoTableFeatures() if name == "no-table-features" else FaultyStationVendor()
+    vendor.journal_class = JOURNALS[name][0] if name in JOURNALS else TableJournal
     return serve(sys.stdin, sys.stdout, vendor)
 
 
