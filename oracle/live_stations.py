@@ -24,10 +24,10 @@ Refusals, first applicable wins: ``table_disabled``, ``no_such_station``, then t
 ``craps.round``'s). A step's record is ``craps.round``'s with every event tagged with its
 ``station`` and the table as :meth:`StationTable.state` shows it.
 
-**Records** (:func:`station_games`, INT-STATION-GAME): a station's game is the table's game (the
+**Records** (:class:`StationBooks`, INT-STATION-GAME): a station's game is the table's game (the
 run of steps up to the roll deciding the pass line, or up to a void) in which it took part: it
-held a bet or sent a bet, odds, working or take-down step. Its record holds the station's own steps and the table's steps (rolls,
-disable, enable) from the moment it took part, each with the station's events and view of the
+held a bet or sent a bet, odds, working or take-down step. Its record holds the station's own
+steps and the table's steps (rolls, disable, enable) from the moment it took part, each with the station's events and view of the
 table; its ``status`` (:data:`STATUSES`), ``credits_start`` and ``credits_end`` (the station's rack
 before its first step and after the last; None in progress), ``wagers`` per category as
 ``table.recall`` counts them, and ``wins`` (flat and odds wins). The **meters** (:func:`meters_of`)
@@ -274,7 +274,8 @@ class StationBooks:
             if own is not None and own != station:
                 continue
             view, was = _view(record["table"], station), _view(self.before, station)
-            events = [{k: v for k, v in e.items() if k != "station"} for e in record["events"] if e["station"] == station]
+            events = [{k: v for k, v in e.items() if k != "station"}
+                      for e in record["events"] if e["station"] == station]
             game["steps"].append({"step": step, "accepted": record["accepted"], "error": record["error"],
                                   "events": events, "table": view})
             if step["act"] in ("bet", "odds") and (wagered := GAMES["craps"].wagered(step, record, was)) is not None:
@@ -414,7 +415,8 @@ class LiveStationTable:
 
 def features_of(case: object) -> tuple[str, ...]:
     """The table features a station vector's case uses (:data:`FEATURES` but ``meters``)."""
-    acts = {step.get("act") for step in case.get("steps", []) if isinstance(step, dict)} if isinstance(case, dict) else set()
+    steps = case.get("steps", []) if isinstance(case, dict) else []
+    acts = {step.get("act") for step in steps if isinstance(step, dict)}
     return ("stations", *(f for f in ("disconnects", "disables")
                           if any(FEATURE_OF_ACT.get(act) == f for act in acts)))
 

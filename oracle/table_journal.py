@@ -4,11 +4,12 @@ one ``write`` and ``fsync``'d before the answer is sent, and replayed when the v
 
 Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and ``"game":
 "paigow"`` for a pai gow table; a station table, New: ``{"open": ID, "config": ..., "stations":
-[...], "on_disable": ..., "at": TIME}``), ``{"step": ID, "seq": int, "act": STEP}`` (a station
-table's with ``"at"``: the vendor's clock when it was played, so a restart recalls the same
-times; a disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``; and, New, ``{"snapshot": ID, "state": ...}``: a station table as it stood,
-which replaces its steps before it when the journal is compacted (every :data:`COMPACT_EVERY`
-steps of the table: :meth:`TableJournal.compact`). A step is journaled (its input: the oracle's play is a
+[...], "on_disable": ...}``), ``{"step": ID, "seq": int, "act": STEP}`` (a station table's with
+``"at"``: the vendor's clock when it was played, so a restart recalls the same times; a
+disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``; and,
+New, ``{"snapshot": ID, "state": ...}``: a station table as it stood, which replaces its steps
+before it when the journal is compacted (every :data:`COMPACT_EVERY` steps of the table:
+:meth:`TableJournal.compact`). A step is journaled (its input: the oracle's play is a
 pure function of the steps) before it is applied in memory and answered, so a vendor killed at
 any instant has applied it wholly (the entry is in the journal: the replay applies it) or not at
 all (it is not); a last line cut short by the kill was never acknowledged and is dropped (the
@@ -196,7 +197,7 @@ class TableJournal:
         except ConfigError as err:
             raise LiveError("invalid_config", f"{err.field}: {err.message}") from None
         return self.journaled({"open": table_id, "config": request.get("config"), "stations": stations,
-                               "on_disable": request.get("on_disable", "keep"), "at": self.clock()})
+                               "on_disable": request.get("on_disable", "keep")})
 
     def station_request(self, op: str, request: dict[str, Any], table: LiveStationTable) -> dict[str, Any]:
         """A request on a station table: a step (``table.step`` or the op of its act), resume,

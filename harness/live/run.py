@@ -51,7 +51,7 @@ class LiveSettings:
 class LiveRun:
     """One run's live tables (see the module docstring). Use it as a context manager around the run."""
 
-    ops: ClassVar[tuple[str, ...]] = (*GAME_OF_OP, STATIONS_OP)   # the live suite's ops: each batch of them is played here
+    ops: ClassVar[tuple[str, ...]] = (*GAME_OF_OP, STATIONS_OP)   # the live suite's ops: each batch played here
     target: str                               # the vendor's command line
     options: SessionOptions
     base: Path                                # where the state_dir's folder is made (the run folder)

@@ -11,8 +11,9 @@ and more:
 * the recall of **every station** is judged after the table is opened, after every game, after
   every restart and at the end, and the reconnected station's after every reconnect; each
   against the oracle's records of the same steps (:class:`~tablecert.oracle.live_stations.StationBooks`,
-  kept step by step) with this run's ``config`` digest and the vendor's ``build``; the vendor's ``started`` and ``ended`` times are judged for presence and
-  order (:func:`time_problem`), then left out of the comparison;
+  kept step by step) with this run's ``config`` digest and the vendor's ``build``; the vendor's
+  ``started`` and ``ended`` times are judged for presence and order (:func:`time_problem`), then
+  left out of the comparison;
 * with ``meters`` (the vendor declares them) ``table.meters`` is judged at the same moments,
   against the oracle's meters of the same steps.
 
@@ -68,7 +69,8 @@ def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
                     out += station_fields(x, theirs[k], f"{path.rstrip('.')}[{k}].")
             return out + [f"{path.rstrip('.')}[{k}]" for k in theirs if k not in keys]
         if len(want) == len(got):
-            return [f for i, (a, b) in enumerate(zip(want, got)) for f in station_fields(a, b, f"{path.rstrip('.')}[{i}].")]
+            return [f for i, (a, b) in enumerate(zip(want, got))
+                    for f in station_fields(a, b, f"{path.rstrip('.')}[{i}].")]
     return [] if strict_equal(want, got) else [path.rstrip(".") or "(answer)"]
 
 
