@@ -163,15 +163,16 @@ class StationPlayer:
             asked = f"{asked} (last event: {self.event})"
             play.transcript.append({"asked": asked, "answer": _untimed(answer.get("result")) if recall else answer})
             got = answer["result"] if "result" in answer else {"error": answer["error"]}
+            timed = got
             if recall and "result" in answer:
-                problem = time_problem(got.get("games") if isinstance(got, dict) else None)
-                if problem:
-                    raise Divergence(f"{asked}: times out of order or missing: {problem}",
-                                     "times present and in order", problem)
                 got = _untimed(got)
             if not same({"result": want}, {"result": got}):
                 fields = station_fields(want, got) or ["(answer)"]
                 raise Divergence(f"{asked}: first field {fields[0]}", want, got)
+            problem = time_problem(timed.get("games")) if recall and isinstance(timed, dict) else None
+            if problem:           # every other field right: the times judged for presence and order
+                raise Divergence(f"{asked}: times out of order or missing: {problem}",
+                                 "times present and in order", problem)
 
         books = StationBooks(case["stations"], case["on_disable"], stamp)    # the oracle's, step by step
 
