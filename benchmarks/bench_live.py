@@ -2,6 +2,7 @@
 vendor, a real subprocess in the real sandbox, killed with SIGKILL and restarted on its state_dir.
 
     python benchmarks/bench_live.py [--interruptions 1000] [--seed 0] [--isolation auto] [--vendor-cmd CMD]
+                                    [--stations | --only-stations] [--station-rounds 1000] [--station-cuts 1000]
 
 * The ``live`` suite without interruptions (every step and every recall still one request each):
   the harness's and the vendor's cost per step.
@@ -9,6 +10,12 @@ vendor, a real subprocess in the real sandbox, killed with SIGKILL and restarted
   points among its seeded sessions (1,000 by default: the issue's figure; the test suite plays a
   smaller number): wall time, time per interruption, interruptions per second, and whether the
   reference vendor survived every one (it must: exit status 1 otherwise).
+
+* With ``--stations`` (issue 38): one table of 8 stations playing ``--station-rounds`` rounds on one
+  shooter, every station's recall and the meters judged after every game, without a cut and
+  with ``--station-cuts`` seeded cuts: steps per second, and the cost of a cut (the extra wall
+  time over the uncut play, per cut: the kill, the vendor's start and journal replay, the resume
+  and the recalls judged after it).
 
 The vendor is ``python -m tablecert.oracle.vendor`` by default (``tablecert reference-vendor``
 imports the whole command line first: about 1.4 s more per start on this machine).
@@ -67,8 +74,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--isolation", default="auto", choices=("auto", "strict", "none"))
     ap.add_argument("--vendor-cmd", default=f"{shlex.quote(sys.executable)} -m tablecert.oracle.vendor")
+    ap.add_argument("--stations", action="store_true", help="also 8 stations x --station-rounds with --station-cuts")
+    ap.add_argument("--station-rounds", type=int, default=1000)
+    ap.add_argument("--station-cuts", type=int, default=1000)
+    ap.add_argument("--only-stations", action="store_true", help="only the station table")
     args = ap.parse_args()
     options = SessionOptions(isolation=args.isolation, timeout=60)
+    if args.only_stations:
+        return 0 if stations(args, options) else 1
     batches, vectors = live_suite()
     steps = sum(n for _, n, _ in vectors)
     wall, passed, total, _, _ = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, 0, 0, False))
@@ -79,7 +92,65 @@ def main() -> int:
     print(f"live suite, {made:,} interruptions (every named step + {args.interruptions:,} seeded): {wall:.1f} s, "
           f"{wall / max(made, 1) * 1000:.0f} ms per interruption, {made / wall:.2f} interruptions/s; survived "
           f"{survived:,} of {made:,}; {passed} of {total} rounds passed   {load()}")
-    return 0 if passed == total and survived == made else 1
+    ok = passed == total and survived == made
+    if args.stations:
+        ok = stations(args, options) and ok
+    return 0 if ok else 1
+
+
+def station_table(rounds: int) -> tuple[dict, dict, list[dict]]:
+    """(config, case, expected records) of one table of 8 stations playing ``rounds`` rounds on
+    one shooter: each round every station bets its line (pass or don't pass, in turn), the first
+    takes odds once a point is set, and the dice (seeded) roll until the pass line is decided."""
+    from tablecert.oracle.craps_round import parse_round_config
+    from tablecert.oracle.live_stations import play as play_stations
+    from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
+    from tablecert.vectors.live_cases import Draw
+    from tablecert.vectors.station_cases import bet, odds, roll
+
+    config = dict(load_profile(DEFAULT_PROFILE).craps, house_rules={})
+    draw = Draw(b"bench live stations")
+    steps: list[dict] = []
+    for _ in range(rounds):
+        steps += [bet(s, ("pass", "dont_pass")[s % 2], 500) for s in range(1, 9)]
+        total = 2 + draw.below(11)
+        steps.append(roll(total))
+        if total in (4, 5, 6, 8, 9, 10):
+            steps.append(odds(1, "pass", 500))
+            while (t := 2 + draw.below(11)) not in (7, total):
+                steps.append(roll(t))
+            steps.append(roll(t))
+    case = {"stations": [{"station": s, "rack": 10**12} for s in range(1, 9)], "on_disable": "keep", "steps": steps}
+    return config, case, play_stations(parse_round_config(config), case)["steps"]
+
+
+def stations(args: argparse.Namespace, options: SessionOptions) -> bool:
+    """8 stations x ``--station-rounds`` rounds on one table, played once without a cut and once
+    with ``--station-cuts`` seeded cuts: steps per second and the cost of a cut."""
+    from tablecert.harness.live.driver import LivePlan, Play
+    from tablecert.harness.live.stations import StationPlayer
+
+    config, case, expected = station_table(args.station_rounds)
+    n = len(case["steps"])
+    player = StationPlayer(f"tablecert-{__import__('tablecert').__version__}", True)
+    results = []
+    for cuts in (0, args.station_cuts):
+        plan = plan_interruptions([("t", n, False)], cuts, args.seed)
+        with tempfile.TemporaryDirectory(prefix="bench-live-") as base, \
+                vendor_state_dir(Path(base), vendor_uid(shlex.split(args.vendor_cmd), options)) as state:
+            control = InstanceControl(live_opener(args.vendor_cmd, options, state))
+            play = Play(1)
+            wall = time.perf_counter()
+            player(control, config, 1, case, expected, plan.of("t"), play)
+            wall = time.perf_counter() - wall
+            control.close()
+        results.append((wall, len(play.made), play.survived))
+    (calm, _, _), (cut, made, survived) = results
+    print(f"8 stations x {args.station_rounds:,} rounds: {n:,} steps in {calm:.1f} s without a cut ({n / calm:,.0f} "
+          f"steps/s, every station's recall and the meters judged after every game)   {load()}")
+    print(f"  with {made:,} cuts: {cut:.1f} s, {(cut - calm) / max(made, 1) * 1000:.0f} ms per cut over the uncut "
+          f"play; survived {survived:,} of {made:,}   {load()}")
+    return survived == made
 
 
 if __name__ == "__main__":

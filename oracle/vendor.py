@@ -9,7 +9,9 @@ open are answered as the project's copy of the contract (``harness/vendor-protoc
 Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice``,
 ``rng.shuffle``, ``rng.raw``, ``rng.scale`` and ``rng.paired`` (:mod:`tablecert.oracle.outcomes`,
 declared in hello's ``rng``), which no vector suite uses, and the live-table
-ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``) on tables
+ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``; New: the
+station tables' ``table.meters``, ``table.disconnect``, ``table.reconnect``, ``table.disable``,
+``table.enable``, with every feature of hello's ``table_features``) on tables
 kept persistently in the ``state_dir`` its ``hello`` names (:mod:`tablecert.oracle.table_journal`:
 an append-only journal, fsync'd, replayed when it starts). ``python -m tablecert.oracle.vendor``
 serves it as ``tablecert reference-vendor`` does, without the command line's imports (a vendor
@@ -25,11 +27,12 @@ from typing import IO, Any
 from tablecert import __version__
 from tablecert.oracle import craps, craps_round, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.live_stations import FEATURES
 from tablecert.oracle.live_tables import LIVE_OPS
 from tablecert.oracle.outcomes import HELLO_RNG, RNG_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
-from tablecert.oracle.table_journal import LiveError, TableJournal
+from tablecert.oracle.table_journal import STATION_OPS, LiveError, TableJournal
 
 PROTOCOL = V2
 
@@ -85,11 +88,13 @@ class ReferenceVendor:
 
     def hello(self) -> dict[str, Any]:
         ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
-        live = list(LIVE_OPS) if self.protocol == V2 else []
+        live = [*LIVE_OPS, *STATION_OPS] if self.protocol == V2 else []
+        features = {"table_features": list(FEATURES)} if self.protocol == V2 else {}
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
             "ops": ops + list(RNG_OPS) + live,
             "rng": HELLO_RNG,
+            **features,
         }
 
     def handle(self, request: object) -> dict[str, Any]:
@@ -109,13 +114,13 @@ class ReferenceVendor:
             state_dir = request.get("state_dir")
             if isinstance(state_dir, str) and asked == V2:
                 try:
-                    self.journal = self.journal_class(state_dir)
+                    self.journal = self.journal_class(state_dir, self.hello()["implementation"]["build"])
                 except (OSError, ValueError) as err:
                     return {"id": rid, **error("invalid_request", f"state_dir {state_dir!r}: {err}")}
             return {"id": rid, **self.hello(), **({"protocol": V2} if asked == V2 else {})}
         if op == "bye":
             return {"id": rid}
-        if op in LIVE_OPS and self.protocol == V2:
+        if (op in LIVE_OPS or op in STATION_OPS) and self.protocol == V2:
             return {"id": rid, **self.live(op, request)}
         if op not in OPS and op not in RNG_OPS:
             return {"id": rid, **error("unknown_op", f"unknown op {op!r}")}

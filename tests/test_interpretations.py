@@ -10,6 +10,8 @@ from tablecert.oracle import craps, paigow
 from tablecert.oracle.cards import parse_hand
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.hands import banker_label, player_label
+from tablecert.oracle.live_stations import meters_of, station_games
+from tablecert.oracle.live_stations import play as play_stations
 from tablecert.oracle.register import interpretations
 from tablecert.oracle.table_config import paigow_findings, parse_table_config, regulatory_findings
 
@@ -249,6 +251,44 @@ def int_live_closed():
         assert TableJournal(state_dir).handle("table.recall", {"table": "t1"}) == {"games": []}
 
 
+def _stations(steps, on_disable="keep", **house):
+    one = {"4": "1", "5": "1", "6": "1", "8": "1", "9": "1", "10": "1"}
+    table = parse_round_config(dict(raw_config(free_odds=one), house_rules=house))
+    case = {"stations": [{"station": 1, "rack": 100_000}, {"station": 2, "rack": 100_000}], "on_disable": on_disable,
+            "steps": steps}
+    return case, play_stations(table, case)["steps"]
+
+
+def int_disconnect_keep():
+    # station 1's pass bet on a 4 plays on while it is away: the 4 made pays it 500; its bet while away is refused
+    steps = [{"act": "bet", "station": 1, "bet": "pass", "amount": 500}, _roll(2, 2),
+             {"act": "disconnect", "station": 1}, {"act": "bet", "station": 1, "bet": "come", "amount": 500},
+             _roll(1, 3)]
+    _, recs = _stations(steps)
+    assert recs[3]["error"] == "station_disconnected"
+    assert recs[4]["table"]["stations"][0]["rack"] == 100_000 + 500 and recs[4]["events"][0]["outcome"] == "win"
+
+
+def int_disable_round():
+    # odds of 2,500 behind 500 on a 6 (1x free, 5% above): 100 commission; a void hands back 500 + 2,500 + 100
+    steps = [{"act": "bet", "station": 1, "bet": "pass", "amount": 500}, _roll(3, 3),
+             {"act": "odds", "station": 1, "bet": "pass", "amount": 2500}, {"act": "disable"}, _roll(3, 3)]
+    _, kept = _stations(steps)
+    assert kept[3]["events"] == [] and kept[3]["table"]["point"] == 6 and kept[4]["error"] == "table_disabled"
+    _, voided = _stations(steps, "void")
+    assert voided[3]["table"]["stations"][0]["rack"] == 100_000 and voided[3]["table"]["point"] is None
+    assert voided[3]["events"][0]["commission_returned"] == 100
+
+
+def int_station_game():
+    # station 2 never bets: no record; station 1's credits at the start are its rack before its bet
+    case, recs = _stations([{"act": "bet", "station": 1, "bet": "pass", "amount": 500}, _roll(3, 4)])
+    games = station_games(case, recs)
+    assert games[2] == [] and games[1][0]["credits_start"] == 100_000 and games[1][0]["credits_end"] == 100_500
+    assert meters_of(case, recs)["table"] == {"buy_ins": 200_000, "wagered": 500, "won": 500, "cashed_out": 0,
+                                             "games_played": 1}
+
+
 CHECKS = {
     "INT-JOKER-ACE": int_joker_ace, "INT-ONE-WAGER": int_one_wager, "INT-CAP-AGGREGATE": int_cap_aggregate,
     "INT-ROYAL-JOKER": int_royal_joker, "INT-DONT-LIMIT-ON-WIN": int_dont_limit_on_win,
@@ -260,6 +300,10 @@ CHECKS = {
     "INT-DONT-COME-ODDS": int_dont_come_odds, "INT-WORKING-CALL": int_working_call, "INT-BAR-PUSH": int_bar_push,
     "INT-TAKE-DOWN": int_take_down, "INT-ROUND-COMMISSION": int_round_commission,
     "INT-LIVE-RECOVERY": int_live_recovery, "INT-LIVE-CLOSED": int_live_closed,
+
+
+    "INT-DISCONNECT-KEEP": int_disconnect_keep, "INT-DISABLE-ROUND": int_disable_round,
+    "INT-STATION-GAME": int_station_game,
 }
 
 

@@ -32,7 +32,7 @@ from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
-from tablecert.vectors import live_cases
+from tablecert.vectors import live_cases, station_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.suites import build_manifest, manifest_bytes
 from tablecert.vectors.writer import write_vector_set
@@ -167,6 +167,9 @@ def test_certify_live_reference_survives_every_named_step_and_seeded_points(tmp_
     assert named_steps == 133                       # the rounds suite's fourteen named scripts
     named_steps += sum(len(v.case["steps"]) for v in next(live_cases.paigow_groups(profile.paigow_cap)).vectors)
     assert named_steps == 133 + 10                  # and pai gow's four rounds, two refused steps
+    named_steps += sum(len(v.case["steps"]) for g in station_cases.station_groups(profile.craps) for v in g.vectors
+                       if "LiveEveryStep" in v.flags)
+    assert named_steps == 143 + 23 + 14 + 18 + 19   # and the station tables': eight stations, a disconnect, kept, void
     made, life = summary["live"]["interruptions"], summary["live"]["life_cuts_planned"]
     assert summary["verdict"] == "pass" and made["made"] == made["survived"] == named_steps + 60 + life
     assert all(made["by_kind"][k]["made"] > 30 for k in ("between", "written", "answered"))

@@ -372,3 +372,13 @@ def test_a_failing_vector_keeps_its_comment_in_run_db_and_the_findings(demo_run,
     shown = re.findall(r"Why tcId (\d+) exists:", text)
     assert shown and all(any(comment[:30] in text for (_, tc), comment in comments.items() if tc == int(t))
                          for t in shown)
+
+
+def test_page_1_names_what_the_suite_did_not_test(ref_run, tmp_path):
+    """An edge certificate says on page 1 that live play (recovery and recall), round play and RNG
+    were not tested (issue 38: it could be read as covering them)."""
+    pdf = render_report(ref_run, "certificate", tmp_path / "certificate.pdf")
+    page1 = " ".join(PdfReader(BytesIO(pdf.read_bytes())).pages[0].extract_text().split())
+    assert "Not tested by this suite" in page1
+    assert "recovery after a power loss and recall of the game records were not tested" in page1
+    assert "round play" in page1 and "random outcomes (RNG" in page1

@@ -53,7 +53,7 @@ class Draw:
         return items[self.below(len(items))]
 
 
-def _moves(t: Table, draw: Draw) -> list[dict[str, Any]]:
+def player_moves(t: Table, draw: Draw) -> list[dict[str, Any]]:
     """The legal player moves on ``t`` now (and one refused now and then)."""
     u, f = t.cfg.unit, (1 + draw.below(5)) * t.cfg.unit
     moves: list[dict[str, Any]] = []
@@ -80,7 +80,7 @@ def session(config: RoundConfig, games: int, draw: Draw) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     done = 0
     while done < games and len(steps) < MAX_SESSION_STEPS:
-        moves = _moves(t, draw)
+        moves = player_moves(t, draw)
         if moves and draw.below(5) < 3:
             step = draw.pick(moves)
         else:

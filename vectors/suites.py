@@ -27,7 +27,7 @@ from typing import Any
 from tablecert import __version__
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases
+from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases, station_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
 
@@ -61,8 +61,10 @@ SUITES: dict[str, SuiteInfo] = {
                         "bar and payout rounding", ("craps.round",), "68,502 rounds"),
     "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
                       "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
-                      "pai gow rounds with the bank passing",
-                      (live_cases.OP, live_cases.PAIGOW_OP), "38 craps rounds, 5 pai gow sessions"),
+                      "pai gow rounds with the bank passing; New: station tables (eight stations on one shooter, a "
+                      "disconnect at every step of a round, a disable kept and voided, seeded sessions mixing them)",
+                      (live_cases.OP, live_cases.PAIGOW_OP, station_cases.OP),
+                      "38 craps rounds, 5 pai gow sessions, 21 station tables"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",
@@ -117,6 +119,7 @@ def _live_sets(profile_id: str) -> Iterator[VectorSetPlan]:
     profile = load_profile(profile_id)
     yield live_cases.OP, profile_id, "", list(live_cases.live_groups(profile.craps))
     yield live_cases.PAIGOW_OP, profile_id, "", list(live_cases.paigow_groups(profile.paigow_cap))
+    yield station_cases.OP, profile_id, "", list(station_cases.station_groups(profile.craps))
 
 
 def _config_sets(profile_id: str) -> Iterator[VectorSetPlan]:

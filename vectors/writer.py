@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from tablecert import __version__
 from tablecert.oracle.errors import CaseError, ConfigError
-from tablecert.oracle.live_tables import SUITE_ORACLE
+from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.model import VectorGroup
 

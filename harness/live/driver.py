@@ -35,7 +35,7 @@ inputs and the reports all read one record.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -95,12 +95,14 @@ class LivePlan:
                 "life_cuts_planned": life}
 
 
-def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True) -> LivePlan:
+def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True,
+                       lived: Callable[[Any], bool] | None = None) -> LivePlan:
     """The plan over ``vectors`` (key, steps, interrupted at every step; the key a vector's (file,
     tcId), as tcIds restart in each file): every step of those
     flagged, each by the next kind in turn, and ``n`` seeded points among the steps of the
     others, each of a seeded kind (fewer when there are fewer steps); and every vector's life
-    cuts (:func:`~tablecert.harness.live.cuts.plan_life`)."""
+    cuts (:func:`~tablecert.harness.live.cuts.plan_life`) of those ``lived`` says (all by default; a
+    station table is cut at its steps only)."""
     if not enabled:
         return LivePlan({}, seed, 0)
     points: dict[Any, dict[int, str]] = {}
@@ -114,7 +116,8 @@ def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: i
     draw = random.Random(seed)
     for tc_id, i in sorted(draw.sample(rest, min(n, len(rest)))):
         points.setdefault(tc_id, {})[i] = draw.choice(MODES)
-    return LivePlan(points, seed, n, plan_life([(key, steps) for key, steps, _ in vectors], seed))
+    return LivePlan(points, seed, n, plan_life([(key, steps) for key, steps, _ in vectors if lived is None or lived(key)],
+                                                      seed))
 
 
 class Divergence(Exception):
@@ -229,13 +232,16 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
 
 
 def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
-               details: dict[str, Any] | None = None) -> BatchOutcome:
+               details: dict[str, Any] | None = None, player: Callable[..., None] | None = None) -> BatchOutcome:
     """Play every vector of a live batch on ``control`` with the interruptions of ``plan``; the
     outcome judged as the runner judges any batch (a passing vector answered with its expected
     result), each failing vector's row holding its first divergent answer, the oracle's and the
     vendor's (:func:`~tablecert.harness.live.findings.compared_pair`), and its finding with its
     comment; plus the interruption counts. ``details`` gets each failing vector's whole record,
-    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`)."""
+    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`). ``player`` plays each
+    vector (:func:`play_vector` unless given: a station table's is
+    :class:`~tablecert.harness.live.stations.StationPlayer`)."""
+    player = player or play_vector
     results: list[Any] = []
     notes: dict[int, str] = {}
     pairs: dict[int, tuple[str, str]] = {}
@@ -246,8 +252,8 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
         play = Play(tc_id)
         points = plan.of((unit.file, tc_id))
         try:
-            play_vector(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP[unit.op],
-                        plan.life_of((unit.file, tc_id)))
+            player(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP.get(unit.op, ""),
+                   plan.life_of((unit.file, tc_id)))
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process

@@ -141,7 +141,8 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
     kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
-    from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
+    from tablecert.oracle.live_stations import SUITE_ORACLE
+    from tablecert.oracle.live_tables import GAME_OF_OP
 
     out: dict[str, str] = {}
     for rec in failures:
@@ -158,7 +159,7 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
         expected = play(parse(config), case)["steps"][:cut]
         kills = [p for p in detail.get("interruptions", []) if p["step"] < cut or p.get("closed")]
         replay = {"replay": "tablecert live table", "tcId": rec.tc_id, "how": HOW, "config": config,
-                  "game": GAME_OF_OP[op],
+                  "game": GAME_OF_OP.get(op, op),
                   "case": dict(case, steps=steps[:cut]), "interruptions": kills,
                   "last_interruption": detail.get("last_interruption"), "restored": detail.get("restored"),
                   "divergence": detail.get("divergence"), "expected": {"steps": expected}}

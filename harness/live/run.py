@@ -28,11 +28,13 @@ from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIM
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
+from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run.context import LiveContext, MetaBook, SuiteRun
 from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
 from tablecert.harness.run.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
+from tablecert.oracle.live_stations import FEATURES, STATIONS_OP, features_of
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.protocol import V2
 
@@ -50,7 +52,7 @@ class LiveSettings:
 class LiveRun:
     """One run's live tables (see the module docstring). Use it as a context manager around the run."""
 
-    ops: ClassVar[tuple[str, ...]] = tuple(GAME_OF_OP)   # the live suite's ops: each batch of them is played here
+    ops: ClassVar[tuple[str, ...]] = (*GAME_OF_OP, STATIONS_OP)   # the live suite's ops: each batch played here
     target: str                               # the vendor's command line
     options: SessionOptions
     base: Path                                # where the state_dir's folder is made (the run folder)
@@ -59,6 +61,7 @@ class LiveRun:
     seed: int = 0
     control: InstanceControl | None = None
     plan: LivePlan | None = None
+    plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
     _stack: ExitStack = field(default_factory=ExitStack)
 
@@ -90,9 +93,13 @@ class LiveRun:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-                       for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in GAME_OF_OP
+                       for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops
                        for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
-            self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled)
+            single = {batch.file for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in GAME_OF_OP}
+            self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled,
+                                           lambda key: key[0] in single)
+        if not self.plan_kept:          # once per run (a plan given by a test too)
+            self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
                                 "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
                                              "writable into its sandbox, kept across restarts, removed at the end"})
@@ -123,12 +130,34 @@ class LiveBatch:
         if instance.hello is None or instance.began is None or not supports_live(instance.hello):
             return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
         plan = self.live.plan_of(self.suite, self.meta)
+        player = None
+        if self.batch.op == STATIONS_OP:
+            declared = declared_features(instance.hello)
+            self.note_features(declared, [] if undeclared(self.batch.cases, declared) else self.batch.cases)
+            if undeclared(self.batch.cases, declared):
+                return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
+            player = StationPlayer(instance.hello.build, "meters" in declared)
         instance.drop()
         details: dict[str, Any] = {}
-        outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details)
+        outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details, player)
         if details:
             self.meta.set_meta(live_failures={**(self.meta.meta().get("live_failures") or {}), **details})
         return outcome
+
+
+    def note_features(self, declared: tuple[str, ...], played: list[Any]) -> None:
+        """Keep in the run's ``live`` meta (``features``; summary.json's ``live.features``) the table
+        features the vendor declared, those the station vectors played tested (``records``, the
+        record fields, with any station table; ``meters`` when declared) and those it did not
+        declare."""
+        live = self.meta.meta().get("live") or {}
+        tested = set((live.get("features") or {}).get("tested") or ())
+        for case in played:
+            tested.update(features_of(case))
+            tested.update(["records"] + (["meters"] if "meters" in declared else []))
+        self.meta.set_meta(live={**live, "features": {
+            "declared": list(declared), "tested": [f for f in (*FEATURES, "records") if f in tested],
+            "not_declared": [f for f in FEATURES if f not in declared]}})
 
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:

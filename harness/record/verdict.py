@@ -49,8 +49,12 @@ from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import round_scope
 from tablecert.harness.model import Fault, Outcome, Verdict, sent
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
+from tablecert.oracle.live_stations import STATIONS_OP
 from tablecert.oracle.protocol import V2_OPS
 
+DECLARED_ONLY = (*V2_OPS, STATIONS_OP)
+"""Ops required by default only of a vendor that declares them: the ops new in v2, and the live
+suite's station tables (New; declared by hello's ``table_features``, never in its ``ops``)."""
 HAND_STREAM_OP = HAND_FILE               # a hand suite's manifest entry, standing for its two label ops
 HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
@@ -185,7 +189,7 @@ def _scope(db: RunReader, meta: Mapping[str, Any]) -> Scope:
     required = list(meta.get("required_ops") or ops)
     if required == ops:          # the default: every op of the suite, but an added op only if declared
         declared = set((meta.get("vendor") or {}).get("ops") or ())
-        required = [op for op in required if op not in V2_OPS or op in declared] or required
+        required = [op for op in required if op not in DECLARED_ONLY or op in declared] or required
     answered = {op for op, c in by_op.items() if sent(c)}
     untested = [op for op in ops if op not in answered and by_op.get(op, {}).get(Outcome.UNSUPPORTED)]
     tested = [op for op in ops if op in answered]

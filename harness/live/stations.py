@@ -1,0 +1,256 @@
+"""Playing a station table of the live suite (op ``craps.stations``, New), with power cuts, judged
+against the oracle (:mod:`tablecert.oracle.live_stations`).
+
+:class:`StationPlayer` plays one vector as :func:`tablecert.harness.live.driver.play_vector` plays
+a single player's round, and with the same interruptions (``between``, ``written``,
+``answered``; a restart, ``table.resume`` exact, a step in flight applied wholly or not at all),
+and more:
+
+* each act is sent by its request: ``table.step``, or ``table.disconnect``, ``table.reconnect``,
+  ``table.disable``, ``table.enable`` (each with its ``seq``);
+* the recall of **every station** is judged after the table is opened, after every game, after
+  every restart and at the end, and the reconnected station's after every reconnect; each
+  against the oracle's records of the same steps (:class:`~tablecert.oracle.live_stations.StationBooks`,
+  kept step by step) with this run's ``config`` digest and the vendor's ``build``; the vendor's
+  ``started`` and ``ended`` times are judged for presence and order (:func:`time_problem`), then
+  left out of the comparison;
+* with ``meters`` (the vendor declares them) ``table.meters`` is judged at the same moments,
+  against the oracle's meters of the same steps.
+
+Every answer judged names, in what was asked, the last event before it (the cut, disconnect or
+disable: :attr:`StationPlayer.event`); an answer that differs names the station and the first
+field that differs (:func:`station_fields`), so a finding reads e.g. ``table.recall of station 2
+after the reconnect of station 2 (step 7; last event: the disconnect of station 2 at step 4):
+first field games[game 1].status``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tablecert.harness.answers.compare import strict_equal
+from tablecert.harness.contract import VendorFault
+from tablecert.harness.live.driver import Divergence, Interruption, Play
+from tablecert.harness.live.instance import InstanceControl
+from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, StationBooks, config_digest, ends_game,
+                                            features_of, initial_state)
+
+TIME_FIELDS = ("started", "ended")
+
+
+def _key(item: Any) -> str | None:
+    """How a list item is named in a field path: its station, bet or game."""
+    if not isinstance(item, dict):
+        return None
+    parts = [f"station {item['station']}" if "station" in item else "", str(item.get("bet", "")),
+             f"game {item['game']}" if "game" in item else ""]
+    return " ".join(p for p in parts if p) or None
+
+
+def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
+    """Dotted paths where two answers differ, list items named by station, bet and game
+    (``table.stations[station 3].rack``, ``events[station 2 pass].flat_win``)."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        out = [f"{path}{k}" for k in want if k not in got]
+        for k in want:
+            if k in got:
+                out += station_fields(want[k], got[k], f"{path}{k}.")
+        return out + [f"{path}{k}" for k in got if k not in want]
+    if isinstance(want, list) and isinstance(got, list):
+        keys = [_key(x) for x in want]
+        theirs = {_key(x): x for x in got}
+        if all(keys) and len(set(keys)) == len(keys):
+            out = [f"{path.rstrip('.')}[{k}]" for k in keys if k not in theirs]
+            for k, x in zip(keys, want):
+                if k in theirs:
+                    out += station_fields(x, theirs[k], f"{path.rstrip('.')}[{k}].")
+            return out + [f"{path.rstrip('.')}[{k}]" for k in theirs if k not in keys]
+        if len(want) == len(got):
+            return [f for i, (a, b) in enumerate(zip(want, got))
+                    for f in station_fields(a, b, f"{path.rstrip('.')}[{i}].")]
+    return [] if strict_equal(want, got) else [path.rstrip(".") or "(answer)"]
+
+
+def same(want: Any, got: Any) -> bool:
+    """:func:`~tablecert.harness.answers.compare.strict_equal`, first tried as the two values'
+    canonical JSON (equal text means equal values of the same JSON types: the common case of a
+    long recall, compared by the C encoder)."""
+    try:
+        if json.dumps(want, sort_keys=True) == json.dumps(got, sort_keys=True):
+            return True
+    except (TypeError, ValueError):
+        pass
+    return strict_equal(want, got)
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value.endswith("Z"):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def time_problem(games: Any) -> str | None:
+    """What is wrong with a recall's times (None if nothing): every game has ``started``, every
+    game not in progress ``ended`` (null in progress), RFC 3339 UTC, each start at or before its
+    end and at or after the previous game's end."""
+    if not isinstance(games, list):
+        return None
+    last: datetime | None = None
+    for g in games:
+        if not isinstance(g, dict):
+            return None
+        name = f"game {g.get('game')}"
+        started, ended = _time(g.get("started")), _time(g.get("ended"))
+        if started is None:
+            return f"{name}: 'started' {g.get('started')!r} is not an RFC 3339 UTC time"
+        if g.get("status") == "in_progress":
+            if g.get("ended") is not None:
+                return f"{name}: in progress, but 'ended' is {g.get('ended')!r}"
+        elif ended is None:
+            return f"{name}: 'ended' {g.get('ended')!r} is not an RFC 3339 UTC time"
+        if last is not None and started < last:
+            return f"{name}: started {g['started']} before the previous game ended"
+        if ended is not None and ended < started:
+            return f"{name}: ended {g['ended']} before it started"
+        last = ended or started
+    return None
+
+
+def _untimed(result: Any) -> Any:
+    """A recall without its games' times (judged apart)."""
+    if not isinstance(result, dict) or not isinstance(result.get("games"), list):
+        return result
+    return {**result, "games": [{k: v for k, v in g.items() if k not in TIME_FIELDS} if isinstance(g, dict) else g
+                                for g in result["games"]]}
+
+
+def declared_features(hello: Any) -> tuple[str, ...]:
+    """The table features a hello declares (``table_features``; ``stations`` needed by the others)."""
+    raw = hello.raw.get("table_features") if hello is not None and isinstance(hello.raw, dict) else None
+    named = tuple(f for f in FEATURES if isinstance(raw, list) and f in raw)
+    return named if "stations" in named else ()
+
+
+def undeclared(cases: list[Any], declared: tuple[str, ...]) -> list[str]:
+    """The features the station vectors ``cases`` use that were not declared."""
+    return sorted({f for case in cases for f in features_of(case) if f not in declared})
+
+
+@dataclass
+class StationPlayer:
+    """Plays station vectors (see the module docstring): ``build`` the vendor's, ``meters`` whether
+    ``table.meters`` is judged. Called as :func:`~tablecert.harness.live.driver.play_vector` is."""
+
+    build: str
+    meters: bool
+    event: str = "none"
+
+    def __call__(self, control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any],
+                 expected: list[dict[str, Any]], points: dict[int, str], play: Play, game: str = "",
+                 life: object = None) -> None:
+        # ``life``: the life cuts (harness/live/cuts.py) are played on single-player tables only; a
+        # station table is cut at its steps (``points``), and its planned life cuts are not made.
+        self.event = "none"
+        tid = f"s{tc_id}"
+        stamp = {"config": config_digest(config), "build": self.build}
+        stations = [s["station"] for s in case["stations"]]
+        steps = case["steps"]
+
+        def expect(asked: str, answer: dict[str, Any], want: Any, recall: bool = False) -> None:
+            asked = f"{asked} (last event: {self.event})"
+            play.transcript.append({"asked": asked, "answer": _untimed(answer.get("result")) if recall else answer})
+            got = answer["result"] if "result" in answer else {"error": answer["error"]}
+            timed = got
+            if recall and "result" in answer:
+                got = _untimed(got)
+            if not same({"result": want}, {"result": got}):
+                fields = station_fields(want, got) or ["(answer)"]
+                raise Divergence(f"{asked}: first field {fields[0]}", want, got)
+            problem = time_problem(timed.get("games")) if recall and isinstance(timed, dict) else None
+            if problem:           # every other field right: the times judged for presence and order
+                raise Divergence(f"{asked}: times out of order or missing: {problem}",
+                                 "times present and in order", problem)
+
+        books = StationBooks(case["stations"], case["on_disable"], stamp)    # the oracle's, step by step
+
+        def judge_books(done: int, why: str, only: list[int] | None = None) -> None:
+            while books.steps < done:
+                books.add(steps[books.steps], expected[books.steps])
+            for s in only or stations:
+                expect(f"table.recall of station {s} {why}", control.send("table.recall", table=tid, station=s),
+                       books.recall(s), recall=True)
+            if self.meters:
+                expect(f"table.meters {why}", control.send("table.meters", table=tid), books.meters())
+
+        def send(i: int, step: dict[str, Any], in_flight: bool = False, answered: bool = False) -> dict[str, Any]:
+            op = OP_OF_ACT.get(step["act"], "table.step")
+            fields: dict[str, Any] = {"table": tid, "seq": i}
+            if op == "table.step":
+                fields["step"] = step
+            elif "station" in step:
+                fields["station"] = step["station"]
+            if in_flight:
+                control.send_in_flight(op, answered, **fields)
+                return {}
+            return control.send(op, **fields)
+
+        expect("table.open", control.send("table.open", table=tid, config=config, stations=case["stations"],
+                                          on_disable=case["on_disable"]),
+               {"steps": 0, "table": initial_state(case["stations"])})
+        judge_books(0, "after the table was opened")
+        for i, step in enumerate(steps):
+            mode, sent = points.get(i), False
+            if mode is not None:
+                point = Interruption(i, mode)
+                if mode != "between":
+                    send(i, step, in_flight=True, answered=mode == "answered")
+                control.restart()
+                play.interrupted(point)
+                self.event = f"the cut {point.describe()}"
+                resumed = control.send("table.resume", table=tid)
+                play.transcript.append({"asked": f"table.resume after {point.describe()}", "answer": resumed})
+                got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
+                applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
+                before = expected[i - 1]["table"] if i else initial_state(case["stations"])
+                want = {"steps": i + 1, "table": expected[i]["table"]} if applied else {"steps": i, "table": before}
+                if not strict_equal({"result": want}, {"result": got}):
+                    fields = station_fields(want, got) or ["(answer)"]
+                    raise Divergence(f"table.resume after {point.describe()}: first field {fields[0]}", want, got)
+                judge_books(i + 1 if applied else i, f"after the restart ({point.describe()})")
+                sent = applied
+            who = f" (station {step['station']}: {step['act']})" if "station" in step else f" ({step['act']})"
+            if not sent:
+                expect(f"{OP_OF_ACT.get(step['act'], 'table.step')} {i}{who}", send(i, step), expected[i])
+            if step["act"] in ("disconnect", "disable") and expected[i]["accepted"]:
+                self.event = f"the {step['act']}{' of station ' + str(step['station']) if 'station' in step else ''} " \
+                             f"at step {i}"
+            if step["act"] == "reconnect" and expected[i]["accepted"]:
+                judge_books(i + 1, f"after the reconnect of station {step['station']} (step {i})", [step["station"]])
+            if ends_game(step, expected[i], case["on_disable"]):
+                judge_books(i + 1, f"after the game ended by step {i}")
+        judge_books(len(steps), "at the end of the table")
+        expect("table.close", control.send("table.close", table=tid), {})
+        play.finished()
+
+
+def replay_stations(replay: dict[str, Any], control: InstanceControl) -> Exception | None:
+    """Play a station vector's replay (a line of ``failures/*.craps.stations.tgN.jsonl``) with its
+    interruptions on ``control``, judged as the run judged it (the build and the features the
+    vendor's hello declares now); the divergence or fault it meets (None if every answer is now
+    the oracle's)."""
+    control.start()
+    hello = control.hello
+    player = StationPlayer(hello.build if hello is not None else "", "meters" in declared_features(hello))
+    points = {p["step"]: p["mode"] for p in replay["interruptions"]}
+    try:
+        player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+               Play(replay["tcId"]))
+    except (Divergence, VendorFault) as err:
+        return err
+    return None
