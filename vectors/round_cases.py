@@ -46,6 +46,7 @@ from tablecert.oracle.profiles import load_profile
 from tablecert.oracle.table_config import BARS, PAYOUT_ROUNDINGS
 from tablecert.vectors.craps_cases import commission_variant, variant
 from tablecert.vectors.model import Vector, VectorGroup
+from tablecert.vectors.round_edges import edge_scripts, reach_scripts, refusal_pair_scripts
 
 OP = "craps.round"
 ROLLS = 4
@@ -270,6 +271,11 @@ def default_house_rules() -> dict[str, Any]:
     return {name: default for name, (_, default, _) in HOUSE_RULES.items()}
 
 
+def other_house_values() -> dict[str, Any]:
+    """Every house rule at its other value (each rule has two)."""
+    return {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+
+
 @dataclass(frozen=True)
 class Bounds:
     """How long the roll sequences of a round suite are, by bet plans: right and wrong (``lines``),
@@ -303,6 +309,15 @@ def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Itera
     config = parse_round_config(charged)      # first: a faulty vendor fails in the first request
     yield VectorGroup(OP, charged, "named scripts, one per bug class of a table engine",
                       [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)])
+    yield VectorGroup(OP, charged, "the edges of every change of a bet, and every pair of refusals the contract "
+                      "orders refused at once", [_vector(config, case, comment, (flag,)) for flag, comment, case
+                                                 in edge_scripts(config) + refusal_pair_scripts(config)])
+    for what, house in (("the default house rules", default_house_rules()), ("every house rule at its other value",
+                                                                              other_house_values())):
+        cfg = dict(commission, house_rules=house)
+        yield VectorGroup(OP, cfg, f"what longer sequences reach, in a few scripts, under {what}",
+                          [_vector(parse_round_config(cfg), case, comment, (flag,))
+                           for flag, comment, case in reach_scripts(parse_round_config(cfg))])
     yield VectorGroup(OP, plain, f"every sequence of 1 to {bounds.lines} rolls by totals, bet plans right and "
                       "wrong, the common casino house rules",
                       _plan_vectors(parse_round_config(plain), ("right", "wrong"), bounds.lines))
@@ -341,7 +356,7 @@ def house_settings() -> list[tuple[str, tuple[str, ...], dict[str, Any]]]:
     (its plans, :data:`VARIANT_PLANS`), and every rule at its other value at once, so that every
     pair of values of two rules meets on a table (a vendor that declares one rule's other value
     only is still judged on the other rules' values)."""
-    others = {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+    others = other_house_values()
     return [("the default house rules", tuple(PLANS), default_house_rules()),
             *((f"house rule {name} {json.dumps(house[name])}", VARIANT_PLANS[name], house)
               for name, house in other_house_rules()),
