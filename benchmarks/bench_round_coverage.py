@@ -28,7 +28,8 @@ def measure(bounds: round_cases.Bounds) -> tuple[set, int, float]:
 def main() -> None:
     rounds, n_rounds, t_rounds = measure(round_cases.ROUNDS_BOUNDS)
     standard, n_standard, t_standard = measure(round_cases.STANDARD_BOUNDS)
-    for name, items, n, seconds in (("rounds", rounds, n_rounds, t_rounds), ("standard", standard, n_standard, t_standard)):
+    for name, items, n, seconds in (("rounds", rounds, n_rounds, t_rounds),
+                                    ("standard", standard, n_standard, t_standard)):
         kinds = Counter(item[0] for item in items)
         print(f"{name}: {n:,} rounds, reaches {len(items)} items "
               f"({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}), {seconds:.1f} s")

@@ -28,6 +28,7 @@ from typing import Any
 
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import BET_IDS, BOX_BETS, KINDS, LINE_BETS, Bet, Table
+from tablecert.oracle.errors import CaseError
 from tablecert.oracle.table_config import is_int
 
 REFUSALS: dict[str, tuple[str, ...]] = {
@@ -106,17 +107,32 @@ def _odds_reasons(t: Table, step: dict[str, Any]) -> set[str]:
         ("bad_increment", amount % t.cfg.unit != 0)) if applies}
     if bet is None or t.own_point(bet) is None:
         return found | ({"insufficient_funds"} if amount > t.rack else set())
-    kind, flat, point = bet.kind, bet.flat, t.own_point(bet)      # the bet's own (the contract's basis)
+    point = t.own_point(bet)
     assert point is not None
-    win = craps.odds_win_exact(kind, point, amount)
+    win = craps.odds_win_exact(bet.kind, point, amount)
     if amount and t.cfg.payout_rounding == "exact" and win.denominator != 1:
         found.add("bad_increment")
-    if amount > craps.limits(t.cfg, kind, flat, point)[1]:
+    _, top, commission = odds_price(t, bet, amount)
+    if amount > top:
         found.add("above_maximum")
-    commission = craps.commission(t.cfg, kind, flat, point, amount) if amount > 0 else 0
     if amount - bet.odds + commission - bet.commission > t.rack:
         found.add("insufficient_funds")
     return found
+
+
+def odds_price(t: Table, bet: Bet, amount: int) -> tuple[int, int, int]:
+    """(free odds, maximum, commission of ``amount`` in all) behind ``bet``, which has a point: its
+    own flat and point (the contract's basis), whatever the amount (0 for none or less)."""
+    kind, flat, point = bet.kind, bet.flat, t.own_point(bet)
+    limits = t.config.single(craps.odds_limits, bet=kind, flat=flat, point=point)
+    if amount <= 0:
+        return limits["free_odds"], limits["max_odds"], 0
+    try:
+        commission = t.config.single(craps.place_odds, bet=kind, flat=flat, point=point, odds=amount)["commission"]
+    except CaseError:       # above the maximum or not a whole win: the rate on the whole odds all the same
+        assert point is not None
+        commission = craps.commission(t.cfg, kind, flat, point, amount)
+    return limits["free_odds"], limits["max_odds"], commission
 
 
 def _other_reasons(t: Table, step: dict[str, Any]) -> set[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from round_faulty_vendors import RoundVendor
+from round_faulty_vendors import RoundVendor, round_vendor
 from tablecert.harness.vendors.vendor_kit import PatchedVendor
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import Refused, Table
@@ -162,19 +162,17 @@ class OffOddsSettleUncheckedVendor(PatchedVendor):
         return dict(within, odds_returned=case["odds"] if within["odds_returned"] else 0)
 
 
-def _vendor(table: type[Table]) -> type[RoundVendor]:
-    return type(f"{table.__name__}Vendor", (RoundVendor,), {"table": table, "__doc__": table.__doc__})
-
-
 ROUND_EDGE_VENDORS: list[tuple[type[PatchedVendor], str, str]] = [
-    (_vendor(WholeOddsFunds), "a raise's funds checked against the whole new odds", "PlayOddsFunds"),
-    (_vendor(IncrementCommission), "a raise charged the increment's commission alone",
+    (round_vendor(WholeOddsFunds, __name__), "a raise's funds checked against the whole new odds", "PlayOddsFunds"),
+    (round_vendor(IncrementCommission, __name__), "a raise charged the increment's commission alone",
      "PlayOddsCommissionRecomputed"),
-    (_vendor(NegativeOddsCredited), "odds below 0 accepted and credited", "PlayOddsNotPositive"),
-    (_vendor(RefusalsReordered), "refusals checked in the reverse of the contract's order", "PlayRefusalOrder"),
-    (_vendor(FundsFirst), "insufficient_funds checked before every other refusal", "PlayRefusalOrder"),
-    (_vendor(AmountFirst), "the amount checked before the bet and its point", "PlayRefusalOrder"),
-    (_vendor(OffOddsUnchecked), "odds that are off never checked against the maximum", "PlayOffOddsLimit"),
+    (round_vendor(NegativeOddsCredited, __name__), "odds below 0 accepted and credited", "PlayOddsNotPositive"),
+    (round_vendor(RefusalsReordered, __name__), "refusals checked in the reverse of the contract's order",
+     "PlayRefusalOrder"),
+    (round_vendor(FundsFirst, __name__), "insufficient_funds checked before every other refusal", "PlayRefusalOrder"),
+    (round_vendor(AmountFirst, __name__), "the amount checked before the bet and its point", "PlayRefusalOrder"),
+    (round_vendor(OffOddsUnchecked, __name__), "odds that are off never checked against the maximum",
+     "PlayOffOddsLimit"),
     (OffOddsSettleUncheckedVendor, "craps.settle of odds off never checked against the maximum", "OddsOff"),
 ]
 globals().update({cls.__name__: cls for cls, _, _ in ROUND_EDGE_VENDORS})   # loadable as module:ClassName

@@ -45,7 +45,8 @@ def contract_refusals() -> dict[str, list[str]]:
     """act -> its codes, in the order of the contract's "Codes, first applicable wins" sentence."""
     doc = (Path(__file__).parents[1] / "harness" / "vendor-protocol.md").read_text(encoding="utf-8")
     section = doc[doc.index("## Craps rounds"):doc.index("## Live tables")]
-    sentence = section[section.index("Codes, first applicable wins"):section.index("- `EVENT`")]
+    start = section.index("Codes, first applicable wins")
+    sentence = section[start:section.index(".", section.index("`roll`:", start))]
     found = {}
     for part in sentence.split("—", 1)[1].split(";"):
         act, codes = re.fullmatch(r"\s*`(\w+)`:(.*)", part, re.S).groups()    # type: ignore[union-attr]

@@ -40,13 +40,14 @@ from itertools import chain, product
 from typing import Any
 
 from tablecert.oracle import craps
-from tablecert.oracle.craps_round import (BOX_BETS, DICE_OF_TOTAL, HOUSE_RULES, RoundConfig, Table, apply_step,
+from tablecert.oracle.craps_round import (BOX_BETS, HOUSE_RULES, RoundConfig, Table, apply_step,
                                           parse_round_config)
 from tablecert.oracle.profiles import load_profile
 from tablecert.oracle.table_config import BARS, PAYOUT_ROUNDINGS
 from tablecert.vectors.craps_cases import commission_variant, variant
 from tablecert.vectors.model import Vector, VectorGroup
 from tablecert.vectors.round_edges import edge_scripts, reach_scripts, refusal_pair_scripts
+from tablecert.vectors.round_steps import FLAT_UNITS, RACK_UNITS, Step, bet, call, odds, roll, take_down
 
 OP = "craps.round"
 ROLLS = 4
@@ -59,34 +60,11 @@ VARIANT_PLANS = {"come_odds_come_out": ("right", "calls"), "dont_come_odds_come_
                  "working_call": ("calls",), "bar_push": ("wrong",), "take_down_unset": ("removals",),
                  "take_down_dont": ("removals",)}
 """The plans each house rule's other value is played with."""
-RACK_UNITS = 100_000
-FLAT_UNITS = 5
-Step = dict[str, Any]
 Plan = Callable[[Table, int], list[Step]]
 """A bet plan: the steps a player takes before roll ``i`` on a table."""
 
 CLAUSES = ("craps.sw.1", "craps.sw.2", "craps.sw.3", "craps.sw.4", "craps.sw.5", "craps.sw.6", "craps.sw.7",
            "INT-CRAPS-LINE-BETS", *sorted({entry for _, _, entry in HOUSE_RULES.values()} | {"INT-ROUND-COMMISSION"}))
-
-
-def bet(kind: str, amount: int) -> Step:
-    return {"act": "bet", "bet": kind, "amount": amount}
-
-
-def odds(bet_id: str, amount: int) -> Step:
-    return {"act": "odds", "bet": bet_id, "amount": amount}
-
-
-def call(bet_id: str, working: bool) -> Step:
-    return {"act": "working", "bet": bet_id, "working": working}
-
-
-def take_down(bet_id: str) -> Step:
-    return {"act": "take_down", "bet": bet_id}
-
-
-def roll(total: int) -> Step:
-    return {"act": "roll", "dice": list(DICE_OF_TOTAL[total])}
 
 
 def _limit(t: Table, bet_id: str, which: int) -> int:

@@ -22,13 +22,11 @@ and ``benchmarks/bench_round_coverage.py`` compute both sets.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from copy import copy
-from dataclasses import replace
 from typing import Any
 
 from tablecert.oracle import craps
 from tablecert.oracle.craps_round import Bet, RoundConfig, Table, apply_step, parse_round_config
-from tablecert.oracle.round_refusals import reasons
+from tablecert.oracle.round_refusals import odds_price, reasons
 from tablecert.vectors.model import VectorGroup
 
 Item = tuple[Any, ...]
@@ -65,57 +63,54 @@ def _change(bet: Bet | None, amount: int) -> str:
     return "remove" if amount == 0 else "raise" if amount > bet.odds else "reduce"
 
 
-def _odds_items(t: Table, step: dict[str, Any], outcome: str) -> set[Item]:
+def _odds_items(t: Table, step: dict[str, Any]) -> list[Item]:
     bet_id, amount = step["bet"], step["amount"]
     bet = t.bets.get(bet_id)
-    items: set[Item] = {("transition", "odds", _side(bet.kind) if bet else "-", _change(bet, amount), outcome)}
-    point = t.own_point(bet) if bet else None
-    if bet is None or point is None:
+    items: list[Item] = [("transition", "odds", _side(bet.kind) if bet else "-", _change(bet, amount))]
+    if bet is None or t.own_point(bet) is None:
         return items
-    free, top = craps.limits(t.cfg, bet.kind, bet.flat, point)
+    free, top, commission = odds_price(t, bet, amount)
     working = t.working(bet, t.point is None)
-    items.add(("boundary", "odds", _side(bet.kind), zone(bet.odds, free, top), zone(amount, free, top),
-               "working" if working else "off", outcome))
+    items.append(("boundary", "odds", _side(bet.kind), zone(bet.odds, free, top), zone(amount, free, top),
+                  "working" if working else "off"))
     if amount > bet.odds:
-        commission = craps.commission(t.cfg, bet.kind, bet.flat, point, amount)
         cost = amount - bet.odds + commission - bet.commission
         if cost == t.rack:
-            items.add(("boundary", "funds", "exactly enough for the raise", outcome))
+            items.append(("boundary", "funds", "exactly enough for the raise"))
         elif cost == t.rack + 1:
-            items.add(("boundary", "funds", "one minor unit short of the raise", outcome))
+            items.append(("boundary", "funds", "one minor unit short of the raise"))
         if cost <= t.rack < amount + commission:
-            items.add(("boundary", "funds", "enough for the difference, not for the whole odds", outcome))
+            items.append(("boundary", "funds", "enough for the difference, not for the whole odds"))
     return items
 
 
-def _items(t: Table, step: dict[str, Any], record: dict[str, Any]) -> set[Item]:
-    """What ``step`` reaches on ``t`` (the table before it), given its ``record``."""
-    act, outcome = step["act"], "accepted" if record["accepted"] else record["error"]
-    found = reasons(t, step)
-    items: set[Item] = {("pair", act, *found)} if len(found) == 2 else set()
+def _items_before(t: Table, step: dict[str, Any]) -> list[Item]:
+    """What ``step`` reaches on ``t`` (the table before it), each item still to be completed with
+    the step's outcome."""
+    act = step["act"]
+    items: list[Item] = []
     if isinstance(step.get("amount"), int) and step["amount"] <= 0:
-        items.add(("boundary", "amount", act, "zero" if step["amount"] == 0 else "negative", outcome))
+        items.append(("boundary", "amount", act, "zero" if step["amount"] == 0 else "negative"))
     if act == "bet":
-        items.add(("transition", "bet", step["bet"], outcome))
+        items.append(("transition", "bet", step["bet"]))
     elif act == "odds":
-        items |= _odds_items(t, step, outcome)
+        items += _odds_items(t, step)
     elif act == "working":
         bet = t.bets.get(step["bet"])
-        items.add(("transition", "working", _side(bet.kind) if bet else "-", step["working"],
-                   "point on" if t.point is not None else "come-out", outcome))
+        items.append(("transition", "working", _side(bet.kind) if bet else "-", step["working"],
+                      "point on" if t.point is not None else "come-out"))
     elif act == "take_down":
         bet = t.bets.get(step["bet"])
-        items.add(("transition", "take_down", bet.kind if bet else "-",
-                   "-" if bet is None else "point" if t.own_point(bet) is not None else "no point",
-                   "odds" if bet is not None and bet.odds else "no odds", outcome))
+        items.append(("transition", "take_down", bet.kind if bet else "-",
+                      "-" if bet is None else "point" if t.own_point(bet) is not None else "no point",
+                      "odds" if bet is not None and bet.odds else "no odds"))
     else:
-        come_out = "come-out" if t.point is None else "point on"
-        items.add(("transition", "roll", come_out, outcome))
-        for event in record["events"]:
-            kind = t.bets[event["bet"]].kind
-            items.add(("transition", "settle", kind, come_out, event["outcome"], event["flat_stake"],
-                       event["odds_stake"], bool(event["commission_taken"]), bool(event["commission_returned"])))
+        items.append(("transition", "roll", "come-out" if t.point is None else "point on"))
     return items
+
+
+def _kind(bet_id: str) -> str:
+    return bet_id.rstrip("0123456789")
 
 
 def reached(config: RoundConfig, case: dict[str, Any]) -> set[Item]:
@@ -123,10 +118,16 @@ def reached(config: RoundConfig, case: dict[str, Any]) -> set[Item]:
     t = Table(config, case["rack"])
     items: set[Item] = set()
     for step in case["steps"]:
-        before = copy(t)
-        before.bets = {bet_id: replace(b) for bet_id, b in t.bets.items()}
+        found = reasons(t, step)
+        if len(found) == 2:
+            items.add(("pair", step["act"], *found))
+        before, come_out = _items_before(t, step), "come-out" if t.point is None else "point on"
         record = apply_step(t, step)
-        items |= _items(before, step, record)
+        outcome = "accepted" if record["accepted"] else record["error"]
+        items.update((*item, outcome) for item in before)
+        for event in record["events"] if step["act"] == "roll" else ():
+            items.add(("transition", "settle", _kind(event["bet"]), come_out, event["outcome"], event["flat_stake"],
+                       event["odds_stake"], bool(event["commission_taken"]), bool(event["commission_returned"])))
     return items
 
 

@@ -24,32 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 from tablecert.oracle import craps
-from tablecert.oracle.craps_round import DICE_OF_TOTAL, RoundConfig, Table, apply_step
+from tablecert.oracle.craps_round import RoundConfig, Table, apply_step
 from tablecert.oracle.round_refusals import reasons
-
-Step = dict[str, Any]
-FLAT_UNITS = 5
-RACK_UNITS = 100_000
-
-
-def bet(kind: str, amount: int) -> Step:
-    return {"act": "bet", "bet": kind, "amount": amount}
-
-
-def odds(bet_id: str, amount: int) -> Step:
-    return {"act": "odds", "bet": bet_id, "amount": amount}
-
-
-def call(bet_id: str, working: bool) -> Step:
-    return {"act": "working", "bet": bet_id, "working": working}
-
-
-def take_down(bet_id: str) -> Step:
-    return {"act": "take_down", "bet": bet_id}
-
-
-def roll(total: int) -> Step:
-    return {"act": "roll", "dice": list(DICE_OF_TOTAL[total])}
+from tablecert.vectors.round_steps import FLAT_UNITS, RACK_UNITS, Step, bet, call, odds, roll, take_down
 
 
 class Script:
@@ -149,7 +126,8 @@ def edge_scripts(config: RoundConfig) -> list[tuple[str, str, dict[str, Any]]]:
       odds("come8", free6), call("come8", True), odds("come8", 0))
     s.refused(call("come8", True), "no_odds")
     s(odds("come8", free6 + u), odds("dont_come8", s.limits("dont_come8")[0]), take_down("dont_come8"),
-      roll(8), roll(9), bet("pass", f), roll(8), odds("pass", max6), call("pass", False), odds("pass", free6 - u), roll(8))
+      roll(8), roll(9), bet("pass", f), roll(8), odds("pass", max6), call("pass", False), odds("pass", free6 - u),
+      roll(8))
     scripts.append(("PlayOddsChange", "odds taken at the maximum, called off, reduced to the free odds, called "
                     "working, removed (the call goes with them, a new call refused: no_odds), taken again; a lay "
                     "reduced and its don't come bet taken down with it; pass odds called off then reduced before "
@@ -278,4 +256,32 @@ def reach_scripts(config: RoundConfig) -> list[tuple[str, str, dict[str, Any]]]:
     scripts.append(("PlayOddsChange", "pass odds above the free odds called off, then the seven-out and the point "
                     "made (odds and commission handed back); don't come bets without odds decided on a "
                     "come-out roll and left by a roll of no action; a lay above the free odds lost", s.case()))
+
+    s = Script(config, RACK_UNITS * u)(roll(4))
+    for number in (5, 6, 8, 9, 10, 4):
+        s(bet("come", f), bet("dont_come", f), roll(number))
+    lay5, lay6, lay8, lay9, lay10 = (s.limits(f"dont_come{n}") for n in (5, 6, 8, 9, 10))
+    s(odds("come5", s.limits("come5")[0]), odds("come6", s.limits("come6")[0] + u),
+      odds("come8", s.limits("come8")[0]), odds("dont_come5", lay5[0] + u),
+      odds("dont_come5", _whole(s, "dont_come5", lay5[0] + u)), odds("dont_come6", lay6[1]),
+      odds("dont_come8", lay8[0]), odds("dont_come9", _whole(s, "dont_come9", lay9[0] + u)),
+      take_down("dont_come10"), odds("dont_come10", lay10[0]))
+    s(roll(11), roll(8), roll(8), roll(9), roll(9), roll(4), roll(4), roll(7))
+    scripts.append(("PlayOddsChange", "come and don't come bets on every number, the point made: on the come-out "
+                    "rolls that follow, odds at and above the free odds, lays set while off (one not a whole "
+                    "win), a take-down, then a natural, each number rolled and the seven", s.case()))
+    s = Script(config, RACK_UNITS * u)(roll(4), bet("dont_come", f), roll(5), roll(4), roll(7))
+    scripts.append(("PlayOddsChange", "a don't come bet without odds won by a seven on the come-out roll", s.case()))
     return scripts
+
+
+def _whole(s: Script, bet_id: str, amount: int) -> int:
+    """The least odds from ``amount`` up behind ``bet_id`` that are a multiple of the unit with a
+    whole win."""
+    b, u = s.table.bets[bet_id], s.config.table.unit
+    point = s.table.own_point(b)
+    assert point is not None
+    amount = -(-amount // u) * u
+    while craps.odds_win_exact(b.kind, point, amount).denominator != 1:
+        amount += u
+    return amount
