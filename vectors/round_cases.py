@@ -11,6 +11,11 @@ the suite's table.
 * **House rules**: the same plans on sequences of up to :data:`ROLLS` rolls of six telling totals
   under every house rule set to its other value.
 * **Named scripts**, one per bug class of a table engine, each with its comment.
+* **Edges** (**new**, issue #38; :mod:`tablecert.vectors.round_edges`): the boundaries of every
+  change of a bet, a step refused for exactly each pair of refusal reasons the contract orders,
+  and a few scripts (under the default house rules and under every rule at its other value) for
+  what only longer sequences reached, so that ``standard``'s part reaches every transition,
+  boundary and refusal pair ``rounds`` reaches (:mod:`tablecert.vectors.round_coverage`).
 * **House rules crossed** (**new**, issue #40): every value of every house rule (the defaults, and
   each rule at each other value) on every table a vendor may decline or not
   (:func:`crossed_tables`: with and without a commission, on each bar number, at each payout
