@@ -168,28 +168,30 @@ class CommissionOnReturned(Table):
         return event
 
 
-def _vendor(table: type[Table]) -> type[RoundVendor]:
-    return type(f"{table.__name__}Vendor", (RoundVendor,), {"table": table, "__doc__": table.__doc__})
+def round_vendor(table: type[Table], module: str = __name__) -> type[RoundVendor]:
+    """The round vendor playing on ``table``, named after it and loadable as ``module:NAME``."""
+    return type(f"{table.__name__}Vendor", (RoundVendor,), {"table": table, "__doc__": table.__doc__,
+                                                             "__module__": module})
 
 
 ROUND_FAULTY_VENDORS: list[tuple[type[RoundVendor], str, str]] = [
-    (_vendor(TravelsToTablePoint), "a come bet travels to the table's point", "PlayComeTravel"),
-    (_vendor(ComeLikePass), "a come bet made on the roll that makes the point is settled like the pass line",
+    (round_vendor(TravelsToTablePoint), "a come bet travels to the table's point", "PlayComeTravel"),
+    (round_vendor(ComeLikePass), "a come bet made on the roll that makes the point is settled like the pass line",
      "PlayComeOnPointRoll"),
-    (_vendor(BoxLostOnSevenOut), "a come bet in the box loses on a seven-out (a don't come bet wins)",
+    (round_vendor(BoxLostOnSevenOut), "a come bet in the box loses on a seven-out (a don't come bet wins)",
      "PlayComeSevenOut"),
-    (_vendor(ComeOddsAlwaysWork), "come odds paid or lost on a come-out roll", "PlayComeOddsComeOut"),
-    (_vendor(DontComeOddsOff), "don't come odds off on the come-out against the house rule",
+    (round_vendor(ComeOddsAlwaysWork), "come odds paid or lost on a come-out roll", "PlayComeOddsComeOut"),
+    (round_vendor(DontComeOddsOff), "don't come odds off on the come-out against the house rule",
      "PlayDontComeOddsComeOut"),
-    (_vendor(CallIgnored), "a working call ignored", "PlayWorkingCall"),
-    (_vendor(CallLastsTooLong), "a working call lasting past its roll", "PlayWorkingCall"),
-    (_vendor(OddsLeftBehind), "odds left on the layout after their base bet is decided", "PlayOrphanOdds"),
-    (_vendor(EarlyOdds), "odds accepted before a point or before a come bet travelled", "PlayEarlyOdds"),
-    (_vendor(LimitFromPassLine), "come odds limited by the pass line's flat and point", "PlayOddsLimitBase"),
-    (_vendor(ContractTakenDown), "a pass or travelled come bet taken down after the point", "PlayContractTakeDown"),
-    (_vendor(BarPushLost), "the bar-12 push lost", "PlayBarPush"),
-    (_vendor(PointMadeComeStays), "the point made without the come bet in the box travelling", "PlayPointAndCome"),
-    (_vendor(StakeTwice), "the stake paid back on top of a payout that already includes it", "PlayStakeTwice"),
-    (_vendor(CommissionOnReturned), "commission kept on odds that were returned", "PlayCommissionReturned"),
+    (round_vendor(CallIgnored), "a working call ignored", "PlayWorkingCall"),
+    (round_vendor(CallLastsTooLong), "a working call lasting past its roll", "PlayWorkingCall"),
+    (round_vendor(OddsLeftBehind), "odds left on the layout after their base bet is decided", "PlayOrphanOdds"),
+    (round_vendor(EarlyOdds), "odds accepted before a point or before a come bet travelled", "PlayEarlyOdds"),
+    (round_vendor(LimitFromPassLine), "come odds limited by the pass line's flat and point", "PlayOddsLimitBase"),
+    (round_vendor(ContractTakenDown), "a pass or travelled come bet taken down after the point", "PlayContractTakeDown"),
+    (round_vendor(BarPushLost), "the bar-12 push lost", "PlayBarPush"),
+    (round_vendor(PointMadeComeStays), "the point made without the come bet in the box travelling", "PlayPointAndCome"),
+    (round_vendor(StakeTwice), "the stake paid back on top of a payout that already includes it", "PlayStakeTwice"),
+    (round_vendor(CommissionOnReturned), "commission kept on odds that were returned", "PlayCommissionReturned"),
 ]
 globals().update({cls.__name__: cls for cls, _, _ in ROUND_FAULTY_VENDORS})   # loadable as module:ClassName

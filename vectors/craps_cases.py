@@ -339,10 +339,20 @@ def domain_flats(cfg: TableConfig) -> tuple[int, ...]:
     return tuple(k * cfg.unit for k in STANDARD_FLAT_UNITS)
 
 
+def next_above_maximum(cfg: TableConfig, bet: str, flat: int, point: int) -> int:
+    """The least odds above the maximum that are a multiple of the unit with a whole win under
+    ``payout_rounding: exact`` (so that the maximum, not the increment, refuses them)."""
+    odds = limits(cfg, bet, flat, point)[1] + cfg.unit
+    while cfg.payout_rounding == "exact" and odds_win_exact(bet, point, odds).denominator != 1:
+        odds += cfg.unit
+    return odds
+
+
 def domain_groups(base: dict[str, Any], label: str) -> Iterator[VectorGroup]:
     """Every bet x point x flat (:func:`domain_flats`) x every odds amount from 0 to one unit past
-    the maximum x every dice pair (settle), the same without dice (place_odds), and the limits of
-    every bet x point x flat of 1 to 10 units."""
+    the maximum x every dice pair (settle), odds off at the maximum (every dice pair) and just above
+    it (:func:`next_above_maximum`, on the deciding rolls: refused like odds working), the same
+    without dice (place_odds), and the limits of every bet x point x flat of 1 to 10 units."""
     cfg = parse_table_config(base)
     u = cfg.unit
     flats = domain_flats(cfg)
@@ -364,6 +374,12 @@ def domain_groups(base: dict[str, Any], label: str) -> Iterator[VectorGroup]:
                     yield Vector(settle_case(bet, u, point, top, list(d), working=False),
                                  "domain, odds off (come odds on a come-out roll)", ("OddsOff", "StakeDisposition"),
                                  (PASS_CLAUSE[bet], "INT-ODDS-WORKING"))
+                above = next_above_maximum(cfg, bet, u, point)
+                for d in DICE:
+                    if sum(d) in (point, 7):        # the rolls that would hand off odds back
+                        yield Vector(settle_case(bet, u, point, above, list(d), working=False),
+                                     "domain, odds off above the maximum: above_maximum like odds working",
+                                     ("OddsOff", "MaxOddsLimit"), (PASS_CLAUSE[bet], "INT-ODDS-WORKING"))
 
     def place() -> Iterator[Vector]:
         for bet in BETS:

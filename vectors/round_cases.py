@@ -11,6 +11,11 @@ the suite's table.
 * **House rules**: the same plans on sequences of up to :data:`ROLLS` rolls of six telling totals
   under every house rule set to its other value.
 * **Named scripts**, one per bug class of a table engine, each with its comment.
+* **Edges** (**new**, issue #38; :mod:`tablecert.vectors.round_edges`): the boundaries of every
+  change of a bet, a step refused for exactly each pair of refusal reasons the contract orders,
+  and a few scripts (under the default house rules and under every rule at its other value) for
+  what only longer sequences reached, so that ``standard``'s part reaches every transition,
+  boundary and refusal pair ``rounds`` reaches (:mod:`tablecert.vectors.round_coverage`).
 * **House rules crossed** (**new**, issue #40): every value of every house rule (the defaults, and
   each rule at each other value) on every table a vendor may decline or not
   (:func:`crossed_tables`: with and without a commission, on each bar number, at each payout
@@ -40,12 +45,14 @@ from itertools import chain, product
 from typing import Any
 
 from tablecert.oracle import craps
-from tablecert.oracle.craps_round import (BOX_BETS, DICE_OF_TOTAL, HOUSE_RULES, RoundConfig, Table, apply_step,
+from tablecert.oracle.craps_round import (BOX_BETS, HOUSE_RULES, RoundConfig, Table, apply_step,
                                           parse_round_config)
 from tablecert.oracle.profiles import load_profile
 from tablecert.oracle.table_config import BARS, PAYOUT_ROUNDINGS
 from tablecert.vectors.craps_cases import commission_variant, variant
 from tablecert.vectors.model import Vector, VectorGroup
+from tablecert.vectors.round_edges import edge_scripts, reach_scripts, refusal_pair_scripts
+from tablecert.vectors.round_steps import FLAT_UNITS, RACK_UNITS, Step, bet, call, odds, roll, take_down
 
 OP = "craps.round"
 ROLLS = 4
@@ -58,34 +65,11 @@ VARIANT_PLANS = {"come_odds_come_out": ("right", "calls"), "dont_come_odds_come_
                  "working_call": ("calls",), "bar_push": ("wrong",), "take_down_unset": ("removals",),
                  "take_down_dont": ("removals",)}
 """The plans each house rule's other value is played with."""
-RACK_UNITS = 100_000
-FLAT_UNITS = 5
-Step = dict[str, Any]
 Plan = Callable[[Table, int], list[Step]]
 """A bet plan: the steps a player takes before roll ``i`` on a table."""
 
 CLAUSES = ("craps.sw.1", "craps.sw.2", "craps.sw.3", "craps.sw.4", "craps.sw.5", "craps.sw.6", "craps.sw.7",
            "INT-CRAPS-LINE-BETS", *sorted({entry for _, _, entry in HOUSE_RULES.values()} | {"INT-ROUND-COMMISSION"}))
-
-
-def bet(kind: str, amount: int) -> Step:
-    return {"act": "bet", "bet": kind, "amount": amount}
-
-
-def odds(bet_id: str, amount: int) -> Step:
-    return {"act": "odds", "bet": bet_id, "amount": amount}
-
-
-def call(bet_id: str, working: bool) -> Step:
-    return {"act": "working", "bet": bet_id, "working": working}
-
-
-def take_down(bet_id: str) -> Step:
-    return {"act": "take_down", "bet": bet_id}
-
-
-def roll(total: int) -> Step:
-    return {"act": "roll", "dice": list(DICE_OF_TOTAL[total])}
 
 
 def _limit(t: Table, bet_id: str, which: int) -> int:
@@ -270,6 +254,11 @@ def default_house_rules() -> dict[str, Any]:
     return {name: default for name, (_, default, _) in HOUSE_RULES.items()}
 
 
+def other_house_values() -> dict[str, Any]:
+    """Every house rule at its other value (each rule has two)."""
+    return {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+
+
 @dataclass(frozen=True)
 class Bounds:
     """How long the roll sequences of a round suite are, by bet plans: right and wrong (``lines``),
@@ -303,6 +292,15 @@ def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Itera
     config = parse_round_config(charged)      # first: a faulty vendor fails in the first request
     yield VectorGroup(OP, charged, "named scripts, one per bug class of a table engine",
                       [_vector(config, case, comment, (flag,)) for flag, comment, case in named_scripts(config)])
+    yield VectorGroup(OP, charged, "the edges of every change of a bet, and every pair of refusals the contract "
+                      "orders refused at once", [_vector(config, case, comment, (flag,)) for flag, comment, case
+                                                 in edge_scripts(config) + refusal_pair_scripts(config)])
+    for what, house in (("the default house rules", default_house_rules()), ("every house rule at its other value",
+                                                                              other_house_values())):
+        cfg = dict(commission, house_rules=house)
+        yield VectorGroup(OP, cfg, f"what longer sequences reach, in a few scripts, under {what}",
+                          [_vector(parse_round_config(cfg), case, comment, (flag,))
+                           for flag, comment, case in reach_scripts(parse_round_config(cfg))])
     yield VectorGroup(OP, plain, f"every sequence of 1 to {bounds.lines} rolls by totals, bet plans right and "
                       "wrong, the common casino house rules",
                       _plan_vectors(parse_round_config(plain), ("right", "wrong"), bounds.lines))
@@ -341,7 +339,7 @@ def house_settings() -> list[tuple[str, tuple[str, ...], dict[str, Any]]]:
     (its plans, :data:`VARIANT_PLANS`), and every rule at its other value at once, so that every
     pair of values of two rules meets on a table (a vendor that declares one rule's other value
     only is still judged on the other rules' values)."""
-    others = {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+    others = other_house_values()
     return [("the default house rules", tuple(PLANS), default_house_rules()),
             *((f"house rule {name} {json.dumps(house[name])}", VARIANT_PLANS[name], house)
               for name, house in other_house_rules()),
