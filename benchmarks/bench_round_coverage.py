@@ -3,17 +3,22 @@ transitions, boundaries and refusal pairs of :mod:`tablecert.vectors.round_cover
 both suites on the default profile, with what ``rounds`` reaches and ``standard`` does not (to be
 none), the suites' sizes in rounds and the seconds each took.
 
-    .venv/bin/python benchmarks/bench_round_coverage.py
+    .venv/bin/python benchmarks/bench_round_coverage.py [--write-golden | --check]
+
+``--write-golden`` writes what ``rounds`` reaches to vectors/golden/rounds.coverage.json (with the
+golden rounds manifest's sha256); ``--check`` exits 1 when that file differs from a fresh replay.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 from collections import Counter
 
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors import round_cases
-from tablecert.vectors.round_coverage import reached_by
+from tablecert.vectors.round_coverage import COVERAGE_FILE, coverage_bytes, golden_rounds_digest, reached_by
 
 
 def measure(bounds: round_cases.Bounds) -> tuple[set, int, float]:
@@ -38,6 +43,15 @@ def main() -> None:
     for item in missing:
         print("  ", item)
     print(f"reached by standard, not by rounds: {len(standard - rounds)}")
+    stored = Path(__file__).resolve().parents[1] / "vectors" / "golden" / COVERAGE_FILE
+    fresh = coverage_bytes(rounds, golden_rounds_digest())
+    if "--write-golden" in sys.argv:
+        stored.write_bytes(fresh)
+        print(f"wrote {stored}")
+    elif "--check" in sys.argv:
+        same = stored.exists() and stored.read_bytes() == fresh
+        print(f"{stored}: {'as replayed' if same else 'DIFFERS from the replay'}")
+        sys.exit(0 if same else 1)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,19 @@ the table, the boundaries of every change of a bet, and the refusal pairs (issue
 * **refusal pair** ``("pair", act, first, second)``: a step refused for exactly two reasons
   (:func:`tablecert.oracle.round_refusals.reasons`).
 
-``standard``'s round part is chosen to reach all that ``rounds`` reaches: tests/test_round_edges.py
-and ``benchmarks/bench_round_coverage.py`` compute both sets.
+``standard``'s round part is chosen to reach all that ``rounds`` reaches. What ``rounds`` reaches is
+kept in ``vectors/golden/rounds.coverage.json`` with the sha256 of the golden ``rounds`` manifest it
+was computed from (``benchmarks/bench_round_coverage.py --write-golden`` replays all of ``rounds``
+and writes it; ``--check`` compares): ``rounds`` is pinned by that manifest, so its coverage can only
+change with it, and tests/test_round_edges.py replays only ``standard``'s part against the file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
+from importlib import resources
 from typing import Any
 
 from tablecert.oracle import craps
@@ -142,3 +148,28 @@ def reached_by(groups: Iterable[VectorGroup]) -> set[Item]:
             for vector in vectors:
                 items |= reached(config, vector.case)
     return items
+
+
+GOLDEN = resources.files("tablecert.vectors").joinpath("golden")
+COVERAGE_FILE = "rounds.coverage.json"
+
+
+def _tupled(value: Any) -> Any:
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
+
+
+def golden_rounds_digest() -> str:
+    """sha256 of the golden ``rounds`` manifest (vectors/golden/rounds.manifest.json)."""
+    return hashlib.sha256(GOLDEN.joinpath("rounds.manifest.json").read_bytes()).hexdigest()
+
+
+def stored_rounds_coverage() -> tuple[str, set[Item]]:
+    """(the rounds manifest's sha256 it was computed from, the items) of the stored coverage."""
+    data = json.loads(GOLDEN.joinpath(COVERAGE_FILE).read_text())
+    return data["rounds_manifest_sha256"], {_tupled(item) for item in data["items"]}
+
+
+def coverage_bytes(items: set[Item], digest: str) -> bytes:
+    """The stored coverage's bytes: deterministic (items sorted by their JSON text)."""
+    lines = sorted(json.dumps(list(item) if isinstance(item, tuple) else item) for item in items)
+    return ('{"rounds_manifest_sha256": "%s",\n "items": [\n  %s\n]}\n' % (digest, ",\n  ".join(lines))).encode()
