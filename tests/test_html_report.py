@@ -22,6 +22,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -29,7 +30,7 @@ import pytest
 from tablecert.harness.vendors.demo_vendor import DemoVendor
 from tablecert.reports import write_reports
 from tablecert.reports.data import load_report_data
-from tablecert.reports.html import COLUMN_BASE, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
+from tablecert.reports.html import COLUMN_BASE, NOT_ANALYSED, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
 from tablecert.reports.site import write_site
 from tablecert.vectors.suites import generate
 from test_reports import run_vendor
@@ -130,6 +131,35 @@ def test_the_page_holds_causes_factors_vectors_field_by_field_and_the_replay_lin
     assert re.search(r'REPLAY = "[^"]+";', page) and '" < failures/" + S[d[1]]' in page
 
 
+def test_the_page_lists_every_failing_vector_under_its_cause(runs: Path) -> None:
+    """Not only each cause's smallest: every failure run.db holds, each once, under the cause the
+    analysis (summary.json's causes, as the findings count them) filed it under."""
+    from tablecert.harness.store import open_reader
+
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    index, rows = embedded(page)
+    with open_reader(runs / "demo-3.2.0" / "run.db") as db:
+        stored = sorted((f.file, f.op, f.tc_id) for f in db.failures())
+    listed = sorted((row[0], index["ops"][op], tc) for row, op, tc in zip(rows, index["op"], index["tc"]))
+    assert listed == stored and len(stored) > 3 * 3            # more than the three smallest of three causes
+    causes = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["causes"]["causes"]
+    assert [index["cause"].count(i) for i in range(len(causes))] == [c["failed"] for c in causes]
+    assert index["cause"] == sorted(index["cause"])            # cause by cause, most severe first
+
+
+def test_failures_past_the_analysis_window_are_listed_under_a_last_cause(runs: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablecert.harness.answers import causes
+
+    monkeypatch.setattr(causes, "CAUSE_WINDOW", 5)
+    data = load_report_data(runs / "demo-3.2.0")
+    page = write_html_report(data, tmp_path / "report.html").read_text(encoding="utf-8")
+    index, rows = embedded(page)
+    last = len(data.causes.causes)
+    assert data.causes.not_analysed == len(rows) - 5 > 0
+    assert index["cause"].count(last) == data.causes.not_analysed and NOT_ANALYSED in page
+
+
 @pytest.mark.parametrize(("meta", "line"), [
     ({"adapter": "subprocess", "target": ["/opt/acme/bin/craps engine", "--stdio"]}, "'/opt/acme/bin/craps engine' --stdio"),
     ({"adapter": "python", "target": "demo"}, "tablecert serve-vendor --plugin demo"),
@@ -172,8 +202,9 @@ def test_site_refuses_a_folder_without_runs_in_one_line(tmp_path: Path) -> None:
 
 
 # -- in a real browser
-def many(rows: list[FailingVector], n: int) -> list[FailingVector]:
+def many(rows: Iterable[FailingVector], n: int) -> list[FailingVector]:
     """``n`` failing vectors: the run's own, again and again under new tcIds (a run of n failures)."""
+    rows = list(rows)
     return [replace(rows[i % len(rows)], tc_id=100_000_000 + i) for i in range(n)]
 
 
@@ -225,16 +256,20 @@ def test_report_html_in_the_browser_filters_and_searches(runs: Path, browser: An
     open_page(browser, runs / "demo-3.2.0" / "report.html")
     index, _ = embedded((runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8"))
     total = len(index["tc"])
-    assert count(browser).endswith(f"of {total}") and len(shown_tc_ids(browser)) == total
+    assert total > 50                                                      # every failing vector, 50 a page
+    assert count(browser) == f"vectors 1\u201350 of {total}" and shown_tc_ids(browser) == [str(t) for t in index["tc"][:50]]
+    browser.find_element("id", "next").click()
+    assert shown_tc_ids(browser) == [str(t) for t in index["tc"][50:100]]
     browser.find_elements("css selector", "tr.cause")[0].click()          # the first cause's vectors
     first = [i for i, c in enumerate(index["cause"]) if c == 0]
-    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in first]
+    assert count(browser).endswith(f"of {len(first)}")
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in first[:50]]
     Select(browser.find_element("id", "f-cause")).select_by_value("")
     Select(browser.find_element("id", "f-op")).select_by_visible_text("paigow.settle")
     settle = [i for i, op in enumerate(index["op"]) if index["ops"][op] == "paigow.settle"]
-    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in settle]
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in settle[:50]]
     Select(browser.find_element("id", "f-op")).select_by_value("")
-    target = str(index["tc"][-1])
+    target = str(next(t for t in reversed(index["tc"]) if index["tc"].count(t) == 1))
     browser.find_element("id", "search").send_keys(target)
     WebDriverWait(browser, 10).until(lambda b: shown_tc_ids(b) == [target])
     assert "< failures/" in browser.find_element("css selector", ".vec input.replay").get_attribute("value")
