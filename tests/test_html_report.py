@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from collections.abc import Iterable
 from typing import Any
@@ -199,6 +200,49 @@ def test_site_refuses_a_folder_without_runs_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "tablecert", "site", str(tmp_path), "--out", str(tmp_path / "s")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no run folder" in done.stderr, done.stderr
+
+
+
+def test_the_scope_is_tables_not_json(runs: Path) -> None:
+    """Every op of the suite with whether the lab required it and whether it was tested, and the
+    bets and table features with their vectors (summary.json's scope), as rows, not JSON lists."""
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    scope = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["scope"]
+    part = page[page.index('<div id="scope-detail">'):page.index("<h2>Results by op</h2>")]
+    rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td>(yes|no)</td><td>(yes|no)", part)
+    assert rows == [(op, "yes", "yes") for op in scope["suite_ops"]]
+    features = dict(re.findall(r"<tr><td><code>([^<]+)</code></td><td>([\d,]+)</td></tr>", part))
+    assert features == {k: f"{v:,}" for k, v in scope["features_certified"].items()} and "bet:dont_pass" in features
+    assert "[&#39;" not in part and "[&quot;" not in part and '["' not in part
+
+
+def test_an_rng_folder_gets_its_tables_in_report_html(tmp_path: Path) -> None:
+    """``tablecert rng`` writes report.html beside its PDF: the outcome battery's tests (a vendor
+    that cuts the deck instead of shuffling rejected on decks.cut_check, as test_rng_cli shows),
+    then, once ``--raw --scaling`` ran in the same folder, the raw battery and the exact scaling
+    (w % 6 short of 1/6 by 2/(3 * 2^32), as test_rng_raw works out)."""
+    from test_rng_cli import run_rng
+    from test_rng_raw import run_raw
+
+    from tablecert.reports.rng_html import rng_page
+
+    out = tmp_path / "rng"
+    done = run_rng(out, "biased", "decks_cut_sometimes", "4", extra=("--rolls", "0", "--decks", "5000", "--quiet"))
+    assert done.returncode == 1 and "report.html" in done.stdout, done.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((out / "summary.json").read_text())
+    rejected = re.findall(r'<tr class="fail"><td><code>([^<]+)</code>', page)
+    assert rejected == summary["failed"] and "decks.cut_check" in rejected
+    assert len(re.findall(r"<tr(?: class=\"fail\")?><td><code>", page)) == len(summary["tests"])
+    assert 'id="raw-tests"' not in page
+    done, raw = run_raw(out, "modulo-die")
+    assert done.returncode == 1
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="rng-tests"' in page and 'id="raw-tests"' in page
+    die = re.search(r'<table id="raw-scaling">.*?<tr class="fail"><td>die \(6\)</td>.*?<td class="n">([^<]+)</td><td class="n">0</td><td>fail</td>',
+                    page, re.S)
+    assert die and die.group(1) == raw["scaling"][0]["max_deviation"] == str(Fraction(2, 3 << 32))
+    assert rng_page(out) == (out / "report.html").read_bytes()              # from the summaries alone
 
 
 # -- in a real browser
