@@ -579,11 +579,6 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         verdict = Verdict.INCOMPLETE
     if isinstance(meta.get("sliced"), str) and verdict != Verdict.INCOMPLETE:
         problems.append(f"only a part of the suite was run: {meta['sliced']}")
-    rerun = meta.get("rerun_of")
-    if isinstance(rerun, dict):
-        problems.insert(0, f"a rerun: only the {rerun.get('vectors', 0):,} vectors that failed or faulted in "
-                           f"{rerun.get('run')} were sent again (certify --rerun-failed); a rerun never certifies, "
-                           "whatever it finds: certify the whole suite for a certificate")
     summary = run_dir / "summary.json"
     summary_sha = sha256_file(summary) if summary.is_file() else ""
     if not summary_sha:

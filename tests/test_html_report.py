@@ -208,7 +208,7 @@ def test_the_scope_is_tables_not_json(runs: Path) -> None:
     bets and table features with their vectors (summary.json's scope), as rows, not JSON lists."""
     page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
     scope = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["scope"]
-    part = page[page.index('<div id="scope-detail">'):page.index("<h2>Results by op</h2>")]
+    part = page[page.index('<div id="scope-detail">'):page.index("</div>", page.index('<div id="scope-detail">'))]
     rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td>(yes|no)</td><td>(yes|no)", part)
     assert rows == [(op, "yes", "yes") for op in scope["suite_ops"]]
     features = dict(re.findall(r"<tr><td><code>([^<]+)</code></td><td>([\d,]+)</td></tr>", part))

@@ -78,7 +78,9 @@ def test_only_the_failed_vectors_are_sent_and_one_cause_is_gone(first: Path, rer
     assert again < failed and all(op != "craps.place_odds" for _, op, _ in again)
 
 
-def test_a_rerun_never_certifies_and_says_so_everywhere(rerun: tuple) -> None:
+def test_a_rerun_never_certifies_and_says_so_everywhere(rerun: tuple, tmp_path: Path) -> None:
+    from tablecert.reports.site import write_site
+
     out, done, _ = rerun
     summary = json.loads((out / "summary.json").read_text())
     assert summary["rerun_of"]["certifies"] is False and summary["verdict"] != "pass"
@@ -88,6 +90,8 @@ def test_a_rerun_never_certifies_and_says_so_everywhere(rerun: tuple) -> None:
         assert all("RERUN OF FAILED VECTORS: NEVER CERTIFIED" in p.extract_text() for p in pages), name
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "RERUN OF FAILED VECTORS: NEVER CERTIFIED" in page and 'id="rerun"' in page
+    vendor = write_site(out.parent, tmp_path / "site")[1].read_text(encoding="utf-8")    # the lab's view
+    assert "3.2.1 (3.2.1+demo.rerun): a rerun of failed vectors, never certified" in vendor
 
 
 def test_a_fixed_build_exits_0_and_still_is_not_certified(first: Path, tmp_path: Path) -> None:
