@@ -36,6 +36,7 @@ from tablecert.harness.answers.causes import cause_key
 from tablecert.harness.answers.differences import all_differences, answered, is_cut, stored_differences, unwrapped
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.model import Failure, replay_name
+from tablecert.harness.suites.reader import json_line
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.data import ReportData, open_run_db
 
@@ -77,19 +78,22 @@ NOT_ANALYSED = "not analysed by cause (past the analysis window)"
 no cause."""
 
 
-def _row(f: Failure, causes: dict[str, int] | None, other: int) -> FailingVector:
+def _row(f: Failure, causes: dict[str, int] | None, other: int, configs: dict[str, str]) -> FailingVector:
     """One stored failure as the page shows it: the differences as the findings mark them (a cut
-    answer's as kept with it), expected and answered in the same shape; its cause found again from
-    its differences as the analysis finds it (``causes``: key -> index; None: past the window,
-    ``other``)."""
-    expected, actual = json.loads(f.expected), json.loads(f.actual)
+    answer's as kept with it), expected and answered in the same shape, the case and table config
+    as stored (sorted-key JSON; each config made visible once, in ``configs``); its cause found
+    again from its differences as the analysis finds it (``causes``: key -> index; None: past the
+    window, ``other``)."""
+    expected, actual = json_line(f.expected.encode()), json_line(f.actual.encode())
     primary = stored_differences(f.op, expected, actual)[0]
     cause = other if causes is None else causes.get(cause_key(f.op, primary)[1], other)
     diffs = primary if is_cut(actual) else all_differences(f.op, expected, actual)
+    config = configs.get(f.config)
+    if config is None:
+        config = configs[f.config] = shown(f.config)
     return FailingVector(cause, f.op, f.file, f.tc_id, replay_name(f.file, f.op, f.tg_id),
                          tuple((d.path, shown(d.expected), shown(d.actual)) for d in diffs),
-                         shown(unwrapped(expected)), shown(answered(actual)), shown(json.loads(f.case)),
-                         shown(json.loads(f.config)))
+                         shown(unwrapped(expected)), shown(answered(actual)), shown(f.case), config)
 
 
 def failing_vectors(data: ReportData) -> Iterator[FailingVector]:
@@ -100,9 +104,10 @@ def failing_vectors(data: ReportData) -> Iterator[FailingVector]:
     causes = data.causes.causes if data.causes else []
     by_key = {c.key: i for i, c in enumerate(causes)}
     analysed = data.causes.failed if data.causes else 0      # the first failures in suite order
+    configs: dict[str, str] = {}
     with open_run_db(data.run_dir) as db:
         for n, f in enumerate(db.failures()):
-            yield _row(f, by_key if n < analysed else None, len(causes))
+            yield _row(f, by_key if n < analysed else None, len(causes), configs)
 
 
 def replay_command(meta: dict[str, Any]) -> str:
