@@ -25,7 +25,7 @@ class FixedCommission(Counting):
     reference does), bugs 2 and 3 left."""
 
     version = "3.2.1"
-    build = "3.2.1+demo.rerun"
+    build = "3.2.1+demo.20250618.b52d0f3"
 
     def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
         if op == "craps.place_odds":

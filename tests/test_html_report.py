@@ -1,7 +1,7 @@
 """Results in the browser (issue 36): report.html in every run folder and the lab's site over many.
 
 Two builds of the demo vendor on ``edge``: 3.2.0 with its three bugs, and 3.2.1 with the
-commission bug fixed (:class:`DemoFixedCommission`, here). Without a browser: the page is the same
+commission bug fixed (``FixedCommission`` of tests/rerun_vendors.py). Without a browser: the page is the same
 bytes for the same run, holds every cause with its shared factor, each cause's smallest failing
 vectors field by field (the demo's commission one commission unit high, as its docstring
 publishes), the replay line, and shows a hostile vendor's name as text. The site lists both builds
@@ -20,10 +20,10 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any
 
 import pytest
@@ -37,19 +37,6 @@ from tablecert.vectors.suites import generate
 from test_reports import run_vendor
 
 
-class DemoFixedCommission(DemoVendor):
-    """The next build of the demo vendor: bug 1 (commission rounded to nearest on a ``down``
-    table) fixed, the other two left."""
-
-    version = "3.2.1"
-    build = "3.2.1+demo.20250618.b52d0f3"
-
-    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
-        if op == "craps.place_odds":
-            return result
-        return super().answer(op, config, case, result)
-
-
 class HostileName(DemoVendor):
     name = "Demo</script><script>document.title='owned'</script>\u202e<b>x"
 
@@ -61,7 +48,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     suite = root.parent / f"{root.name}-edge"
     generate("edge", suite)
     for name, spec in (("demo-3.2.0", "tablecert.harness.vendors.demo_vendor:DemoVendor"),
-                       ("demo-3.2.1", f"{__name__}:DemoFixedCommission")):
+                       ("demo-3.2.1", "rerun_vendors:FixedCommission")):
         run_vendor(spec, suite, root / name)
         write_reports(root / name)
     return root

@@ -91,7 +91,7 @@ def test_a_rerun_never_certifies_and_says_so_everywhere(rerun: tuple, tmp_path: 
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "RERUN OF FAILED VECTORS: NEVER CERTIFIED" in page and 'id="rerun"' in page
     vendor = write_site(out.parent, tmp_path / "site")[1].read_text(encoding="utf-8")    # the lab's view
-    assert "3.2.1 (3.2.1+demo.rerun): a rerun of failed vectors, never certified" in vendor
+    assert "3.2.1 (3.2.1+demo.20250618.b52d0f3): a rerun of failed vectors, never certified" in vendor
 
 
 def test_a_fixed_build_exits_0_and_still_is_not_certified(first: Path, tmp_path: Path) -> None:
