@@ -508,10 +508,18 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
     return manifest, matches, files
 
 
-def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None, shard: str | None = None) -> str:
+RERUN_TITLE = "RERUN OF FAILED VECTORS: NEVER CERTIFIED"
+"""The verdict title of a rerun (``certify --rerun-failed``), on every page of its documents."""
+
+
+def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None, shard: str | None = None,
+           rerun: bool = False) -> str:
     """The verdict box's title: a scoped pass says how much of the suite it certifies (the bets and
     table features declared; every op, but only what an earlier contract version ``protocol``
-    expresses, when that is the limit); a ``shard``'s names it (never certified alone)."""
+    expresses, when that is the limit); a ``shard``'s names it (never certified alone); a
+    ``rerun``'s says it never certifies, whatever it found."""
+    if rerun:
+        return RERUN_TITLE
     features_complete = not scope.get("features_not_certified")
     if verdict == Verdict.SCOPED_PASS and protocol and not scope.get("untested") and features_complete:
         return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
@@ -586,7 +594,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
         verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol"),
-                             meta.get("shard")),
+                             meta.get("shard"), isinstance(meta.get("rerun_of"), dict)),
         vendor=vendor, totals=totals, protocol_note=protocol_note,
         reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
         scope=meta.get("scope") or {}, fault_classes=fault_classes,

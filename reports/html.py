@@ -25,16 +25,20 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from tablecert.harness.answers.causes import cause_key
+from tablecert.harness.answers.differences import all_differences, answered, is_cut, stored_differences, unwrapped
 from tablecert.harness.lab_files import write_atomically
+from tablecert.harness.model import Failure, replay_name
+from tablecert.harness.suites.reader import json_line
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.reports.data import ReportData
+from tablecert.reports.data import ReportData, open_run_db
 
 REPORT_NAME = "report.html"
 SIDECAR = "report-vectors"  # the chunks of a page of more than EMBEDDED_ROWS vectors, beside it
@@ -68,16 +72,42 @@ def shown(value: Any) -> str:
     return for_terminal(text, TEXT_SHOWN)
 
 
-def failing_vectors(data: ReportData) -> list[FailingVector]:
-    """Each cause's failing vectors that the run's report data holds (the smallest of each cause,
-    as the findings show them), cause by cause in the findings' order."""
-    rows = []
-    for index, cause in enumerate(data.causes.causes if data.causes else []):
-        for e in cause.examples:
-            rows.append(FailingVector(index, e.op, e.file, e.tc_id, e.replay,
-                                      tuple((d.path, shown(d.expected), shown(d.actual)) for d in e.differences),
-                                      shown(e.expected), shown(e.actual), shown(e.case), shown(e.config)))
-    return rows
+NOT_ANALYSED = "not analysed by cause (past the analysis window)"
+"""The title of the page's last cause: the failing vectors past
+:data:`~tablecert.harness.answers.causes.CAUSE_WINDOW`, which the analysis counts but files under
+no cause."""
+
+
+def _row(f: Failure, causes: dict[str, int] | None, other: int, configs: dict[str, str]) -> FailingVector:
+    """One stored failure as the page shows it: the differences as the findings mark them (a cut
+    answer's as kept with it), expected and answered in the same shape, the case and table config
+    as stored (sorted-key JSON; each config made visible once, in ``configs``); its cause found
+    again from its differences as the analysis finds it (``causes``: key -> index; None: past the
+    window, ``other``)."""
+    expected, actual = json_line(f.expected.encode()), json_line(f.actual.encode())
+    primary = stored_differences(f.op, expected, actual)[0]
+    cause = other if causes is None else causes.get(cause_key(f.op, primary)[1], other)
+    diffs = primary if is_cut(actual) else all_differences(f.op, expected, actual)
+    config = configs.get(f.config)
+    if config is None:
+        config = configs[f.config] = shown(f.config)
+    return FailingVector(cause, f.op, f.file, f.tc_id, replay_name(f.file, f.op, f.tg_id),
+                         tuple((d.path, shown(d.expected), shown(d.actual)) for d in diffs),
+                         shown(unwrapped(expected)), shown(answered(actual)), shown(f.case), config)
+
+
+def failing_vectors(data: ReportData) -> Iterator[FailingVector]:
+    """Every failing vector of the run (its ``failures``, read through the store's reader in
+    suite order, the analysis's order), each with the index of its cause in ``data.causes``; those
+    past the analysis window (:data:`~tablecert.harness.answers.causes.CAUSE_WINDOW`) under one
+    last cause, :data:`NOT_ANALYSED`. A hand suite's wrong hands are counted by cause, not listed."""
+    causes = data.causes.causes if data.causes else []
+    by_key = {c.key: i for i, c in enumerate(causes)}
+    analysed = data.causes.failed if data.causes else 0      # the first failures in suite order
+    configs: dict[str, str] = {}
+    with open_run_db(data.run_dir) as db:
+        for n, f in enumerate(db.failures()):
+            yield _row(f, by_key if n < analysed else None, len(causes), configs)
 
 
 def replay_command(meta: dict[str, Any]) -> str:
@@ -120,11 +150,13 @@ def column(values: Iterable[int]) -> str:
 class Embedded:
     """The page's failing vectors: the index (columns ``cause`` and ``op`` as :func:`column`
     strings, ``tc`` as steps; ops and the strings that repeat, table configs, files, fields, as
-    indexes into ``ops`` and ``strings``) and
-    the detail chunks, each ``CHUNK_ROWS`` lines of one JSON array per vector in index order."""
+    indexes into ``ops`` and ``strings``) and the detail chunks, each ``CHUNK_ROWS`` lines of one
+    JSON array per vector in index order; ``rows`` vectors, the last cause index ``causes``."""
 
     index: str
     chunks: list[str]
+    rows: int
+    causes: int
 
     @property
     def inline(self) -> bool:
@@ -136,46 +168,55 @@ class Embedded:
                                        for k, text in enumerate(self.chunks)}
 
 
-def embedded_vectors(rows: list[FailingVector]) -> Embedded:
-    """The failing vectors as the page embeds them (see :class:`Embedded`)."""
-    ops = sorted({r.op for r in rows})
-    op_index = {op: i for i, op in enumerate(ops)}
+def embedded_vectors(rows: Iterable[FailingVector]) -> Embedded:
+    """The failing vectors as the page embeds them (see :class:`Embedded`), cause by cause (most
+    severe first, as the causes table), each cause's in the order given (suite order). One pass:
+    each vector is kept as its line and three small integers, never as a record."""
     strings: dict[str, int] = {}
+    ops: dict[str, int] = {}
 
     def at(text: str) -> int:
         return strings.setdefault(text, len(strings))
 
-    lines = [_compact([at(r.file), at(r.replay), [[at(p), e, a] for p, e, a in r.differences], r.expected, r.actual,
-                       r.case, at(r.config)]) for r in rows]
-    tc_steps = [b.tc_id - a.tc_id for a, b in zip(rows, rows[1:])]
-    index = {"cause": column(r.cause for r in rows), "op": column(op_index[r.op] for r in rows), "ops": ops,
-             "tc": ([rows[0].tc_id] + tc_steps) if rows else [], "strings": list(strings), "chunk": CHUNK_ROWS,
-             "sidecar": SIDECAR}
-    chunks = ["\n".join(lines[k:k + CHUNK_ROWS]) for k in range(0, len(lines), CHUNK_ROWS)]
-    return Embedded(_compact(index), chunks)
+    lines: list[str] = []
+    keys: list[tuple[int, int, int]] = []        # (cause, op as first met, tcId)
+    for r in rows:
+        lines.append(_compact([at(r.file), at(r.replay), [[at(p), e, a] for p, e, a in r.differences], r.expected,
+                               r.actual, r.case, at(r.config)]))
+        keys.append((r.cause, ops.setdefault(r.op, len(ops)), r.tc_id))
+    order = sorted(range(len(keys)), key=lambda i: keys[i][0])           # stable: suite order within a cause
+    names = sorted(ops)
+    op_index = {ops[name]: i for i, name in enumerate(names)}
+    tcs = [keys[i][2] for i in order]
+    index = {"cause": column(keys[i][0] for i in order), "op": column(op_index[keys[i][1]] for i in order),
+             "ops": names, "tc": tcs[:1] + [b - a for a, b in zip(tcs, tcs[1:])], "strings": list(strings),
+             "chunk": CHUNK_ROWS, "sidecar": SIDECAR}
+    chunks = ["\n".join(lines[i] for i in order[k:k + CHUNK_ROWS]) for k in range(0, len(order), CHUNK_ROWS)]
+    return Embedded(_compact(index), chunks, len(order), max((k[0] for k in keys), default=-1) + 1)
 
 
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The pages' Jinja2 environment (templates in ``reports/templates``, HTML escaped)."""
     return Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=select_autoescape(["j2"]),
                        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
-def render_page(data: ReportData, rows: list[FailingVector] | None = None) -> tuple[bytes, dict[str, bytes]]:
+def render_page(data: ReportData, rows: Iterable[FailingVector] | None = None) -> tuple[bytes, dict[str, bytes]]:
     """The page's bytes and its sidecar files (none up to EMBEDDED_ROWS vectors); deterministic
     for the same data. ``rows`` defaults to :func:`failing_vectors` (the benchmark passes its own)."""
     from tablecert import __version__
 
-    rows = failing_vectors(data) if rows is None else rows
-    vectors = embedded_vectors(rows)
+    vectors = embedded_vectors(failing_vectors(data) if rows is None else rows)
     causes = data.causes.causes if data.causes else []
-    page = _environment().get_template("report.html.j2").render(
-        d=data, causes=causes, vectors=vectors, rows=len(rows), page_rows=PAGE_ROWS, version=__version__, column_base=COLUMN_BASE,
-        vendor={k: shown(v) for k, v in data.vendor.items()}, replay=replay_command(data.meta),
-        shown=shown, failed=sum(c.failed for c in causes))
+    titles = [str(c.title) for c in causes] + [NOT_ANALYSED] * (vectors.causes > len(causes))
+    page = environment().get_template("report.html.j2").render(
+        d=data, causes=causes, vectors=vectors, titles=titles, page_rows=PAGE_ROWS, version=__version__,
+        column_base=COLUMN_BASE, vendor={k: shown(v) for k, v in data.vendor.items()},
+        replay=replay_command(data.meta), shown=shown, failed=sum(c.failed for c in causes))
     return page.encode("utf-8"), vectors.sidecar()
 
 
-def write_html_report(data: ReportData, out: Path | None = None, rows: list[FailingVector] | None = None) -> Path:
+def write_html_report(data: ReportData, out: Path | None = None, rows: Iterable[FailingVector] | None = None) -> Path:
     """report.html into the run folder (or ``out``), written whole and renamed into place, its
     sidecar chunks (if any) into ``report-vectors/`` beside it first; ``rows`` as for
     :func:`render_page`."""

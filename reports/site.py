@@ -20,11 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
-from tablecert.reports.html import REPORT_NAME
+from tablecert.reports.html import REPORT_NAME, environment
 from tablecert.reports.run_diff import RunDiff, RunDiffError, run_diff
 
 TEXT_SHOWN = 200
@@ -49,10 +47,11 @@ class Build:
     failed: int
     causes: dict[str, int]    # cause title -> failing vectors
     faults: int
+    rerun: bool = False       # a rerun of failed vectors (certify --rerun-failed): never certified
 
     @property
     def label(self) -> str:
-        return f"{self.version} ({self.build})"
+        return f"{self.version} ({self.build})" + (": a rerun of failed vectors, never certified" if self.rerun else "")
 
 
 def _text(value: Any) -> str:
@@ -73,7 +72,7 @@ def read_build(run_dir: Path) -> Build:
                  str(summary.get("suite_manifest_sha256") or ""), str(summary.get("verdict") or "incomplete"),
                  str(summary.get("finished") or summary.get("started") or ""), int(totals.get("fail") or 0),
                  {_text(c.get("cause")): int(c.get("failed") or 0) for c in causes},
-                 int((summary.get("fault_totals") or {}).get("count") or 0))
+                 int((summary.get("fault_totals") or {}).get("count") or 0), isinstance(summary.get("rerun_of"), dict))
 
 
 def find_runs(runs: Path) -> list[Build]:
@@ -120,11 +119,6 @@ def steps(vendor: str, builds: list[Build]) -> list[Step]:
     return out
 
 
-def _environment() -> Environment:
-    return Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=select_autoescape(["j2"]),
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-
-
 def write_site(runs: Path, out: Path) -> list[Path]:
     """The site's pages into ``out`` (made); returns them, index first."""
     from tablecert import __version__
@@ -138,7 +132,7 @@ def write_site(runs: Path, out: Path) -> list[Path]:
     def link(build: Build) -> str:
         return Path(os.path.relpath(build.path.resolve() / REPORT_NAME, site)).as_posix()
 
-    env = _environment()
+    env = environment()
     pages: dict[str, str] = {}
     histories = {vendor: steps(vendor, builds) for vendor, builds in vendors.items()}
     pages["index.html"] = env.get_template("site_index.html.j2").render(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert import harness, oracle
+from tablecert.cli_rerun import RERUN_HELP, rerun_inputs, rerun_result
 from tablecert.parallel.options import add_parallel_arguments, parallel_options
 from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
                                   add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
@@ -16,7 +17,13 @@ from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, Usag
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
-    """The verdict as the terminal says it (a scoped pass names its ops)."""
+    """The verdict as the terminal says it (a scoped pass names its ops; a rerun says it never certifies)."""
+    if summary.get("rerun_of"):
+        return f"{_verdict_words(summary)} (A RERUN OF FAILED VECTORS: NEVER CERTIFIED)"
+    return _verdict_words(summary)
+
+
+def _verdict_words(summary: dict[str, Any]) -> str:
     if summary["verdict"] == harness.Verdict.SCOPED_PASS and not (summary.get("scope") or {}).get("untested"):
         return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
     if summary["verdict"] == harness.Verdict.SCOPED_PASS:
@@ -149,6 +156,7 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
+    rerun = rerun_inputs(args) if args.rerun_failed else None
     concluded = check_certify_inputs(args)
     if concluded is not None:
         return concluded
@@ -178,7 +186,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         run = harness.RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
                                  max_run_seconds=args.max_run_seconds, hand_slice=hand_slice, parallel=_parallel(args),
-                                 progress=progress_bar("certifying", args.quiet, unit="vectors"))
+                                 progress=progress_bar("certifying", args.quiet, unit="vectors"), rerun=rerun)
         scope = harness.SuiteOptions(profile=oracle.resolve_profile(args.profile), suite_dir=suite_dir,
                                      custom_suite=args.custom_suite, cache_dir=_suite_cache(args))
         result, summary = harness.certify(harness.VendorTarget(adapter, target, options), args.suite, out,
@@ -187,6 +195,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return _interrupted(out)
     print(format_run_summary(summary, out))
+    if rerun is not None:
+        return rerun_result(rerun, out, summary)
     return harness.EXIT_CODES[result.verdict]
 
 
@@ -360,6 +370,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    "untested, or a required feature it does not declare, fails the run; a run that passes every "
                    "required op while others went untested is CERTIFIED FOR the required ones")
     p.add_argument("--resume", action="store_true", help="continue the run already in OUT")
+    p.add_argument("--rerun-failed", metavar="RUN", help=RERUN_HELP)
     p.add_argument("--interruptions", type=int, metavar="N", help="live suite: the seeded interruptions (SIGKILL "
                    "of the vendor between two steps or with a step in flight) besides one at every step of the "
                    "named scripts (default 100)")

@@ -79,8 +79,7 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
-    from tablecert.reports.data import load_report_data
-    from tablecert.reports.run_diff import RunDiffError, diff_pdf, run_diff, terminal_lines
+    from tablecert.reports.run_diff import RunDiffError, run_diff, terminal_lines
 
     old, new = _run_dir(args.old_run), _run_dir(args.new_run)
     try:
@@ -89,12 +88,19 @@ def cmd_diff(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
     say(*terminal_lines(diff))
     if args.out:
-        out = harness.prepare_run_folder(Path(args.out))
-        harness.write_atomically(out / "diff.json",
-                                 (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())
-        harness.write_atomically(out / "diff.pdf", diff_pdf(diff, load_report_data(new).finished))
-        print(f"written: {out / 'diff.json'}, {out / 'diff.pdf'}")
+        write_diff(diff, harness.prepare_run_folder(Path(args.out)), new)
     return 1 if diff.regressed else 0
+
+
+def write_diff(diff: Any, out: Path, new: Path) -> None:
+    """``diff.json`` and ``diff.pdf`` (dated by the ``new`` run's finish) of a comparison into ``out``
+    (``tablecert diff --out``; a rerun's run folder, ``certify --rerun-failed``)."""
+    from tablecert.reports.data import load_report_data
+    from tablecert.reports.run_diff import diff_pdf
+
+    harness.write_atomically(out / "diff.json", (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())
+    harness.write_atomically(out / "diff.pdf", diff_pdf(diff, load_report_data(new).finished))
+    print(f"written: {out / 'diff.json'}, {out / 'diff.pdf'}")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -86,13 +86,16 @@ def cmd_rng(args: argparse.Namespace) -> int:
     results = evaluate(outcomes.faces, outcomes.decks, seed)
     data = summary(outcomes, results, seed, collected)
     write_run(out, outcomes, data, render_report)
+    from tablecert.reports.rng_html import write_rng_page
+
+    write_rng_page(out)
     failed = [r for r in results if r.rejected]
     say(f"vendor:  {outcomes.vendor['name']} {outcomes.vendor['version']} ({outcomes.vendor['build']})")
     print(f"verdict: {data['verdict'].upper()}  {len(results)} tests, {len(failed)} rejected "
           f"(Holm, family-wise alpha {data['plan']['alpha']}); {len(outcomes.faces):,} rolls, {len(outcomes.decks):,} decks")
     for r in failed:
         print(f"  rejected {r.id}: p = {r.p_value:.3g} < {r.threshold:.3g}  ({r.title})")
-    print(f"results in {out}/: summary.json, rng-report.pdf, dice.txt, decks.txt")
+    print(f"results in {out}/: summary.json, rng-report.pdf, report.html, dice.txt, decks.txt")
     return 1 if failed else 0
 
 
@@ -126,6 +129,9 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     from tablecert.reports.rng_report import render_raw_report
 
     write_raw(out, data, render_raw_report)
+    from tablecert.reports.rng_html import write_rng_page
+
+    write_rng_page(out)
     raw = data["raw"]
     print(f"verdict: {data['verdict'].upper()}  raw: {raw['sequences']} sequences of {raw['sequence_bits']:,} bits, "
           f"{len(raw['rejected'])} of {raw['plan']['family_size']} members rejected (Holm, family-wise alpha "
@@ -135,7 +141,7 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
               + ("" if item["proved"] else f" (not proved: {item['reason']})"))
     for item in data.get("pairing", []):
         print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched")
-    print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf")
+    print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf, report.html")
     return 1 if data["verdict"] == "fail" else 0
 
 

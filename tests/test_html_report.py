@@ -1,7 +1,7 @@
 """Results in the browser (issue 36): report.html in every run folder and the lab's site over many.
 
 Two builds of the demo vendor on ``edge``: 3.2.0 with its three bugs, and 3.2.1 with the
-commission bug fixed (:class:`DemoFixedCommission`, here). Without a browser: the page is the same
+commission bug fixed (``FixedCommission`` of tests/rerun_vendors.py). Without a browser: the page is the same
 bytes for the same run, holds every cause with its shared factor, each cause's smallest failing
 vectors field by field (the demo's commission one commission unit high, as its docstring
 publishes), the replay line, and shows a hostile vendor's name as text. The site lists both builds
@@ -20,7 +20,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -29,24 +31,11 @@ import pytest
 from tablecert.harness.vendors.demo_vendor import DemoVendor
 from tablecert.reports import write_reports
 from tablecert.reports.data import load_report_data
-from tablecert.reports.html import COLUMN_BASE, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
+from tablecert.reports.html import COLUMN_BASE, NOT_ANALYSED, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
 from tablecert.reports.site import write_site
 from tablecert.vectors.suites import generate
 from test_reports import run_vendor
 from waits import HANG
-
-
-class DemoFixedCommission(DemoVendor):
-    """The next build of the demo vendor: bug 1 (commission rounded to nearest on a ``down``
-    table) fixed, the other two left."""
-
-    version = "3.2.1"
-    build = "3.2.1+demo.20250618.b52d0f3"
-
-    def answer(self, op: str, config: Any, case: Any, result: dict[str, Any]) -> dict[str, Any]:
-        if op == "craps.place_odds":
-            return result
-        return super().answer(op, config, case, result)
 
 
 class HostileName(DemoVendor):
@@ -60,7 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     suite = root.parent / f"{root.name}-edge"
     generate("edge", suite)
     for name, spec in (("demo-3.2.0", "tablecert.harness.vendors.demo_vendor:DemoVendor"),
-                       ("demo-3.2.1", f"{__name__}:DemoFixedCommission")):
+                       ("demo-3.2.1", "rerun_vendors:FixedCommission")):
         run_vendor(spec, suite, root / name)
         write_reports(root / name)
     return root
@@ -131,6 +120,35 @@ def test_the_page_holds_causes_factors_vectors_field_by_field_and_the_replay_lin
     assert re.search(r'REPLAY = "[^"]+";', page) and '" < failures/" + S[d[1]]' in page
 
 
+def test_the_page_lists_every_failing_vector_under_its_cause(runs: Path) -> None:
+    """Not only each cause's smallest: every failure run.db holds, each once, under the cause the
+    analysis (summary.json's causes, as the findings count them) filed it under."""
+    from tablecert.harness.store import open_reader
+
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    index, rows = embedded(page)
+    with open_reader(runs / "demo-3.2.0" / "run.db") as db:
+        stored = sorted((f.file, f.op, f.tc_id) for f in db.failures())
+    listed = sorted((row[0], index["ops"][op], tc) for row, op, tc in zip(rows, index["op"], index["tc"]))
+    assert listed == stored and len(stored) > 3 * 3            # more than the three smallest of three causes
+    causes = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["causes"]["causes"]
+    assert [index["cause"].count(i) for i in range(len(causes))] == [c["failed"] for c in causes]
+    assert index["cause"] == sorted(index["cause"])            # cause by cause, most severe first
+
+
+def test_failures_past_the_analysis_window_are_listed_under_a_last_cause(runs: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablecert.harness.answers import causes
+
+    monkeypatch.setattr(causes, "CAUSE_WINDOW", 5)
+    data = load_report_data(runs / "demo-3.2.0")
+    page = write_html_report(data, tmp_path / "report.html").read_text(encoding="utf-8")
+    index, rows = embedded(page)
+    last = len(data.causes.causes)
+    assert data.causes.not_analysed == len(rows) - 5 > 0
+    assert index["cause"].count(last) == data.causes.not_analysed and NOT_ANALYSED in page
+
+
 @pytest.mark.parametrize(("meta", "line"), [
     ({"adapter": "subprocess", "target": ["/opt/acme/bin/craps engine", "--stdio"]}, "'/opt/acme/bin/craps engine' --stdio"),
     ({"adapter": "python", "target": "demo"}, "tablecert serve-vendor --plugin demo"),
@@ -172,9 +190,53 @@ def test_site_refuses_a_folder_without_runs_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no run folder" in done.stderr, done.stderr
 
 
+
+def test_the_scope_is_tables_not_json(runs: Path) -> None:
+    """Every op of the suite with whether the lab required it and whether it was tested, and the
+    bets and table features with their vectors (summary.json's scope), as rows, not JSON lists."""
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    scope = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["scope"]
+    part = page[page.index('<div id="scope-detail">'):page.index("</div>", page.index('<div id="scope-detail">'))]
+    rows = re.findall(r"<tr><td><code>([^<]+)</code></td><td>(yes|no)</td><td>(yes|no)", part)
+    assert rows == [(op, "yes", "yes") for op in scope["suite_ops"]]
+    features = dict(re.findall(r"<tr><td><code>([^<]+)</code></td><td>([\d,]+)</td></tr>", part))
+    assert features == {k: f"{v:,}" for k, v in scope["features_certified"].items()} and "bet:dont_pass" in features
+    assert "[&#39;" not in part and "[&quot;" not in part and '["' not in part
+
+
+def test_an_rng_folder_gets_its_tables_in_report_html(tmp_path: Path) -> None:
+    """``tablecert rng`` writes report.html beside its PDF: the outcome battery's tests (a vendor
+    that cuts the deck instead of shuffling rejected on decks.cut_check, as test_rng_cli shows),
+    then, once ``--raw --scaling`` ran in the same folder, the raw battery and the exact scaling
+    (w % 6 short of 1/6 by 2/(3 * 2^32), as test_rng_raw works out)."""
+    from test_rng_cli import run_rng
+    from test_rng_raw import run_raw
+
+    from tablecert.reports.rng_html import rng_page
+
+    out = tmp_path / "rng"
+    done = run_rng(out, "biased", "decks_cut_sometimes", "4", extra=("--rolls", "0", "--decks", "5000", "--quiet"))
+    assert done.returncode == 1 and "report.html" in done.stdout, done.stderr
+    page = (out / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((out / "summary.json").read_text())
+    rejected = re.findall(r'<tr class="fail"><td><code>([^<]+)</code>', page)
+    assert rejected == summary["failed"] and "decks.cut_check" in rejected
+    assert len(re.findall(r"<tr(?: class=\"fail\")?><td><code>", page)) == len(summary["tests"])
+    assert 'id="raw-tests"' not in page
+    done, raw = run_raw(out, "modulo-die")
+    assert done.returncode == 1
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="rng-tests"' in page and 'id="raw-tests"' in page
+    die = re.search(r'<table id="raw-scaling">.*?<tr class="fail"><td>die \(6\)</td>.*?<td class="n">([^<]+)</td><td class="n">0</td><td>fail</td>',
+                    page, re.S)
+    assert die and die.group(1) == raw["scaling"][0]["max_deviation"] == str(Fraction(2, 3 << 32))
+    assert rng_page(out) == (out / "report.html").read_bytes()              # from the summaries alone
+
+
 # -- in a real browser
-def many(rows: list[FailingVector], n: int) -> list[FailingVector]:
+def many(rows: Iterable[FailingVector], n: int) -> list[FailingVector]:
     """``n`` failing vectors: the run's own, again and again under new tcIds (a run of n failures)."""
+    rows = list(rows)
     return [replace(rows[i % len(rows)], tc_id=100_000_000 + i) for i in range(n)]
 
 
@@ -226,16 +288,20 @@ def test_report_html_in_the_browser_filters_and_searches(runs: Path, browser: An
     open_page(browser, runs / "demo-3.2.0" / "report.html")
     index, _ = embedded((runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8"))
     total = len(index["tc"])
-    assert count(browser).endswith(f"of {total}") and len(shown_tc_ids(browser)) == total
+    assert total > 50                                                      # every failing vector, 50 a page
+    assert count(browser) == f"vectors 1\u201350 of {total}" and shown_tc_ids(browser) == [str(t) for t in index["tc"][:50]]
+    browser.find_element("id", "next").click()
+    assert shown_tc_ids(browser) == [str(t) for t in index["tc"][50:100]]
     browser.find_elements("css selector", "tr.cause")[0].click()          # the first cause's vectors
     first = [i for i, c in enumerate(index["cause"]) if c == 0]
-    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in first]
+    assert count(browser).endswith(f"of {len(first)}")
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in first[:50]]
     Select(browser.find_element("id", "f-cause")).select_by_value("")
     Select(browser.find_element("id", "f-op")).select_by_visible_text("paigow.settle")
     settle = [i for i, op in enumerate(index["op"]) if index["ops"][op] == "paigow.settle"]
-    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in settle]
+    assert shown_tc_ids(browser) == [str(index["tc"][i]) for i in settle[:50]]
     Select(browser.find_element("id", "f-op")).select_by_value("")
-    target = str(index["tc"][-1])
+    target = str(next(t for t in reversed(index["tc"]) if index["tc"].count(t) == 1))
     browser.find_element("id", "search").send_keys(target)
     WebDriverWait(browser, 10).until(lambda b: shown_tc_ids(b) == [target])
     assert "< failures/" in browser.find_element("css selector", ".vec input.replay").get_attribute("value")
@@ -262,10 +328,12 @@ def test_a_page_of_a_million_failures_filters_and_pages(runs: Path, browser: Any
     page = write_html_report(data, tmp_path / "report-million.html", rows)
     assert len(list((tmp_path / SIDECAR).glob("*.js"))) == 500          # its vectors' lines beside it
     open_page(browser, page)
+    order = sorted(range(len(rows)), key=lambda i: rows[i].cause)       # cause by cause, each in run order
     assert count(browser) == "vectors 1\u201350 of 1,000,000"
-    assert shown_tc_ids(browser)[0] == "100000000"
+    assert shown_tc_ids(browser) == [str(rows[i].tc_id) for i in order[:50]]
     browser.find_element("id", "next").click()
-    assert count(browser) == "vectors 51\u2013100 of 1,000,000" and shown_tc_ids(browser)[0] == "100000050"
+    assert count(browser) == "vectors 51\u2013100 of 1,000,000"
+    assert shown_tc_ids(browser) == [str(rows[i].tc_id) for i in order[50:100]]
     Select(browser.find_element("id", "f-cause")).select_by_value("0")
     per_cause = sum(1 for r in rows if r.cause == 0)
     assert count(browser) == f"vectors 1\u201350 of {per_cause:,}"

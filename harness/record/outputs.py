@@ -73,6 +73,7 @@ def summary(db: RunReader) -> dict[str, Any]:
         **({"responses": meta["responses"]} if "responses" in meta else {}),
         "stopped": meta.get("stopped"),
         "shard": meta.get("shard"),
+        **({"rerun_of": meta["rerun_of"]} if "rerun_of" in meta else {}),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),

@@ -53,7 +53,8 @@ def prepare_run_folder(out: Path) -> Path:
 
 RUN_FOLDER_NAMES = frozenset({"run.db", "run.db-wal", "run.db-shm", "run.db-journal", "summary.json", "junit.xml",
                               "certificate.pdf", "findings.pdf", "summary.json.sig", "summary.json.sig.json",
-                              "report.html", "report-vectors", "failures", "suite", LOCK_NAME})
+                              "report.html", "report-vectors", "failures", "suite", "diff.json", "diff.pdf",
+                              LOCK_NAME})
 """What tablecert itself writes into a run folder (and its temporary files, ``.NAME.*.tmp``)."""
 
 

@@ -28,7 +28,7 @@ _FACE = {
     "CertifyOptions": "certify", "OutputOptions": "certify", "SuiteOptions": "certify", "prepare_suite": "certify",
     "RunOptions": "options", "FaultPolicy": "recovery", "HandSlice": "hand_slices", "SliceError": "hand_slices",
     "validate_responses": "offline", "progress_callback": "progress",
-    "Runner": "runner",
+    "Runner": "runner", **dict.fromkeys(("RerunError", "RerunSelection", "rerun_selection", "same_suite"), "rerun"),
 }
 __all__ = ["RunError", *sorted(_FACE)]
 __getattr__ = lazy_face(__name__, _FACE)

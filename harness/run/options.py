@@ -17,6 +17,7 @@ from tablecert.harness.run.recovery import FaultPolicy
 if TYPE_CHECKING:
     from tablecert.harness.record.chain import Checkpoints
     from tablecert.harness.run.context import SpreadContext
+    from tablecert.harness.run.rerun import RerunSelection
 
 
 class SpreadRun(Protocol):
@@ -58,7 +59,8 @@ class RunOptions:
     ``run_id``); ``progress(done, total)``: told the vectors met so far; ``checkpoints``: the run
     key's chain, signing every transaction committed to the run's database (a resumed run's
     checked before, :mod:`tablecert.harness.record.chain`; ``certify`` always gives one; None:
-    none, as for a run in a test)."""
+    none, as for a run in a test); ``rerun``: send only these vectors of an earlier run, which
+    failed or faulted there (:mod:`tablecert.harness.run.rerun`; never certified)."""
 
     batch_size: int | None = None
     hand_batch_size: int | None = None
@@ -74,3 +76,4 @@ class RunOptions:
     run_meta: Mapping[str, Any] = field(default_factory=dict)
     progress: Callable[[int, int], None] | None = None
     checkpoints: Checkpoints | None = None
+    rerun: RerunSelection | None = None

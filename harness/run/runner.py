@@ -54,6 +54,7 @@ from tablecert.harness.run.instance import VendorInstance, describe, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
+from tablecert.harness.run.rerun import RerunSelection, chosen_batches
 from tablecert.harness.run.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
@@ -142,6 +143,8 @@ class Runner:
         except SliceError as err:
             self.db.close()
             raise RunError(str(err)) from None
+        if options.rerun is not None:
+            self.sliced = self._rerun_meta(options.rerun, digest)
         self.suite_run = SuiteRun(suite_dir, self.hand_suite, self.batch_size, self.hand_batch_size, self.max_hands,
                                   self.hand_slice is not None)
         self.hello: Hello | None = None
@@ -175,6 +178,16 @@ class Runner:
         self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
                            "required_features": features, "suite_manifest_sha256": digest}
         self.db.set_meta(**self.scope_meta)
+
+    def _rerun_meta(self, rerun: RerunSelection, digest: str) -> str:
+        """Keep what a rerun sends again in the meta (``rerun_of``) and return how its verdict
+        names it; RunError for a suite other than the run's it reruns, a hand suite or a spread run."""
+        if digest != rerun.manifest_sha256 or self.hand_suite or self.parallel is not None:
+            self.db.close()
+            raise RunError(f"a rerun of {rerun.run} runs its vectors alone, one worker, against the suite it ran "
+                           f"(manifest sha256 {rerun.manifest_sha256[:16]}...; this suite's {digest[:16]}...)")
+        self.db.set_meta(rerun_of=rerun.meta())
+        return rerun.describe()
 
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
@@ -291,7 +304,10 @@ class Runner:
         vendor's declared capabilities, judged through the run's instance and recorded."""
         seen = 0
         live = LiveContext(self.suite_run, self.db)
-        for batch in iter_batches(self.suite_dir, self.batch_size):
+        batches = iter_batches(self.suite_dir, self.batch_size)
+        if self.options.rerun is not None:           # only the vectors that failed or faulted in the run rerun
+            batches, total = chosen_batches(batches, self.options.rerun.vectors), len(self.options.rerun.vectors)
+        for batch in batches:
             seen += len(batch.cases)
             if batch.key in done:
                 continue
