@@ -159,7 +159,7 @@ def test_certify_live_reference_survives_every_named_step_and_seeded_points(tmp_
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", REFERENCE, "--suite", "live",
                            "--out", str(out), "--interruptions", "60", "--quiet"],
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=HANG)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((out / "summary.json").read_text())
     profile = load_profile(DEFAULT_PROFILE)

@@ -21,6 +21,7 @@ import pytest
 from pypdf import PdfReader
 
 from tablecert.harness.store import open_reader
+from waits import HANG
 
 TESTS = Path(__file__).resolve().parent
 
@@ -29,7 +30,7 @@ def tablecert(*args: str, log: Path | None = None) -> subprocess.CompletedProces
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]),
            "TABLECERT_SENT_LOG": str(log or os.devnull)}
     return subprocess.run([sys.executable, "-m", "tablecert", *args], capture_output=True, text=True, env=env,
-                          timeout=900)
+                          timeout=HANG)
 
 
 def sent(log: Path) -> int:
