@@ -1,6 +1,6 @@
 """Benchmarks of the raw stream and scaling (``tablecert rng --raw --scaling``).
 
-    python benchmarks/bench_rng_raw.py perf     [--sequences 100]   the 15 tests on 100 x 10^6 bits, collection included
+    python benchmarks/bench_rng_raw.py perf     [--sequences 100 --workers 2]   the 15 tests on 100 x 10^6 bits, collection included
     python benchmarks/bench_rng_raw.py rss      [--bits 10^9 ...]    RSS across stream lengths (collection + hashing)
     python benchmarks/bench_rng_raw.py scaling                       exact analysis of a die and a 53-card shuffle
     python benchmarks/bench_rng_raw.py false    [--runs 20 --sequences 100]   false failures of a good generator
@@ -34,6 +34,7 @@ from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.rng import nist  # noqa: E402
 from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402
+from tablecert.rng.raw_workers import SequenceWorkers, default_workers  # noqa: E402
 
 VENDOR = f"{sys.executable} -m tablecert.oracle.vendor"
 
@@ -48,19 +49,23 @@ def session():  # type: ignore[no-untyped-def]
     return s, declaration(hello.raw, ("rng.raw", "rng.scale"))
 
 
-def perf(sequences: int) -> None:
-    s, decl = session()
-    battery = RawBattery()
-    battery.add(g.bits(g.good(0, nist.SEQUENCE_BITS // 32)))      # compile the kernels first (cached after)
-    battery = RawBattery()
+def perf(sequences: int, workers: int) -> None:
+    RawBattery().add(g.bits(g.good(0, nist.SEQUENCE_BITS // 32)))      # compile the kernels first (cached after)
+    cpu = os.times()
     start = time.perf_counter()
-    record = collect_raw(s, decl, sequences * nist.SEQUENCE_BITS, nist.SEQUENCE_BITS, battery.add)
-    results = battery.results()
+    with SequenceWorkers(workers) as pool:
+        s, decl = session()
+        record = collect_raw(s, decl, sequences * nist.SEQUENCE_BITS, nist.SEQUENCE_BITS,
+                             pool.sink(RawBattery(decl.raw_bits)))
+        results = pool.finish().results()
+        s.close()
     took = time.perf_counter() - start
-    s.close()
+    used = os.times()
+    busy = sum(getattr(used, f) - getattr(cpu, f) for f in ("user", "system", "children_user", "children_system"))
     print(f"perf: {record.sequences} sequences of 10^6 bits collected and tested in {took:.1f} s "
-          f"({took / record.sequences:.2f} s a sequence); {sum(r.rejected for r in results)} of {len(results)} "
-          f"members rejected; {load()}")
+          f"({took / record.sequences:.2f} s a sequence) with {workers} worker(s), {busy:.1f} s of CPU in this "
+          f"process and its finished children; {sum(r.rejected for r in results)} of {len(results)} members "
+          f"rejected; {load()}")
 
 
 def rss(lengths: list[int]) -> None:
@@ -115,10 +120,11 @@ def main() -> None:
     parser.add_argument("mode", choices=("perf", "rss", "scaling", "false", "power"))
     parser.add_argument("--sequences", type=int, default=100)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--bits", type=float, nargs="+", default=[1e8, 1e9, 4e9])
     args = parser.parse_args()
     if args.mode == "perf":
-        perf(args.sequences)
+        perf(args.sequences, args.workers)
     elif args.mode == "rss":
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":

@@ -45,6 +45,14 @@ def stuck_bit(seed: int, words: int, rate: float = 1e-4, bit: int = 31) -> np.nd
     return out
 
 
+DTYPES = {8: ">u1", 16: ">u2", 32: ">u4", 64: ">u8"}
+
+
+def good_at(width: int, seed: int, words: int) -> np.ndarray:
+    """PCG64 words of ``width`` bits (8, 16, 32 or 64), as uint64 values."""
+    return np.random.Generator(np.random.PCG64(seed)).integers(0, 1 << width, size=words, dtype=np.uint64)
+
+
 def bits(words: np.ndarray) -> np.ndarray:
     """The words' bits, each word most significant bit first."""
     return np.unpackbits(words.astype(">u4").view(np.uint8))
