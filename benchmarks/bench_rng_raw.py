@@ -3,16 +3,20 @@
     python benchmarks/bench_rng_raw.py perf     [--sequences 100 --workers 2]   the 15 tests on 100 x 10^6 bits, collection included
     python benchmarks/bench_rng_raw.py rss      [--bits 10^9 ...]    RSS across stream lengths (collection + hashing)
     python benchmarks/bench_rng_raw.py scaling                       exact analysis of a die and a 53-card shuffle
-    python benchmarks/bench_rng_raw.py false    [--runs 20 --sequences 100]   false failures of a good generator
-    python benchmarks/bench_rng_raw.py power    [--runs 10 --sequences 100]   LCG low bits, stuck bit 1 in 10^4
+    python benchmarks/bench_rng_raw.py rates    [--runs 10 --good-runs 100 --sequences 100 --generators ...]
+                                             the battery's failure rate, whole, at the default plan: false
+                                             failures of a good generator, power against each named defect
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
 ``perf`` times collection and the battery of ``--sequences`` sequences together. ``rss`` collects
 each length with the battery's sink replaced by a counter (the battery's cost is per sequence; the
 question is whether memory grows with the stream) and prints the process's peak RSS after each.
-``scaling`` analyses the reference vendor's die and shuffle through the same adapter. ``false`` and
-``power`` generate words in this process (tests/raw_generators.py) and run the battery's decisions.
+``scaling`` analyses the reference vendor's die and shuffle through the same adapter. ``rates``
+generates words in this process (tests/raw_generators.py: one stream a seed) and runs the whole
+battery (the 15 tests and the bit-position member, Holm at family-wise 0.01) on each seed's
+collection, through the command's workers; it prints each seed's rejected members and, per
+generator, the failure rate with its 95 % interval.
 Every mode prints the load average, since the machine may be shared.
 """
 
@@ -92,34 +96,56 @@ def scaling() -> None:
     s.close()
 
 
-def run_battery(generator: g.Words, seed: int, sequences: int) -> bool:
-    battery = RawBattery()
+def run_battery(pool: SequenceWorkers, generator: g.Words, seed: int, sequences: int) -> list[str]:
+    """The members a generator's collection of ``sequences`` x 10^6 bits rejects (one stream per
+    seed, cut into sequences as the command cuts the vendor's)."""
     words = nist.SEQUENCE_BITS // 32
+    sink = pool.sink(RawBattery(32))
+    stream = generator(seed, sequences * words)
     for q in range(sequences):
-        battery.add(g.bits(generator(seed * 100_003 + q, words)))
-    return any(r.rejected for r in battery.results())
+        sink(g.bits(stream[q * words:(q + 1) * words]))
+    return [r.id for r in pool.finish().results() if r.rejected]
 
 
-def false(runs: int, sequences: int) -> None:
+def interval(k: int, n: int) -> str:
+    """Clopper-Pearson 95 % interval of a rate k / n."""
+    from scipy import stats
+
+    lo = 0.0 if k == 0 else stats.beta.ppf(0.025, k, n - k + 1)
+    hi = 1.0 if k == n else stats.beta.ppf(0.975, k + 1, n - k)
+    return f"{k}/{n} = {k / n:.3f} (95 % interval {lo:.3f} to {hi:.3f})"
+
+
+def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: int, budget: float) -> None:
+    """Each named generator over ``runs`` seeds (the good one over ``good_runs``), at the default
+    plan: the share of collections the battery fails. Stops a generator when ``budget`` seconds
+    have gone, printing what it measured."""
     start = time.perf_counter()
-    failed = sum(run_battery(g.good, seed, sequences) for seed in range(runs))
-    print(f"false: {failed} of {runs} good generators failed ({sequences} sequences each); "
-          f"{time.perf_counter() - start:.0f} s; {load()}")
-
-
-def power(runs: int, sequences: int) -> None:
-    for name in ("lcg-low-bits", "stuck-bit-1e-4"):
-        start = time.perf_counter()
-        caught = sum(run_battery(g.GENERATORS[name], seed, sequences) for seed in range(runs))
-        print(f"power {name}: caught {caught} of {runs} ({sequences} sequences each); "
-              f"{time.perf_counter() - start:.0f} s; {load()}")
+    with SequenceWorkers(workers) as pool:
+        for name in names:
+            n = good_runs if name == "good" else runs
+            failed = 0
+            done = 0
+            for seed in range(n):
+                if time.perf_counter() - start > budget:
+                    break
+                rejected = run_battery(pool, g.GENERATORS[name], 35_000 + seed, sequences)
+                failed += bool(rejected)
+                done += 1
+                print(f"  {name} seed {35_000 + seed}: {'FAIL ' + ', '.join(rejected[:4]) if rejected else 'pass'}",
+                      flush=True)
+            print(f"rates {name}: the battery failed {interval(failed, done)} collections of {sequences} x 10^6 bits; "
+                  f"{time.perf_counter() - start:.0f} s so far; {load()}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "false", "power"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates"))
+    parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
+    parser.add_argument("--good-runs", type=int, default=100)
+    parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
     parser.add_argument("--sequences", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--bits", type=float, nargs="+", default=[1e8, 1e9, 4e9])
     args = parser.parse_args()
@@ -129,10 +155,8 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
-    elif args.mode == "false":
-        false(args.runs, args.sequences)
     else:
-        power(args.runs, args.sequences)
+        rates(args.generators, args.runs, args.good_runs, args.sequences, args.workers, args.budget)
 
 
 if __name__ == "__main__":
