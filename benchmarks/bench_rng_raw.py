@@ -88,7 +88,7 @@ def scaling() -> None:
     from tablecert.rng.scale_analysis import analyse
 
     s, decl = session()
-    for kind, n in (("die", 6), ("shuffle", 53)):
+    for kind, n in (("die", 6), ("shuffle", 53), ("range", 100)):
         start = time.perf_counter()
         result = analyse(lambda k, m, w: scale(s, decl, k, m, w), kind, n, decl.raw_bits)
         print(f"scaling {kind}: {time.perf_counter() - start:.1f} s, {result.get('probes', 0):,} probe words, "

@@ -63,8 +63,10 @@ def stuck_bit_power(words: int, width: int, family: int) -> dict[str, Any]:
     """What the bit-position member catches at this collection (99 % power, Holm's first step):
     the smallest share of words with a stuck bit, and the bits needed for 1 word in 10^4."""
     rate = stuck_rate_caught(words, width, family, ALPHA)
+    bits = words_to_catch(1e-4, width, family, ALPHA) * width
+    exponent = len(str(bits)) - 1
     return {"power": POWER, "rate": float(f"{rate:.3g}"), "one_word_in": math.floor(1 / rate),
-            "bits_for_1e-4": words_to_catch(1e-4, width, family, ALPHA) * width}
+            "bits_for_1e-4": bits, "bits_for_1e_4_text": f"{bits / 10 ** exponent:.1f} x 10^{exponent}"}
 
 
 def check_raw_bits(bits: int) -> None:

@@ -92,5 +92,6 @@ def test_the_main_rng_report_names_the_raw_report_on_page_1(tmp_path: Path) -> N
     assert done.returncode == 1 and "rng-report.pdf, which names it on page 1" in done.stdout
     page1 = " ".join(PdfReader(str(out / "rng-report.pdf")).pages[0].extract_text().split())
     assert "FAIL, in rng-raw-report.pdf of this folder" in page1
+    assert "raw stream and scaling: FAIL" in page1 and "PASS" not in page1.split("outcomes:")[0]   # the banner
     assert f"die (6) scaling largest deviation {Fraction(2, 3 * T)}, fail" in page1
     assert s["raw"]["sha256"][:16] in page1
