@@ -1,18 +1,22 @@
 """Benchmarks of the raw stream and scaling (``tablecert rng --raw --scaling``).
 
-    python benchmarks/bench_rng_raw.py perf     [--sequences 100]   the 15 tests on 100 x 10^6 bits, collection included
+    python benchmarks/bench_rng_raw.py perf     [--sequences 100 --workers 2]   the 15 tests on 100 x 10^6 bits, collection included
     python benchmarks/bench_rng_raw.py rss      [--bits 10^9 ...]    RSS across stream lengths (collection + hashing)
     python benchmarks/bench_rng_raw.py scaling                       exact analysis of a die and a 53-card shuffle
-    python benchmarks/bench_rng_raw.py false    [--runs 20 --sequences 100]   false failures of a good generator
-    python benchmarks/bench_rng_raw.py power    [--runs 10 --sequences 100]   LCG low bits, stuck bit 1 in 10^4
+    python benchmarks/bench_rng_raw.py rates    [--runs 10 --good-runs 100 --sequences 100 --generators ...]
+                                             the battery's failure rate, whole, at the default plan: false
+                                             failures of a good generator, power against each named defect
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
 ``perf`` times collection and the battery of ``--sequences`` sequences together. ``rss`` collects
 each length with the battery's sink replaced by a counter (the battery's cost is per sequence; the
 question is whether memory grows with the stream) and prints the process's peak RSS after each.
-``scaling`` analyses the reference vendor's die and shuffle through the same adapter. ``false`` and
-``power`` generate words in this process (tests/raw_generators.py) and run the battery's decisions.
+``scaling`` analyses the reference vendor's die and shuffle through the same adapter. ``rates``
+generates words in this process (tests/raw_generators.py: one stream a seed) and runs the whole
+battery (the 15 tests and the bit-position member, Holm at family-wise 0.01) on each seed's
+collection, through the command's workers; it prints each seed's rejected members and, per
+generator, the failure rate with its 95 % interval.
 Every mode prints the load average, since the machine may be shared.
 """
 
@@ -34,6 +38,7 @@ from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.rng import nist  # noqa: E402
 from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402
+from tablecert.rng.raw_workers import SequenceWorkers, default_workers  # noqa: E402
 
 VENDOR = f"{sys.executable} -m tablecert.oracle.vendor"
 
@@ -48,19 +53,23 @@ def session():  # type: ignore[no-untyped-def]
     return s, declaration(hello.raw, ("rng.raw", "rng.scale"))
 
 
-def perf(sequences: int) -> None:
-    s, decl = session()
-    battery = RawBattery()
-    battery.add(g.bits(g.good(0, nist.SEQUENCE_BITS // 32)))      # compile the kernels first (cached after)
-    battery = RawBattery()
+def perf(sequences: int, workers: int) -> None:
+    RawBattery().add(g.bits(g.good(0, nist.SEQUENCE_BITS // 32)))      # compile the kernels first (cached after)
+    cpu = os.times()
     start = time.perf_counter()
-    record = collect_raw(s, decl, sequences * nist.SEQUENCE_BITS, nist.SEQUENCE_BITS, battery.add)
-    results = battery.results()
+    with SequenceWorkers(workers) as pool:
+        s, decl = session()
+        record = collect_raw(s, decl, sequences * nist.SEQUENCE_BITS, nist.SEQUENCE_BITS,
+                             pool.sink(RawBattery(decl.raw_bits)))
+        results = pool.finish().results()
+        s.close()
     took = time.perf_counter() - start
-    s.close()
+    used = os.times()
+    busy = sum(getattr(used, f) - getattr(cpu, f) for f in ("user", "system", "children_user", "children_system"))
     print(f"perf: {record.sequences} sequences of 10^6 bits collected and tested in {took:.1f} s "
-          f"({took / record.sequences:.2f} s a sequence); {sum(r.rejected for r in results)} of {len(results)} "
-          f"members rejected; {load()}")
+          f"({took / record.sequences:.2f} s a sequence) with {workers} worker(s), {busy:.1f} s of CPU in this "
+          f"process and its finished children; {sum(r.rejected for r in results)} of {len(results)} members "
+          f"rejected; {load()}")
 
 
 def rss(lengths: list[int]) -> None:
@@ -79,7 +88,7 @@ def scaling() -> None:
     from tablecert.rng.scale_analysis import analyse
 
     s, decl = session()
-    for kind, n in (("die", 6), ("shuffle", 53)):
+    for kind, n in (("die", 6), ("shuffle", 53), ("range", 100)):
         start = time.perf_counter()
         result = analyse(lambda k, m, w: scale(s, decl, k, m, w), kind, n, decl.raw_bits)
         print(f"scaling {kind}: {time.perf_counter() - start:.1f} s, {result.get('probes', 0):,} probe words, "
@@ -87,46 +96,67 @@ def scaling() -> None:
     s.close()
 
 
-def run_battery(generator: g.Words, seed: int, sequences: int) -> bool:
-    battery = RawBattery()
+def run_battery(pool: SequenceWorkers, generator: g.Words, seed: int, sequences: int) -> list[str]:
+    """The members a generator's collection of ``sequences`` x 10^6 bits rejects (one stream per
+    seed, cut into sequences as the command cuts the vendor's)."""
     words = nist.SEQUENCE_BITS // 32
+    sink = pool.sink(RawBattery(32))
+    stream = generator(seed, sequences * words)
     for q in range(sequences):
-        battery.add(g.bits(generator(seed * 100_003 + q, words)))
-    return any(r.rejected for r in battery.results())
+        sink(g.bits(stream[q * words:(q + 1) * words]))
+    return [r.id for r in pool.finish().results() if r.rejected]
 
 
-def false(runs: int, sequences: int) -> None:
+def interval(k: int, n: int) -> str:
+    """Clopper-Pearson 95 % interval of a rate k / n."""
+    from scipy import stats
+
+    lo = 0.0 if k == 0 else stats.beta.ppf(0.025, k, n - k + 1)
+    hi = 1.0 if k == n else stats.beta.ppf(0.975, k + 1, n - k)
+    return f"{k}/{n} = {k / n:.3f} (95 % interval {lo:.3f} to {hi:.3f})"
+
+
+def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: int, budget: float) -> None:
+    """Each named generator over ``runs`` seeds (the good one over ``good_runs``), at the default
+    plan: the share of collections the battery fails. Stops a generator when ``budget`` seconds
+    have gone, printing what it measured."""
     start = time.perf_counter()
-    failed = sum(run_battery(g.good, seed, sequences) for seed in range(runs))
-    print(f"false: {failed} of {runs} good generators failed ({sequences} sequences each); "
-          f"{time.perf_counter() - start:.0f} s; {load()}")
-
-
-def power(runs: int, sequences: int) -> None:
-    for name in ("lcg-low-bits", "stuck-bit-1e-4"):
-        start = time.perf_counter()
-        caught = sum(run_battery(g.GENERATORS[name], seed, sequences) for seed in range(runs))
-        print(f"power {name}: caught {caught} of {runs} ({sequences} sequences each); "
-              f"{time.perf_counter() - start:.0f} s; {load()}")
+    with SequenceWorkers(workers) as pool:
+        for name in names:
+            n = good_runs if name == "good" else runs
+            failed = 0
+            done = 0
+            for seed in range(n):
+                if time.perf_counter() - start > budget:
+                    break
+                rejected = run_battery(pool, g.GENERATORS[name], 35_000 + seed, sequences)
+                failed += bool(rejected)
+                done += 1
+                print(f"  {name} seed {35_000 + seed}: {'FAIL ' + ', '.join(rejected[:4]) if rejected else 'pass'}",
+                      flush=True)
+            print(f"rates {name}: the battery failed {interval(failed, done)} collections of {sequences} x 10^6 bits; "
+                  f"{time.perf_counter() - start:.0f} s so far; {load()}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "false", "power"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates"))
+    parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
+    parser.add_argument("--good-runs", type=int, default=100)
+    parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
     parser.add_argument("--sequences", type=int, default=100)
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=default_workers())
     parser.add_argument("--bits", type=float, nargs="+", default=[1e8, 1e9, 4e9])
     args = parser.parse_args()
     if args.mode == "perf":
-        perf(args.sequences)
+        perf(args.sequences, args.workers)
     elif args.mode == "rss":
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
-    elif args.mode == "false":
-        false(args.runs, args.sequences)
     else:
-        power(args.runs, args.sequences)
+        rates(args.generators, args.runs, args.good_runs, args.sequences, args.workers, args.budget)
 
 
 if __name__ == "__main__":

@@ -227,27 +227,43 @@ def linear_complexity(bits: np.ndarray, M: int = LINEAR_M) -> float:
     return igamc(3, chi2 / 2)
 
 
-def _psi2(bits: np.ndarray, m: int) -> float:
+def pattern_counts(bits: np.ndarray, m: int) -> np.ndarray:
+    """Occurrences of every m-bit pattern among the n overlapping windows of the sequence with its
+    first m - 1 bits appended (sections 2.11 and 2.12), indexed by the pattern's value."""
+    return np.bincount(k.windows(bits, m, True), minlength=1 << m)
+
+
+def fold_counts(counts: np.ndarray, m: int) -> np.ndarray:
+    """:func:`pattern_counts` of a shorter ``m`` from those of a longer one: the m-bit window at
+    each position is the top m bits of the longer window there (the appended bits cover both)."""
+    return counts.reshape(1 << m, -1).sum(axis=1)
+
+
+def _psi2(n: int, counts: np.ndarray, m: int) -> float:
     if m <= 0:
         return 0.0
-    counts = np.bincount(k.windows(bits, m, True), minlength=1 << m).astype(np.float64)
-    return (2 ** m / bits.size) * float((counts ** 2).sum()) - bits.size
+    c = fold_counts(counts, m).astype(np.float64)
+    return (2 ** m / n) * float((c ** 2).sum()) - n
 
 
-def serial(bits: np.ndarray, m: int = SERIAL_M) -> dict[str, float]:
-    """2.11: the frequency of every overlapping m-bit pattern (two statistics)."""
-    psi = [_psi2(bits, m - d) for d in range(3)]
+def serial(bits: np.ndarray, m: int = SERIAL_M, counts: np.ndarray | None = None) -> dict[str, float]:
+    """2.11: the frequency of every overlapping m-bit pattern (two statistics); ``counts``: the
+    :func:`pattern_counts` of some length >= m, where the caller has them."""
+    counts = pattern_counts(bits, m) if counts is None else counts
+    psi = [_psi2(bits.size, counts, m - d) for d in range(3)]
     del1 = psi[0] - psi[1]
     del2 = psi[0] - 2 * psi[1] + psi[2]
     return {"1": igamc(2 ** (m - 2), del1 / 2), "2": igamc(2 ** (m - 3), del2 / 2)}
 
 
-def approximate_entropy(bits: np.ndarray, m: int = ENTROPY_M) -> float:
-    """2.12: overlapping m- and (m+1)-bit patterns against a random sequence's."""
+def approximate_entropy(bits: np.ndarray, m: int = ENTROPY_M, counts: np.ndarray | None = None) -> float:
+    """2.12: overlapping m- and (m+1)-bit patterns against a random sequence's (``counts`` as for
+    :func:`serial`, of a length >= m + 1)."""
     n = bits.size
+    counts = pattern_counts(bits, m + 1) if counts is None else counts
 
     def phi(size: int) -> float:
-        c = np.bincount(k.windows(bits, size, True), minlength=1 << size) / n
+        c = fold_counts(counts, size) / n
         c = c[c > 0]
         return float((c * np.log(c)).sum())
 
@@ -274,16 +290,18 @@ def _cusum_p(n: int, z: int) -> float:
     return 1 - s1 + s2
 
 
-def cumulative_sums(bits: np.ndarray) -> dict[str, float]:
-    """2.13: the largest excursion of the random walk, forward and backward."""
-    x = 2 * bits.astype(np.int64) - 1
-    forward = int(np.abs(np.cumsum(x)).max())
-    backward = int(np.abs(np.cumsum(x[::-1])).max())
+def cumulative_sums(bits: np.ndarray, walk: tuple[np.ndarray, np.ndarray, int] | None = None) -> dict[str, float]:
+    """2.13: the largest excursion of the random walk, forward and backward. The backward walk's
+    partial sums are the total less the forward ones: S'_k = S_n - S_(n-k), k = 1..n (S_0 = 0)."""
+    s = (walk or _walk(bits))[0]
+    total = int(s[-1])
+    forward = int(np.abs(s).max())
+    backward = max(abs(total), int(np.abs(total - s[:-1]).max()) if s.size > 1 else 0)
     return {"forward": _cusum_p(bits.size, forward), "backward": _cusum_p(bits.size, backward)}
 
 
 def _walk(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    s = np.cumsum(2 * bits.astype(np.int64) - 1)
+    s = np.cumsum(2 * bits.astype(np.int32) - 1, dtype=np.int32 if bits.size < 1 << 31 else np.int64)
     zero = s == 0
     cycle = np.cumsum(zero) - zero          # the cycle each step belongs to (a zero closes it)
     J = int(zero.sum()) + (0 if zero[-1] else 1)
@@ -354,9 +372,10 @@ def run_sequence(bits: np.ndarray) -> dict[str, float]:
 
     values = k.windows(bits, TEMPLATE_M, False)
     walk = _walk(bits)
+    patterns = pattern_counts(bits, max(SERIAL_M, ENTROPY_M + 1))
     add("frequency", frequency(bits))
     add("block_frequency", block_frequency(bits))
-    add("cumulative_sums", cumulative_sums(bits))
+    add("cumulative_sums", cumulative_sums(bits, walk))
     add("runs", runs(bits))
     add("longest_run", longest_run(bits))
     add("rank", matrix_rank(bits))
@@ -364,10 +383,10 @@ def run_sequence(bits: np.ndarray) -> dict[str, float]:
     add("non_overlapping_template", non_overlapping(bits, values))
     add("overlapping_template", overlapping(bits, values))
     add("universal", universal(bits))
-    add("approximate_entropy", approximate_entropy(bits))
+    add("approximate_entropy", approximate_entropy(bits, counts=patterns))
     add("random_excursions", random_excursions(bits, walk))
     add("random_excursions_variant", random_excursions_variant(bits, walk))
-    add("serial", serial(bits))
+    add("serial", serial(bits, counts=patterns))
     add("linear_complexity", linear_complexity(bits))
     return out
 

@@ -159,19 +159,21 @@ def linear_complexities(bits: np.ndarray, M: int, blocks: int) -> np.ndarray:
         L = 0
         m = -1
         for N in range(M):
-            # window <<= 1, then bit 0 = s[N]
-            for w in range(words - 1, 0, -1):
+            # window <<= 1, then bit 0 = s[N]; the window has N + 1 bits and deg C <= N: only the
+            # first `live` words hold any
+            live = min(words, (N + 1) // 64 + 1)
+            for w in range(live - 1, 0, -1):
                 W[w] = (W[w] << one) | (W[w - 1] >> np.uint64(63))
             W[0] = (W[0] << one) | np.uint64(bits[base + N])
             acc = np.uint64(0)
-            for w in range(words):
+            for w in range(live):
                 acc ^= C[w] & W[w]
             if _parity(acc):
                 for w in range(words):
                     T[w] = C[w]
                 shift = N - m
                 ws, bs = shift // 64, np.uint64(shift % 64)
-                for w in range(words - 1, ws - 1, -1):
+                for w in range(live - 1, ws - 1, -1):         # deg(B x^(N - m)) <= N + 1
                     v = B[w - ws] << bs
                     if bs and w - ws - 1 >= 0:
                         v |= B[w - ws - 1] >> (np.uint64(64) - bs)

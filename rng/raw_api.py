@@ -5,11 +5,13 @@
 
 * collects ``BITS`` of the raw stream (``rng.raw``) into the raw battery
   (:class:`tablecert.rng.raw_plan.RawBattery`, NIST SP 800-22's 15 tests on sequences of 10^6
-  bits, decided by Holm at family-wise alpha 0.01), hashing it as it streams;
+  bits, decided by Holm at family-wise alpha 0.01), hashing it as it streams, the sequences tested
+  by ``workers`` processes as they arrive (:mod:`tablecert.rng.raw_workers`);
 * analyses the scaling exactly (``rng.scale``; :mod:`tablecert.rng.scale_analysis`) of the die
-  (k = 6) and the 53-card shuffle, against the lab's tolerance (0 by default);
+  (k = 6), the 53-card shuffle and a range of the lab's choice (``range_n``, default
+  :data:`DEFAULT_RANGE`), against the lab's tolerance (0 by default);
 * checks pairing (``rng.paired``): outcomes dealt by production with the words they consumed,
-  each against ``rng.scale`` of those words.
+  each against ``rng.scale`` of those words (die, shuffle and the range).
 
 :func:`write_raw` writes ``raw-summary.json`` and ``rng-raw-report.pdf`` (rendered from the summary
 alone by the ``render`` the caller passes, as :func:`tablecert.rng.api.write_run`).
@@ -18,6 +20,7 @@ alone by the ``render`` the caller passes, as :func:`tablecert.rng.api.write_run
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -27,14 +30,22 @@ from tablecert import __version__
 from tablecert.harness.adapters import find_adapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.rng import nist
+from tablecert.rng.collect import RngError
+from tablecert.rng.bit_positions import stuck_rate_caught, words_to_catch
 from tablecert.rng.plan import ALPHA
+from tablecert.rng.power import POWER
 from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale
 from tablecert.rng.raw_plan import MIN_SEQUENCES, RawBattery, battery_rows
+from tablecert.rng.raw_workers import SequenceWorkers
 
 SUMMARY_FORMAT = "tablecert-rng-raw/1"
 DEFAULT_RAW_BITS = 100 * nist.SEQUENCE_BITS
 """10^8 bits: 100 sequences of 10^6 (NIST's own recommendation for the proportion decision)."""
 DEFAULT_PAIRS = 10_000
+DEFAULT_RANGE = 100
+"""The range analysed by default: a value in 0..99 (a percentage draw). Not a power of two, so a
+modulo or multiply-shift scaler is biased on words of every width, and at most 2^8, so a vendor
+of 8-bit words can scale it from one word. A lab sets the n its game uses."""
 
 SOURCE_REVIEW = ("What these tests cannot show, and a lab must review in the source: the raw battery says that "
                  "the words collected look like independent fair bits to NIST SP 800-22's 15 tests; the scaling "
@@ -48,6 +59,16 @@ SOURCE_REVIEW = ("What these tests cannot show, and a lab must review in the sou
                  "outcome is discarded after scaling, and that the build reviewed is the build that deals.")
 
 
+def stuck_bit_power(words: int, width: int, family: int) -> dict[str, Any]:
+    """What the bit-position member catches at this collection (99 % power, Holm's first step):
+    the smallest share of words with a stuck bit, and the bits needed for 1 word in 10^4."""
+    rate = stuck_rate_caught(words, width, family, ALPHA)
+    bits = words_to_catch(1e-4, width, family, ALPHA) * width
+    exponent = len(str(bits)) - 1
+    return {"power": POWER, "rate": float(f"{rate:.3g}"), "one_word_in": math.floor(1 / rate),
+            "bits_for_1e-4": bits, "bits_for_1e_4_text": f"{bits / 10 ** exponent:.1f} x 10^{exponent}"}
+
+
 def check_raw_bits(bits: int) -> None:
     if bits < MIN_SEQUENCES * nist.SEQUENCE_BITS:
         raise ValueError(f"--raw must be at least {MIN_SEQUENCES * nist.SEQUENCE_BITS:,} bits "
@@ -55,16 +76,25 @@ def check_raw_bits(bits: int) -> None:
 
 
 def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
-                 pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0),
-                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                 pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0), range_n: int = DEFAULT_RANGE,
+                 workers: int = 1, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Collect and evaluate; the summary (``collected`` is filled in by the caller)."""
+    with SequenceWorkers(workers) as pool:              # forked before the session opens
+        return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress)
+
+
+def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
+              pairs: int, tolerance: Fraction, range_n: int, progress: Callable[[int, int], None] | None) -> dict[str, Any]:
     session = find_adapter(adapter).open(target, options)
     try:
         hello = session.hello()
         wanted = ("rng.raw",) + (("rng.scale", "rng.paired") if scaling else ())
         decl = declaration(hello.raw, wanted)
-        battery = RawBattery()
-        record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, battery.add, progress)
+        if scaling and range_n > 1 << decl.raw_bits:
+            raise RngError(f"--scale-range {range_n:,} is above 2^{decl.raw_bits}, the vendor's raw words "
+                           f"(rng.scale's range takes n from 1 to 2^{decl.raw_bits})")
+        record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(RawBattery(decl.raw_bits)), progress)
+        battery = pool.finish()
         results = battery.results()
         data: dict[str, Any] = {
             "format": SUMMARY_FORMAT, "tablecert": __version__,
@@ -74,6 +104,7 @@ def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, 
             "raw": {"bits": record.bits, "words": record.words, "sequences": record.sequences,
                     "sequence_bits": nist.SEQUENCE_BITS, "sha256": record.sha256,
                     "plan": {"alpha": ALPHA, "method": "holm", "family_size": len(results)},
+                    "stuck_bit": stuck_bit_power(record.words, decl.raw_bits, len(results)),
                     "tests": battery_rows(results),
                     "rejected": [r.id for r in results if r.rejected]},
             "source_review": SOURCE_REVIEW,
@@ -85,9 +116,11 @@ def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, 
             from tablecert.rng.scale_analysis import analyse
 
             data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance),
-                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance)]
+                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance),
+                               analyse(vendor_scale, "range", range_n, decl.raw_bits, tolerance)]
             data["pairing"] = [check_pairs(session, decl, "die", 6, pairs).as_dict(),
-                               check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)).as_dict()]
+                               check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)).as_dict(),
+                               check_pairs(session, decl, "range", range_n, pairs).as_dict()]
         failed = bool(data["raw"]["rejected"]) or any(x["decision"] == "fail" for x in data.get("scaling", [])) \
             or any(x["decision"] == "fail" for x in data.get("pairing", []))
         data["verdict"] = "fail" if failed else "pass"

@@ -16,7 +16,11 @@ of the family here:
   with 9 degrees of freedom, P-value_T = igamc(9/2, chi2/2) (NIST asks P-value_T >= 0.0001);
   only where at least :data:`MIN_UNIFORMITY` sequences applied (4.2.2 asks 55).
 
-The family (both members of every statistic) is decided with :func:`tablecert.rng.plan.holm`
+A 189th statistic is the words' own (:mod:`tablecert.rng.bit_positions`): the frequency of ones
+at each bit position of the words, which NIST's bit-string tests cannot see (a bit stuck in a
+share of the words); it is one member, Bonferroni over the word's positions inside it.
+
+The family (both members of every statistic, and the bit-position member) is decided with :func:`tablecert.rng.plan.holm`
 at family-wise alpha = 0.01, as the outcome battery: a correct generator fails the raw battery
 with probability at most 0.01 (Holm is valid under any dependence between the statistics, and
 the 148 templates are far from independent). ``benchmarks/bench_rng_raw.py`` measures the
@@ -31,7 +35,7 @@ from collections.abc import Iterable
 import numpy as np
 from scipy import special, stats
 
-from tablecert.rng import nist
+from tablecert.rng import bit_positions, nist
 from tablecert.rng.plan import ALPHA, TestResult, holm
 
 SEQUENCE_ALPHA = 0.01
@@ -50,12 +54,19 @@ class RawBattery:
     """P-values of every statistic, sequence by sequence (:meth:`add`), then the decisions
     (:meth:`results`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 32) -> None:
         self.p_values: dict[str, list[float]] = defaultdict(list)
         self.sequences = 0
+        self.positions = bit_positions.BitPositions(width)
 
     def add(self, bits: np.ndarray) -> None:
-        for key, p in nist.run_sequence(bits).items():
+        """One sequence: whole words of the declared width, each most significant bit first."""
+        self.add_p_values(nist.run_sequence(bits))
+        self.positions.add(bits)
+
+    def add_p_values(self, p_values: dict[str, float]) -> None:
+        """One sequence's P-values (:func:`tablecert.rng.nist.run_sequence`), computed elsewhere."""
+        for key, p in p_values.items():
             self.p_values[key].append(p)
         self.sequences += 1
 
@@ -66,7 +77,8 @@ class RawBattery:
 
     def members(self) -> list[TestResult]:
         """The family's members before Holm: a proportion and (where enough sequences applied) a
-        uniformity test for every statistic, in the order of :data:`~tablecert.rng.nist.TESTS`."""
+        uniformity test for every statistic, in the order of :data:`~tablecert.rng.nist.TESTS`, then
+        the bit-position member (once words were added)."""
         out: list[TestResult] = []
         order = {name: i for i, name in enumerate(nist.TESTS)}
         for key in sorted(self.p_values, key=lambda key: (order[key.split("/")[0]], key)):
@@ -84,6 +96,8 @@ class RawBattery:
                 chi2 = float(((histogram - expected) ** 2 / expected).sum())
                 out.append(TestResult(f"raw.{key}.uniformity", title, "raw", "chi-square (uniformity)", chi2,
                                       BINS - 1, float(special.gammaincc((BINS - 1) / 2, chi2 / 2)), s, chart=chart))
+        if self.positions.words:
+            out.append(self.positions.member())
         return out
 
     def results(self, alpha: float = ALPHA) -> list[TestResult]:
@@ -92,7 +106,7 @@ class RawBattery:
 
 
 def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
-    """One row per test of the 15 for the report: its statistics, the smallest proportion of
+    """One row per test of the 15 (then the bit-position member's) for the report: its statistics, the smallest proportion of
     passing sequences among them, the smallest uniformity P-value, the P-value histogram of all its
     statistics together, and whether any member was rejected."""
     rows = []
@@ -110,4 +124,10 @@ def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
                      "min_proportion": round(worst.statistic, 4),
                      "min_uniformity_p": float(f"{min(r.p_value for r in uniform):.4g}") if uniform else None,
                      "histogram": histogram, "decision": "fail" if any(r.rejected for r in mine) else "pass"})
+    for r in results:
+        if r.id.startswith(f"raw.{bit_positions.TEST}."):
+            rows.append({"test": bit_positions.TEST, "title": r.title, "statistics": 1, "words": r.n,
+                         "positions": len(r.chart["ones"]), "worst_position": r.chart["worst_position"],
+                         "worst_share": r.chart["worst_share"], "p_value": float(f"{r.p_value:.4g}"),
+                         "decision": "fail" if r.rejected else "pass"})
     return rows

@@ -3,9 +3,9 @@ raw words, as a fraction, from the vendor's own scaling function driven with cho
 
 **One value from words** (kinds ``die`` and ``range``, k outcomes, words of W bits):
 
-* W <= 16: every word is sent (each followed by a filler word, see below), so the counts of words
+* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see below), so the counts of words
   per outcome, and the probabilities, are read off exactly: nothing is assumed;
-* W = 32 or 64: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
+* above: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
   below them (where ``w mod k`` is biased and a rejection loop must discard), both sides of every
   multiply-shift boundary ``ceil(j 2^W / k)`` (where ``floor(w k / 2^W)`` and Lemire's rejection
   change value), the words around the next power of two above k and its high-bit counterpart
@@ -20,7 +20,8 @@ with outcome 0): one outcome consuming both words means p was rejected. A scaler
 word per outcome of fillers, or whose outcome does not change with a word it consumed, skips words
 (they are consumed and discarded): it fails.
 
-**Shuffles** (``shuffle``, n items): fillers alone identify Fisher-Yates (from the top: for
+**Shuffles** (``shuffle``, n items): fillers alone (words meant to pick position 0 of every swap;
+where no one word does so under every model, as at 8 bits, two more sets are tried) identify Fisher-Yates (from the top: for
 i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for i = 0 .. n-2 swap i with j in i..n-1),
 one word a swap; each swap's word is then probed as above (its outcome j read from the deck), the
 swap's scaler identified, and the exact probability of every card at every position computed by
@@ -45,6 +46,9 @@ Scale = Callable[[str, int, Sequence[int]], tuple[list[Any], list[int]]]
 
 RANDOM_PROBES = 64
 ENUMERATE_UP_TO = 16
+SHUFFLE_ENUMERATE_UP_TO = 8
+"""A shuffle's swaps are enumerated up to 8-bit words only: each probe of a swap costs a whole
+deck (n - 1 words), 2^16 of them a swap would be 10^8 words for a 53-card deck."""
 
 
 class NotProved(Exception):
@@ -223,13 +227,14 @@ class StepLaw:
 
 
 def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
-              read: Callable[[Any], int] | None = None) -> StepLaw:
-    """The exact law of ``kind``'s one-word outcome (``k`` values; ``read`` maps an outcome to its value)."""
+              read: Callable[[Any], int] | None = None, enumerate_up_to: int = ENUMERATE_UP_TO) -> StepLaw:
+    """The exact law of ``kind``'s one-word outcome (``k`` values; ``read`` maps an outcome to its
+    value); every word is sent up to ``enumerate_up_to`` bits, probes above."""
     k = n if k is None else k
     read = read or int
     fill = filler(k, width)
     _check_one_word(scale, kind, n, fill)
-    if width <= ENUMERATE_UP_TO:
+    if width <= enumerate_up_to:
         seen = _observe(scale, kind, n, list(range(1 << width)), fill)
         counts = [0] * k
         for value in seen.values():
@@ -268,19 +273,18 @@ def _fy_bottom(n: int, js: Sequence[int]) -> list[int]:
 def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[StepLaw]]:
     """The shuffle's structure and each swap's exact law (swap s picks among n - s positions)."""
     steps = n - 1
-    fill = [filler(n - s, width) for s in range(steps)]     # swap s picks among n - s positions
-    decks, used = scale("shuffle", n, fill + fill[:4])
-    if not decks:
-        raise NotProved(f"{steps + 4} filler words made no deck")
-    if used[0] < steps:
-        raise NotProved(f"a deck of {n} consumed {used[0]} words for {steps} swaps: words are reused")
-    if used[0] > steps:
-        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps: words are skipped")
     zeros = [0] * steps
     structures = {"Fisher-Yates from the top": _fy_top, "Fisher-Yates from the bottom": _fy_bottom}
-    name = next((s for s, f in structures.items() if f(n, zeros) == list(decks[0])), None)
-    if name is None:
-        raise NotProved("the deck dealt from filler words is not a Fisher-Yates shuffle's")
+    first: NotProved | None = None
+    for fill in _shuffle_fillers(n, width):
+        try:
+            name = _structure(scale, n, fill, structures)
+            break
+        except NotProved as err:
+            first = first or err
+    else:
+        assert first is not None
+        raise first
     simulate = structures[name]
     laws = []
     for s in range(steps):
@@ -292,9 +296,33 @@ def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[StepLaw]]:
             by_deck[tuple(simulate(n, js))] = j
 
         law = value_law(_batched(scale, n, fill, s, by_deck), "shuffle", n, width, k=size,
-                        read=lambda v, size=size: _checked(v, size))
+                        read=lambda v, size=size: _checked(v, size), enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO)
         laws.append(law)
     return name, laws
+
+
+def _shuffle_fillers(n: int, width: int) -> list[list[int]]:
+    """Filler words for the swaps of a shuffle, each meant to pick position 0 of its swap, to try in
+    turn: :func:`filler` (a multiple of k accepted by every model, where one exists: at 32 and 64
+    bits), then all 0 (0 under every model but Lemire's, which rejects it), then all 1 (0 under the
+    multiply-shift models, Lemire's included, for k < 2^W)."""
+    return [[filler(n - s, width) for s in range(n - 1)], [0] * (n - 1), [1] * (n - 1)]
+
+
+def _structure(scale: Scale, n: int, fill: list[int], structures: dict[str, Callable[[int, Sequence[int]], list[int]]]) -> str:
+    """The shuffle's structure, recognised from the deck the filler words deal (every swap 0)."""
+    steps = n - 1
+    decks, used = scale("shuffle", n, fill + fill[:4])
+    if not decks:
+        raise NotProved(f"{steps + 4} filler words made no deck")
+    if used[0] < steps:
+        raise NotProved(f"a deck of {n} consumed {used[0]} words for {steps} swaps: words are reused")
+    if used[0] > steps:
+        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps: words are skipped")
+    name = next((s for s, f in structures.items() if f(n, [0] * steps) == list(decks[0])), None)
+    if name is None:
+        raise NotProved("the deck dealt from filler words is not a Fisher-Yates shuffle's")
+    return name
 
 
 def _checked(value: Any, size: int) -> int:

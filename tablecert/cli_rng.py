@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,16 @@ def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -
     except RngError as err:
         print(f"tablecert: error: {err}", file=sys.stderr)
     return None
+
+
+RAW_SUMMARY = "raw-summary.json"
+
+
+def _summary_in(out: Path, name: str) -> dict[str, Any] | None:
+    """The other RNG run's summary in the same folder (``summary.json`` of the outcomes,
+    ``raw-summary.json`` of the raw stream), or None: one rng-report.pdf names both."""
+    path = out / name
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
@@ -85,7 +96,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
         print("evaluating the outcomes", file=sys.stderr, flush=True)
     results = evaluate(outcomes.faces, outcomes.decks, seed)
     data = summary(outcomes, results, seed, collected)
-    write_run(out, outcomes, data, render_report)
+    write_run(out, outcomes, data, lambda summary: render_report(summary, _summary_in(out, RAW_SUMMARY)))
     from tablecert.reports.rng_html import write_rng_page
 
     write_rng_page(out)
@@ -104,6 +115,7 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     from fractions import Fraction
 
     from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw
+    from tablecert.rng.raw_workers import default_workers
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
     try:
@@ -116,19 +128,28 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
         tolerance = Fraction(-1)
     if tolerance < 0:
         raise UsageError(f"--tolerance {args.tolerance!r}: not a fraction >= 0 such as 0 or 1/1000000")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: must be 1 or more")
+    if args.scale_range < 2:
+        raise UsageError(f"--scale-range {args.scale_range}: must be 2 or more (outcomes 0..n-1)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
     data = _from_vendor(args, out, lambda options: evaluate_raw(
-        adapter, target, options, bits, args.scaling, args.pairs, tolerance,
-        progress=progress_bar("collecting", args.quiet, unit="words")))
+        adapter, target, options, bits, args.scaling, args.pairs, tolerance, args.scale_range,
+        args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words")))
     if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
     from tablecert.reports.rng_report import render_raw_report
 
     write_raw(out, data, render_raw_report)
+    outcomes_summary = _summary_in(out, "summary.json")
+    if outcomes_summary is not None:            # the main RNG report of this folder names this one on page 1
+        from tablecert.reports.rng_report import render_report
+
+        (out / "rng-report.pdf").write_bytes(render_report(outcomes_summary, data))
     from tablecert.reports.rng_html import write_rng_page
 
     write_rng_page(out)
@@ -141,7 +162,8 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
               + ("" if item["proved"] else f" (not proved: {item['reason']})"))
     for item in data.get("pairing", []):
         print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched")
-    print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf, report.html")
+    print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf, report.html"
+          + (" (and rng-report.pdf, which names it on page 1)" if outcomes_summary is not None else ""))
     return 1 if data["verdict"] == "fail" else 0
 
 
@@ -165,8 +187,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="evaluate the raw stream (op rng.raw) instead of outcomes: BITS bits through NIST SP 800-22's "
                         "15 tests in sequences of 10^6 (default with --scaling: 100,000,000)")
     p.add_argument("--scaling", action="store_true",
-                   help="with the raw stream, prove the scaling exact (op rng.scale: die and 53-card shuffle) and "
-                        "check paired outcomes (op rng.paired)")
+                   help="with the raw stream, prove the scaling exact (op rng.scale: die, 53-card shuffle and a "
+                        "range, see --scale-range) and check paired outcomes (op rng.paired)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="with --raw, processes testing the raw sequences while the stream is collected (default: "
+                        "the cores this process may use; the results do not depend on it)")
+    p.add_argument("--scale-range", type=int, default=100, metavar="N",
+                   help="with --scaling, the range analysed and paired: a value in 0..N-1 as the game draws it "
+                        "(default 100, a percentage draw)")
     p.add_argument("--pairs", type=int, default=10_000, help="paired die outcomes checked (decks: a tenth; default 10,000)")
     p.add_argument("--tolerance", default="0",
                    help="largest deviation from uniform the lab accepts in the scaling, a fraction (default 0)")

@@ -8,6 +8,8 @@ subprocess: ``python tests/raw_vendor.py MODE``, MODE one of
     float-die       good words, the die scaled by floor(u * 6), u = w / 2^32
     shuffle-one     good words, Fisher-Yates with w % 46 on one swap (rejection elsewhere)
     paired-other    rng.scale is exact, but the outcomes it pairs were scaled by multiply-shift
+    width-W         a correct vendor of W-bit raw words (W = 8, 16, 64): PCG64 words, rejection on
+                    W-bit words, Fisher-Yates; hello declares raw_bits W
 
 Everything else is the reference vendor's (hello, bye, the other ops).
 """
@@ -34,11 +36,22 @@ SCALERS = {"modulo-die": raw_scalers.as_scale(raw_scalers.modulo),
            "shuffle-one": raw_scalers.as_scale(shuffle_step=raw_scalers.biased_on_swap(7))}
 
 
+def exact_at(width: int) -> raw_scalers.Value:
+    """Rejection to a multiple of k on ``width``-bit words, then w mod k (exact)."""
+    top = 1 << width
+    return lambda w, k: w % k if w < top - top % k else None
+
+
 class RawVendor(ReferenceVendor):
     def __init__(self, mode: str) -> None:
         super().__init__()
         self.mode = mode
         self.served = 0
+        self.width = int(mode.split("-")[1]) if mode.startswith("width-") else 32
+
+    def hello(self) -> dict[str, Any]:
+        hello = super().hello()
+        return {**hello, "rng": {**hello["rng"], "raw_bits": self.width}}
 
     def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
         if op == "rng.raw" and self.mode in ("lcg", "stuck"):
@@ -49,6 +62,8 @@ class RawVendor(ReferenceVendor):
                 out.append({"words": outcomes.encode_words(gen(1 + self.served, n))})
                 self.served += 1
             return out
+        if self.width != 32 and op in ("rng.raw", "rng.scale", "rng.paired"):
+            return [self.at_width(op, case) for case in cases]
         kind_scaler = SCALERS.get(self.mode)
         if op == "rng.scale" and kind_scaler and (cases[0]["kind"] == "shuffle") == (self.mode == "shuffle-one"):
             out = []
@@ -65,6 +80,26 @@ class RawVendor(ReferenceVendor):
                 out.append({"outcomes": dealt, "consumed": [1] * len(dealt), "words": outcomes.encode_words(words)})
             return out
         return super().results(op, config, cases)
+
+    def at_width(self, op: str, case: dict[str, Any]) -> dict[str, Any]:
+        """The three raw ops on words of this vendor's width (big-endian, base64)."""
+        dtype = raw_generators.DTYPES[self.width]
+        exact = exact_at(self.width)
+        scaler = raw_scalers.as_scale(exact, lambda w, k, swap: exact(w, k))
+        if op == "rng.raw":
+            self.served += 1
+            return {"words": base64.b64encode(raw_generators.good_at(self.width, self.served, case["words"])
+                                              .astype(dtype).tobytes()).decode()}
+        if op == "rng.scale":
+            words = np.frombuffer(base64.b64decode(case["words"]), dtype=dtype).tolist()
+            got, used = scaler(case["kind"], case["n"], words)
+            return {"outcomes": got, "consumed": used}
+        self.served += 1
+        pool = raw_generators.good_at(self.width, 1_000_000 + self.served, 128 * case["count"]).tolist()
+        got, used = scaler(case["kind"], case["n"], pool)
+        got, used = got[:case["count"]], used[:case["count"]]
+        return {"outcomes": got, "consumed": used,
+                "words": base64.b64encode(np.array(pool[:sum(used)], dtype=np.uint64).astype(dtype).tobytes()).decode()}
 
 
 if __name__ == "__main__":
