@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tablecert.parallel.spread import Shard, Spread, head_silent
 
 if TYPE_CHECKING:
-    from tablecert.harness.run.context import SpreadContext
+    from tablecert.harness.instance.context import SpreadContext
     from tablecert.parallel.ray_pool import RayConnection
 
 __all__ = ["ParallelOptions", "Shard", "add_parallel_arguments", "parallel_options"]

@@ -32,7 +32,7 @@ from typing import Any
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run import RunError
-from tablecert.harness.run.context import SpreadContext
+from tablecert.harness.instance.context import SpreadContext
 from tablecert.parallel.actor import VendorActor
 from tablecert.parallel.spread import Spread, head_silent
 from tablecert.parallel.units import Unit

@@ -49,11 +49,11 @@ from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault
 from tablecert.harness.answers.envelope import parse_hello
 from tablecert.harness.protocol_versions import V2, v1_expressible
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.store import RunStore
 from tablecert.harness.store.responses import AnswerIndex
 from tablecert.harness.run import RunError
-from tablecert.harness.run.instance import VendorInstance, identity_of
+from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.lab_files import remove_our_folder
