@@ -35,6 +35,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.data import ReportData
+from tablecert import __version__
 
 REPORT_NAME = "report.html"
 SIDECAR = "report-vectors"  # the chunks of a page of more than EMBEDDED_ROWS vectors, beside it
@@ -163,8 +164,6 @@ def _environment() -> Environment:
 def render_page(data: ReportData, rows: list[FailingVector] | None = None) -> tuple[bytes, dict[str, bytes]]:
     """The page's bytes and its sidecar files (none up to EMBEDDED_ROWS vectors); deterministic
     for the same data. ``rows`` defaults to :func:`failing_vectors` (the benchmark passes its own)."""
-    from tablecert import __version__
-
     rows = failing_vectors(data) if rows is None else rows
     vectors = embedded_vectors(rows)
     causes = data.causes.causes if data.causes else []

@@ -26,6 +26,7 @@ from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.html import REPORT_NAME
 from tablecert.reports.run_diff import RunDiff, RunDiffError, run_diff
+from tablecert import __version__
 
 TEXT_SHOWN = 200
 
@@ -127,8 +128,6 @@ def _environment() -> Environment:
 
 def write_site(runs: Path, out: Path) -> list[Path]:
     """The site's pages into ``out`` (made); returns them, index first."""
-    from tablecert import __version__
-
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out}: exists and is not a folder")
     vendors = by_vendor(find_runs(runs))

@@ -22,6 +22,7 @@ from typing import Any
 
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.round_findings import differing_fields
+from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
 
 NOTE_CHARS = 1500
 TRANSCRIPT_TAIL = 4
@@ -130,8 +131,6 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
     kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
-    from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_ORACLE
-
     out: dict[str, str] = {}
     for rec in failures:
         detail = details.get(f"{rec.file} {rec.tc_id}")
