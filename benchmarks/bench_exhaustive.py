@@ -89,7 +89,7 @@ def run_confusion(out: Path) -> dict[str, dict[str, int]]:
 def child(suite: str, out: Path) -> dict[str, Any]:
     """Run the certify command in this process; the measurements as a dict."""
     from tablecert.cli import main
-    from tablecert.harness.run.instance import VendorInstance
+    from tablecert.harness.instance.vendor_instance import VendorInstance
 
     instances: list[VendorInstance] = []             # the run's instance: its own stats (no process-wide ones)
     made = VendorInstance.__init__

@@ -56,8 +56,8 @@ from tablecert.harness.adapters.python_adapter import PythonSession
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.run.hand_batches import HAND_OPS, HandSuite, iter_hand_batches
-from tablecert.harness.run.recovery import FaultPolicy
-from tablecert.harness.run.instance import VendorInstance, identity_of
+from tablecert.harness.instance.recovery import FaultPolicy
+from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.runner import Runner
 from tablecert.harness.suites.reader import iter_batches

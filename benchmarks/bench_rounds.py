@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_judging import answers_of, load, timed, vendors  # noqa: E402
 
-from tablecert.harness.run.recovery import FaultPolicy  # noqa: E402
-from tablecert.harness.run.instance import VendorInstance, identity_of  # noqa: E402
+from tablecert.harness.instance.recovery import FaultPolicy  # noqa: E402
+from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of  # noqa: E402
 from tablecert.harness.run.judging import judge  # noqa: E402
 from tablecert.harness.suites.reader import iter_batches  # noqa: E402
 from tablecert.vectors.suites import generate  # noqa: E402

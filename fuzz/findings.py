@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph, Preformatted, SimpleDocTemplate, Spacer
+
 from tablecert.fuzz.search import Failure, FuzzStats
 from tablecert.harness.answers.causes import unwrapped
 from tablecert.harness.contract import Hello
@@ -102,10 +106,6 @@ def terminal_lines(data: dict[str, Any]) -> list[str]:
 
 def findings_pdf(data: dict[str, Any]) -> bytes:
     """A short PDF: the run, then each failure with its config, case, expected and actual answer."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import Paragraph, Preformatted, SimpleDocTemplate, Spacer
-
     styles = getSampleStyleSheet()
     buf = BytesIO()
     doc = SimpleDocTemplate(buf, pagesize=A4, invariant=1, title="tablecert fuzz findings",

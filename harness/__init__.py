@@ -12,9 +12,12 @@
   ``judge(instance, unit)`` and the recorder) and the loops that use it: the one-worker run
   (:mod:`~tablecert.harness.run.runner`), the hand suites (:mod:`~tablecert.harness.run.hand_batches`,
   :mod:`~tablecert.harness.run.hand_runner`),
-  offline validation (:mod:`~tablecert.harness.run.offline`), fault recovery
-  (:mod:`~tablecert.harness.run.recovery`) and ``tablecert certify`` as a library call
-  (:func:`tablecert.harness.run.certify.certify`);
+  offline validation (:mod:`~tablecert.harness.run.offline`) and ``tablecert certify`` as a library
+  call (:func:`tablecert.harness.run.certify.certify`);
+* ``instance/``: one vendor instance of a run (:mod:`~tablecert.harness.instance.vendor_instance`),
+  its fault recovery (:mod:`~tablecert.harness.instance.recovery`), judging a vector batch
+  (:mod:`~tablecert.harness.instance.vectors`) and what a run hands the live tables and a spread
+  run (:mod:`~tablecert.harness.instance.context`): below both ``run/`` and ``live/``;
 * ``live/``: live tables, the vendor killed and restarted on its ``state_dir``;
 * ``answers/``: judging answers: an answer's envelope (:mod:`~tablecert.harness.answers.envelope`),
   one answer (:mod:`~tablecert.harness.answers.compare`), a whole
@@ -48,10 +51,11 @@ those inside functions and those for type checking only too):
 | `answers/` | 6 | judging answers (an answer's envelope and a hello's capabilities too), causes |
 | `protocol_versions.py` | 7 | the contract's versions: greeting, what v1 expresses |
 | `adapters/` | 8 | transports |
-| `live/` | 9 | live tables |
-| `record/` | 10 | the run's record: judged record, seal, chain, verdict, outputs, run folder |
-| `run/` | 11 | the run pipeline and its loops, ``certify``, ``sandbox-check`` |
-| `vendors/` | 12 | the demo vendor and the vendor kit |
+| `instance/` | 9 | a vendor instance, its fault recovery, judging a vector batch, the contexts a run hands out |
+| `live/` | 10 | live tables |
+| `record/` | 11 | the run's record: judged record, seal, chain, verdict, outputs, run folder |
+| `run/` | 12 | the run pipeline and its loops, ``certify``, ``sandbox-check`` |
+| `vendors/` | 13 | the demo vendor and the vendor kit |
 Public face (:data:`__all__`): what the command line and the layers above use, each name imported
 from its module when first asked for (PEP 562, :func:`tablecert.lazy_face`): ``import
 tablecert.harness`` loads nothing of the run, so a refused command line stays fast.
@@ -67,7 +71,8 @@ _FACE = {
     "certify": "run.certify", "check_sandbox": "run.sandbox_check:check", "vendor_path_problem": "confine",
     "LiveSettings": "live", "default_cache_dir": "suites",
     "EXIT_CODES": "model", "Verdict": "model",
-    **dict.fromkeys(("CertifyOptions", "FaultPolicy", "HandSlice", "OutputOptions", "RerunError", "RerunSelection",
+    "FaultPolicy": "instance",
+    **dict.fromkeys(("CertifyOptions", "HandSlice", "OutputOptions", "RerunError", "RerunSelection",
                      "RunError", "RunOptions", "SliceError", "SuiteOptions", "prepare_suite", "progress_callback",
                      "rerun_selection", "same_suite", "validate_responses"), "run"),
     "StorageError": "store", **dict.fromkeys(("check_database_files", "remove_our_folder", "write_atomically"), "lab_files"),

@@ -35,6 +35,7 @@ from typing import Any, Mapping
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.exact_text import format_percent
 from tablecert.oracle.register import load_data
+from tablecert.oracle.paigow import pay_tables
 
 #: The point numbers, in the order the protocol lists them.
 POINTS: tuple[int, ...] = (4, 5, 6, 8, 9, 10)
@@ -528,8 +529,6 @@ def paigow_findings(cap: int, min_wager: int) -> list[Finding]:
     round at the minimum wager (1,100 x min_wager: five aces 1000 to 1 plus nine high 100 to 1).
     Both figures come from ``rules/paigow.toml``. ``cap`` and ``min_wager`` are integers of minor
     units (``cap >= 0``, ``min_wager > 0``); anything else raises ConfigError."""
-    from tablecert.oracle.paigow import pay_tables
-
     if not is_int(cap) or cap < 0:
         raise ConfigError("paigow.cap", f"must be a non-negative integer of minor units, got {cap!r}")
     if not is_int(min_wager) or min_wager <= 0:

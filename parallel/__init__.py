@@ -9,18 +9,11 @@ run of the same vendor (timings aside). Public API: :class:`ParallelOptions` (gi
 runner, whose batch loop it replaces), :class:`Shard`, :func:`merge_shards` and :class:`MergeError`.
 """
 
-from typing import Any
-
+from tablecert import lazy_face
 from tablecert.parallel.options import ParallelOptions, Shard
 
 __all__ = ["MergeError", "ParallelOptions", "Shard", "merge_shards"]
-
-
-def __getattr__(name: str) -> Any:
-    """``merge_shards`` and ``MergeError`` are imported when first asked for: merging needs the
-    run's outputs and seals, which a Ray actor importing this package for its units never uses."""
-    if name in ("MergeError", "merge_shards"):
-        from tablecert.parallel import merge
-
-        return getattr(merge, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_face(__name__, {"MergeError": "merge", "merge_shards": "merge"})
+"""``merge_shards`` and ``MergeError`` are imported when first asked for: merging needs the run's
+outputs and seals, which a Ray actor importing this package for its units never uses, nor
+``tablecert --help`` (benchmarks/bench_startup.py)."""

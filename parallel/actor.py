@@ -4,7 +4,7 @@ Ray imports this module in each new actor process before anything else happens t
 kept light: the actor begins its vendor's start (the process and its sandbox) first, and only then
 imports the harness's judging (numba and its compiled kernels, the run's records), which takes
 about as long; the vendor is greeted and checked once both are done, as any instance greets its
-vendor (:meth:`~tablecert.harness.run.instance.VendorInstance.adopt`). If that start or greeting
+vendor (:meth:`~tablecert.harness.instance.vendor_instance.VendorInstance.adopt`). If that start or greeting
 fails, the actor's first unit meets the fault, judged and recorded as if it had started the vendor
 itself.
 """
@@ -47,7 +47,7 @@ class VendorActor:
             early = opener()                 # the vendor starts while the judging is imported below
         except VendorFault as err:
             early = err                      # met by the first unit, as if it had started the vendor
-        from tablecert.parallel.workers import Worker
+        from tablecert.parallel.workers import Worker  # lazy: 3065 ms of Ray actor start (bench_startup.py, load 22)
 
         self.worker = Worker(opener, identity, policy, kinds, isolation=isolation)
         self.worker.instance.adopt(early)

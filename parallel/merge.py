@@ -35,7 +35,7 @@ from tablecert.harness.record.judged_record import database_digest
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.lab_files import check_database_files, refuse_link
-from tablecert.harness.run.instance import same_vendor
+from tablecert.harness.instance.vendor_instance import same_vendor
 from tablecert.harness.record.seal import SealError, check_seal, seal_concluded
 from tablecert.harness.record.verdict import conclude
 from tablecert.oracle.names import HAND_SUITES

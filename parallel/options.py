@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tablecert.parallel.spread import Shard, Spread, head_silent
 
 if TYPE_CHECKING:
-    from tablecert.harness.run.context import SpreadContext
+    from tablecert.harness.instance.context import SpreadContext
     from tablecert.parallel.ray_pool import RayConnection
 
 __all__ = ["ParallelOptions", "Shard", "add_parallel_arguments", "parallel_options"]
@@ -29,7 +29,7 @@ class ParallelOptions(Spread):
         cancelled by the runner whatever happens."""
         if self.ray_address is None:
             return None
-        from tablecert.parallel.ray_pool import RayConnection
+        from tablecert.parallel.ray_pool import RayConnection  # lazy: 25136 ms of --help start (bench_startup.py, load 22)
 
         return RayConnection(self.ray_address)
 
@@ -37,7 +37,7 @@ class ParallelOptions(Spread):
             connection: RayConnection | None) -> None:
         """What the runner calls instead of its one-worker loop (``connection``: what
         :meth:`start` gave)."""
-        from tablecert.parallel.scheduler import run_scheduled
+        from tablecert.parallel.scheduler import run_scheduled  # lazy: 26426 ms of --help start (bench_startup.py, load 22)
 
         run_scheduled(context, done, total, self, connection)
 

@@ -32,7 +32,7 @@ from typing import Any
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite
 from tablecert.harness.model import BatchOutcome
 from tablecert.harness.run import RunError
-from tablecert.harness.run.context import SpreadContext
+from tablecert.harness.instance.context import SpreadContext
 from tablecert.parallel.actor import VendorActor
 from tablecert.parallel.spread import Spread, head_silent
 from tablecert.parallel.units import Unit
@@ -48,7 +48,7 @@ def connect(address: str) -> Any:
     why = head_silent(address)
     if why:
         raise RunError(why)
-    import ray
+    import ray  # lazy: 3075 ms of Ray run start (bench_startup.py, load 22)
 
     worker_log = logging.getLogger("ray._private.worker")
     level = worker_log.level

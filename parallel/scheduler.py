@@ -7,7 +7,7 @@ and give back its judged outcomes. What a pool needs before its first unit is be
 runner starts and greets its vendor (:meth:`~tablecert.parallel.options.ParallelOptions.start`):
 the connection to the Ray cluster.
 
-A scheduled run is given a :class:`~tablecert.harness.run.context.SpreadContext`, not the runner:
+A scheduled run is given a :class:`~tablecert.harness.instance.context.SpreadContext`, not the runner:
 the suite and how it is cut, how to open another instance of the run's vendor, the greeted session
 to take over, the run's meta, its recorder and the ops it gives up.
 
@@ -15,7 +15,7 @@ The writer (the runner's thread, the only one touching the run database) keeps a
 per worker in flight, and records each unit's outcomes when every unit before it is recorded: the
 run database receives the same rows in the same order as a one-worker run, whatever the number of
 workers or the order they finish in. In run order it also decides which ops are given up
-(:class:`~tablecert.harness.run.recovery.GiveUp`), counts failures and answer bytes, and stops as
+(:class:`~tablecert.harness.instance.recovery.GiveUp`), counts failures and answer bytes, and stops as
 the one-worker loop would: the outcomes go to the run's
 :class:`~tablecert.harness.run.recorder.Recorder`, as a one-worker run's do.
 """
@@ -32,7 +32,7 @@ from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.run import RunError
-from tablecert.harness.run.context import RunVendor, SpreadContext
+from tablecert.harness.instance.context import RunVendor, SpreadContext
 from tablecert.parallel import ray_pool
 from tablecert.parallel.ray_pool import RayConnection
 from tablecert.parallel.spread import Spread

@@ -17,7 +17,7 @@ from pathlib import Path
 from tablecert.harness.answers.hand_failures import count_all
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite, hand_ranges
 from tablecert.harness.model import BatchOutcome
-from tablecert.harness.run.vectors import whole_batch
+from tablecert.harness.instance.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.parallel.spread import Shard

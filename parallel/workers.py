@@ -1,6 +1,6 @@
 """One vendor instance of a scheduled run: its session, its fault recovery, and the units it runs.
 
-A :class:`Worker` holds a :class:`~tablecert.harness.run.instance.VendorInstance` of the run's vendor
+A :class:`Worker` holds a :class:`~tablecert.harness.instance.vendor_instance.VendorInstance` of the run's vendor
 (the same opener, checks, recovery and answer-byte count as a one-worker run's: a fault restarts
 this worker's vendor only) and the hand suite it prepares hand batches from.
 
@@ -8,7 +8,7 @@ Each op of a unit is judged by :func:`tablecert.harness.run.judging.judge` on th
 instance, as a one-worker run judges it. The outcome is judged here, on the worker;
 the single writer only records it. Two things a one-worker run carries from batch to batch are
 settled by the writer in run order instead: which ops are given up (the worker never gives up;
-see :class:`~tablecert.harness.run.recovery.GiveUp`), and which request is the first of each fault
+see :class:`~tablecert.harness.instance.recovery.GiveUp`), and which request is the first of each fault
 kind (every batch keeps the first request of each kind it meets; the database keeps the first in
 run order).
 """
@@ -22,9 +22,9 @@ from typing import Any
 
 from tablecert.harness.contract import VendorSession
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.model import BatchOutcome
-from tablecert.harness.run.instance import Identity, VendorInstance
+from tablecert.harness.instance.vendor_instance import Identity, VendorInstance
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.parallel.units import Unit
 

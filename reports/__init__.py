@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+import hashlib
 
 from reportlab.platypus import Flowable
 
@@ -37,6 +38,8 @@ from tablecert.reports.figures import compare, store_game_math
 from tablecert.reports.html import REPORT_NAME, write_html_report
 from tablecert.reports.inputs import Declared, ReportInputError, Submission, load_declared, load_submission
 from tablecert.reports.signing import SigningError
+from tablecert import __version__
+from tablecert.reports import signing
 
 KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
@@ -55,7 +58,7 @@ def _declared(value: Declared | str | Path | None) -> Declared | None:
 
 
 def _charts(data: ReportData):  # type: ignore[no-untyped-def]
-    from tablecert.reports.charts import confusion_chart
+    from tablecert.reports.charts import confusion_chart  # lazy: 205 ms of report step start (bench_startup.py, load 22)
 
     def make(el: ET.Element, width: float) -> Flowable:
         if el.get("kind") == "confusion":
@@ -69,8 +72,7 @@ def _charts(data: ReportData):  # type: ignore[no-untyped-def]
 
 def document_xml(data: ReportData, kind: str, declared: Declared | None = None) -> str:
     """The XML of one document (:mod:`tablecert.reports.layout`), before it is laid out."""
-    from tablecert import __version__
-    from tablecert.reports.markup import render_markup
+    from tablecert.reports.markup import render_markup  # lazy: 24 ms of report step start (bench_startup.py, load 22)
 
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}; kinds: {', '.join(KINDS)}")
@@ -81,7 +83,7 @@ def document_xml(data: ReportData, kind: str, declared: Declared | None = None) 
 
 def render_pdf(data: ReportData, kind: str, declared: Declared | None = None) -> bytes:
     """One document's bytes (deterministic for the same data)."""
-    from tablecert.reports.layout import build_pdf
+    from tablecert.reports.layout import build_pdf  # lazy: 87 ms of report step start (bench_startup.py, load 22)
 
     return build_pdf(document_xml(data, kind, declared), data.finished, _charts(data))
 
@@ -104,8 +106,6 @@ def write_reports(run_dir: str | Path, submission: Submission | str | Path | Non
     they are signed, and so is summary.json, once the run record is found sealed by one of the
     ``seal_keys`` (default: see :func:`tablecert.reports.signing.check_signable`). ``out`` names
     the file when one kind is asked for."""
-    from tablecert.reports import signing
-
     run_dir = Path(run_dir)
     if out is not None and len(kinds) != 1:
         raise ValueError("an output file name needs exactly one kind of report")
@@ -149,8 +149,6 @@ def sign_run(run_dir: str | Path, key_path: str | Path, cert_path: str | Path | 
              seal_keys: list[Any] | None = None) -> list[Path]:
     """Sign summary.json and the reports already in the run folder (its record sealed by one of
     the ``seal_keys``, as :func:`write_reports` checks); returns the files changed."""
-    from tablecert.reports import signing
-
     run_dir = Path(run_dir)
     key = signing.load_private_key(key_path)
     cert = signing.load_certificate(cert_path, key) if cert_path is not None else None
@@ -173,10 +171,6 @@ def check_report(pdf_path: str | Path, summary: str | Path | None = None, pubkey
     report states; ok is None for a part that could not be checked, and for a signature that is
     intact when no trusted key was named (``pubkey``, ``cert`` or a ``trust`` folder): a signature
     is good only by a key the lab trusts."""
-    import hashlib
-
-    from tablecert.reports import signing
-
     pdf = Path(pdf_path)
     if not pdf.is_file():
         raise FileNotFoundError(f"{pdf}: no such report")

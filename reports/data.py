@@ -36,6 +36,10 @@ from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
+from tablecert.harness.record.verdict import severity
+from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
+from tablecert.oracle.register import clauses, interpretations
+from tablecert.vectors.writer import notes
 
 VERDICTS = {Verdict.PASS: "CERTIFIED", Verdict.SCOPED_PASS: "CERTIFIED FOR A STATED SCOPE", Verdict.FAIL: "NOT CERTIFIED",
             Verdict.INCOMPLETE: "INCOMPLETE"}
@@ -322,14 +326,10 @@ def _totals(db: RunReader, dimension: str) -> dict[str, dict[str, int]]:
 
 
 def _notes() -> dict[str, dict[str, str]]:
-    from tablecert.vectors.writer import notes
-
     return notes()
 
 
 def _trace(by_clause: dict[str, dict[str, int]]) -> tuple[list[TraceRow], list[Relied]]:
-    from tablecert.oracle.register import clauses, interpretations
-
     register, interps = clauses(), interpretations()
     empty = {o: 0 for o in OUTCOMES}
     rows = [TraceRow(cid, "clause", c.source, by_clause.get(cid, dict(empty))) for cid, c in register.items()]
@@ -434,8 +434,6 @@ def _shown_pair(op: str, expected: str, actual: str) -> tuple[str, str]:
 
 
 def _label_rank(label: str) -> tuple[int, str]:
-    from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
-
     order = (list(PLAYER_CATEGORIES) + [b for b in BANKER_LABELS if b not in PLAYER_CATEGORIES]
              + ["win", "lose", "push", "no_action", "point", "result"])
     if label in order:
@@ -466,8 +464,6 @@ def _faults(db: RunReader) -> tuple[list[tuple[str, int, int]], list[FaultRecord
 
 def _fault_classes(db: RunReader) -> list[FaultClass]:
     """Each fault kind, most severe first, with its first occurrence and first kept request."""
-    from tablecert.harness.record.verdict import severity
-
     words = tomllib.loads(resources.files("tablecert.reports").joinpath("fault_classes.toml").read_text("utf-8"))
     kept = {r.kind: r for r in db.fault_requests(heads=True)}
     out = []

@@ -38,6 +38,7 @@ from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.model import Failure, replay_name
 from tablecert.harness.suites.reader import json_line
 from tablecert.harness.vendor_text import for_terminal
+from tablecert import __version__
 from tablecert.reports.data import ReportData, open_run_db
 
 REPORT_NAME = "report.html"
@@ -204,8 +205,6 @@ def environment() -> Environment:
 def render_page(data: ReportData, rows: Iterable[FailingVector] | None = None) -> tuple[bytes, dict[str, bytes]]:
     """The page's bytes and its sidecar files (none up to EMBEDDED_ROWS vectors); deterministic
     for the same data. ``rows`` defaults to :func:`failing_vectors` (the benchmark passes its own)."""
-    from tablecert import __version__
-
     vectors = embedded_vectors(failing_vectors(data) if rows is None else rows)
     causes = data.causes.causes if data.causes else []
     titles = [str(c.title) for c in causes] + [NOT_ANALYSED] * (vectors.causes > len(causes))

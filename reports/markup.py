@@ -22,6 +22,7 @@ from markupsafe import Markup
 from tablecert.harness.vendor_text import for_pdf
 
 from tablecert.reports.figures import percent
+from tablecert.reports.data import difference_value, example_json
 
 
 def _finalize(value: Any) -> Any:
@@ -58,7 +59,6 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=True,
                       undefined=StrictUndefined, finalize=_finalize, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=False)
-    from tablecert.reports.data import difference_value, example_json
 
     env.filters.update(num=num, share=share, lines=lines, pct=percent, example_json=example_json,
                        difference_value=difference_value)
@@ -73,8 +73,6 @@ own, the full width of the page, rather than side by side in a third of it (a ro
 
 
 def long_difference(difference: Any) -> bool:
-    from tablecert.reports.data import difference_value
-
     return max(len(difference_value(difference.expected)), len(difference_value(difference.actual))) > LONG_DIFFERENCE
 
 

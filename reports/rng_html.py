@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tablecert import __version__
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.html import REPORT_NAME, TEXT_SHOWN, environment
@@ -35,7 +36,6 @@ def _summary(path: Path, key: str) -> dict[str, Any] | None:
 
 def rng_page(folder: Path) -> bytes | None:
     """The page of the RNG summaries in ``folder`` (None: it holds none)."""
-    from tablecert import __version__
 
     outcomes, raw = _summary(folder / OUTCOMES, "tests"), _summary(folder / RAW, "raw")
     if outcomes is None and raw is None:

@@ -24,6 +24,9 @@ from typing import Any
 from tablecert.harness.answers.causes import CauseAnalysis, cause_key, run_causes
 from tablecert.harness.answers.differences import differences, is_cut, stored_differences
 from tablecert.harness.store import SchemaError, UnreadableRun, open_reader
+from tablecert import __version__
+from tablecert.reports.layout import build_pdf
+from tablecert.reports.markup import render_markup
 
 
 class RunDiffError(ValueError):
@@ -145,16 +148,11 @@ def terminal_lines(diff: RunDiff) -> list[str]:
 
 def diff_xml(diff: RunDiff) -> str:
     """The comparison's XML (:mod:`tablecert.reports.layout`), before it is laid out."""
-    from tablecert import __version__
-    from tablecert.reports.markup import render_markup
-
     return render_markup("diff", diff=diff, version=__version__)
 
 
 def diff_pdf(diff: RunDiff, when: Any) -> bytes:
     """The comparison as a findings page (the reports' layout, deterministic)."""
-    from tablecert.reports.layout import build_pdf
-
     def no_charts(el: Any, width: float) -> Any:
         raise ValueError("the run comparison has no charts")
 

@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
+import logging
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
@@ -32,6 +33,11 @@ from tablecert.harness.record.keys import (SigningError,  # noqa: F401 (re-expor
                                     fingerprint, load_private_key, load_public_key, raw_public,
                                     read_key_file, trusted_keys)
 from tablecert.harness.lab_files import write_atomically
+from tablecert.harness.record.judged_record import database_digest
+from tablecert.harness.record.outputs import summary as recompute
+from tablecert.harness.record.seal import SealError, check_seal, trusted_seal_keys
+from tablecert.harness.record.verdict import decide
+from tablecert.harness.store import open_reader
 
 SIG_SUFFIX = ".sig"
 SIG_META_SUFFIX = ".sig.json"
@@ -120,7 +126,7 @@ def verify_summary(summary: Path, trusted: list[Ed25519PublicKey] | None = None)
 # -- the PDF
 def sign_pdf(pdf: Path, key: Ed25519PrivateKey, cert: x509.Certificate | None = None) -> None:
     """Add a PAdES signature to ``pdf`` (replaced atomically)."""
-    from asn1crypto import keys as asn1_keys
+    from asn1crypto import keys as asn1_keys  # lazy: 4225 ms of report step start (bench_startup.py, load 22)
     from asn1crypto import x509 as asn1_x509
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import signers
@@ -146,9 +152,7 @@ def verify_pdf(pdf: Path, trusted: list[Ed25519PublicKey] | None = None) -> tupl
     """(ok, what, keywords): the PDF's last signature is intact, valid, covers the whole file, and
     was made with one of the ``trusted`` keys (True); intact but with no trusted key named: None
     (the signer's fingerprint and subject are reported). ``keywords`` is the signed /Keywords."""
-    import logging
-
-    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.pdf_utils.reader import PdfFileReader  # lazy: 4184 ms of report step start (bench_startup.py, load 22)
     from pyhanko.sign.validation.status import SignatureCoverageLevel
     from pyhanko.sign.validation import validate_pdf_signature
     from pyhanko_certvalidator import ValidationContext
@@ -196,12 +200,6 @@ def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = Non
     as it is now, or whose summary.json or recorded verdict is not what its run database's results
     give: the summary is recomputed (``harness.record.outputs.summary``) and the verdict too
     (``harness.record.verdict.decide``, the rule the run itself applied)."""
-    from tablecert.harness.record.outputs import summary as recompute
-    from tablecert.harness.store import open_reader
-    from tablecert.harness.record.judged_record import database_digest
-    from tablecert.harness.record.seal import SealError, check_seal, trusted_seal_keys
-    from tablecert.harness.record.verdict import decide
-
     path = run_dir / "run.db"
     if not path.is_file():
         raise SigningError(f"{run_dir}: no run.db; nothing to sign")

@@ -24,6 +24,7 @@ from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.reports.html import REPORT_NAME, environment
 from tablecert.reports.run_diff import RunDiff, RunDiffError, run_diff
+from tablecert import __version__
 
 TEXT_SHOWN = 200
 
@@ -121,8 +122,6 @@ def steps(vendor: str, builds: list[Build]) -> list[Step]:
 
 def write_site(runs: Path, out: Path) -> list[Path]:
     """The site's pages into ``out`` (made); returns them, index first."""
-    from tablecert import __version__
-
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out}: exists and is not a folder")
     vendors = by_vendor(find_runs(runs))

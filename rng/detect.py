@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from tablecert.rng import DICE_TESTS, DECK_TESTS, MIN_DECKS, MIN_ROLLS
 from tablecert.rng.plan import ALPHA
 from tablecert.rng.power import Alternative, cell_bias
+from tablecert.rng.deal import joker_moved
+from tablecert.rng.decks import cut_alternative
+from tablecert.rng.dice import face_alternative, seven_words, sticky_alternative
 
 MAX_SAMPLE = 10_000_000_000
 """Largest sample --detect proposes (a bias that needs more is refused as too small to test)."""
@@ -37,10 +40,6 @@ class Kind:
 
 
 def _kinds() -> dict[str, Kind]:
-    from tablecert.rng.deal import joker_moved
-    from tablecert.rng.decks import cut_alternative
-    from tablecert.rng.dice import face_alternative, seven_words, sticky_alternative
-
     return {
         "face": Kind("rolls", lambda n: face_alternative(n, "A")),
         "seven": Kind("rolls", lambda n: cell_bias(n, 1 / 6, 10, seven_words)),

@@ -37,6 +37,7 @@ from tablecert.rng.power import POWER
 from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale
 from tablecert.rng.raw_plan import MIN_SEQUENCES, RawBattery, battery_rows
 from tablecert.rng.raw_workers import SequenceWorkers
+from tablecert.rng.scale_analysis import analyse
 
 SUMMARY_FORMAT = "tablecert-rng-raw/1"
 DEFAULT_RAW_BITS = 100 * nist.SEQUENCE_BITS
@@ -112,8 +113,6 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
         if scaling:
             def vendor_scale(kind: str, n: int, words: Any) -> tuple[list[Any], list[int]]:
                 return scale(session, decl, kind, n, words)
-
-            from tablecert.rng.scale_analysis import analyse
 
             data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance),
                                analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance),

@@ -56,7 +56,7 @@ def rerun_inputs(args: argparse.Namespace) -> harness.RerunSelection:
 def rerun_result(selection: harness.RerunSelection, out: Path, summary: dict[str, Any]) -> int:
     """The rerun compared with its run (``tablecert diff``'s comparison, printed and written into
     ``out``) and its exit status (see the module)."""
-    from tablecert.cli_reports import write_diff
+    from tablecert.cli_reports import write_diff  # lazy: 26558 ms of --help start, as cmd_diff (bench_startup.py, load 22)
     from tablecert.reports.run_diff import run_diff, terminal_lines
 
     diff = run_diff(Path(selection.run), out)

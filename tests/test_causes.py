@@ -19,7 +19,7 @@ from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.answers.causes import differences, run_causes, unwrapped
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import _cause_case, write_outputs
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.run.runner import Runner
 from tablecert.reports import render_report
 from tablecert.reports.data import example_json

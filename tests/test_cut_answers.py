@@ -12,7 +12,7 @@ from tablecert.harness.answers.causes import run_causes
 from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.model import ANSWER_STORED, Batch
 from tablecert.harness.store import RunStore
-from tablecert.harness.run.vectors import judge_batch
+from tablecert.harness.instance.vectors import judge_batch
 from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.profiles import load_profile
 

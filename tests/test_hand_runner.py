@@ -25,7 +25,7 @@ from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter, SubprocessSession
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle import label_batch
 from tablecert.oracle.census import published_counts

@@ -166,14 +166,10 @@ def part_of(module: str) -> str:
     return f"{name}/" if (REPO / "harness" / name).is_dir() else f"{name}.py"
 
 
-KNOWN_AGAINST_THE_ORDER: set[tuple[str, str]] = {
-    ("tablecert.harness.live.driver", "tablecert.harness.run.vectors"),
-    ("tablecert.harness.live.run", "tablecert.harness.run.instance"),
-    ("tablecert.harness.live.run", "tablecert.harness.run.context"),             # the narrow context the runner hands live/
-    ("tablecert.harness.live.run", "tablecert.harness.run.vectors"),
-}
+KNOWN_AGAINST_THE_ORDER: set[tuple[str, str]] = set()
 """(importing module, imported module) against the order when the order was declared (issue 34):
-the test fails on any other, and on one listed that is gone (so the list only shrinks)."""
+the test fails on any other, and on one listed that is gone (so the list only shrinks). The last,
+live/ importing run/'s instance, context and vector judging, went with ``harness/instance/``."""
 
 
 def against_the_order() -> set[tuple[str, str]]:
@@ -294,7 +290,8 @@ note = "selected rows"
 
 
 FACES = ("tablecert.oracle", "tablecert.harness", "tablecert.harness.adapters", "tablecert.harness.confine",
-         "tablecert.harness.live", "tablecert.harness.record", "tablecert.harness.run", "tablecert.harness.suites")
+         "tablecert.harness.instance", "tablecert.harness.live", "tablecert.harness.record", "tablecert.harness.run",
+         "tablecert.harness.suites")
 """The packages whose ``__init__`` is a lazy public face (:func:`tablecert.lazy_face`)."""
 
 
@@ -337,3 +334,106 @@ def test_importing_the_faces_imports_none_of_their_modules() -> None:
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('tablecert'))))")
     loaded = set(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split())
     assert loaded == {"tablecert", *FACES}, f"modules loaded with the faces: {sorted(loaded - {'tablecert', *FACES})}"
+
+
+def late_imports(path: Path) -> list[tuple[int, str, str]]:
+    """(line, function, statement) of each import inside a function of ``path`` (a method named
+    ``Class.method``, a nested function ``outer.inner``); the imports for type checking only are
+    at the top of a module, never here."""
+    found: list[tuple[int, str, str]] = []
+
+    def visit(node: ast.AST, scope: tuple[str, ...], in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.append((child.lineno, ".".join(scope), ast.unparse(child)))
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, (*scope, child.name), in_function or not isinstance(child, ast.ClassDef))
+            else:
+                visit(child, scope, in_function)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), (), False)
+    return found
+
+
+def product_late_imports(root: Path = REPO) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """(product file, function) -> its imports inside the function (line, statement)."""
+    out: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for folder in layers():
+        for path in sorted((root / folder).rglob("*.py")):
+            for line, function, statement in late_imports(path):
+                out.setdefault((path.relative_to(root).as_posix(), function), []).append((line, statement))
+    return out
+
+
+LATE_IMPORTS: dict[tuple[str, str], str] = {
+    # the command line: each subcommand's modules imported at its dispatch (tablecert --help loads every cli_*.py)
+    **dict.fromkeys([("tablecert/cli.py", "cmd_math"), ("tablecert/cli_fuzz.py", "cmd_fuzz"),
+                     ("tablecert/cli_harness.py", "cmd_certify"), ("tablecert/cli_harness.py", "cmd_demo"),
+                     ("tablecert/cli_harness.py", "cmd_validate"), ("tablecert/cli_parallel.py", "cmd_merge"),
+                     ("tablecert/cli_reports.py", "cmd_diff"), ("tablecert/cli_reports.py", "cmd_report"),
+                     ("tablecert/cli_reports.py", "write_diff"), ("tablecert/cli_rerun.py", "rerun_result"),
+                     ("tablecert/cli_reports.py", "cmd_verify_report"), ("tablecert/cli_rng.py", "_from_vendor"),
+                     ("tablecert/cli_rng.py", "cmd_rng"), ("tablecert/cli_rng.py", "cmd_rng_raw"),
+                     ("tablecert/cli_site.py", "cmd_site"), ("tablecert/cli_vectors.py", "cmd_export"),
+                     ("tablecert/cli_vectors.py", "cmd_generate"), ("tablecert/cli_vectors.py", "cmd_lint"),
+                     ("tablecert/cli_vectors.py", "cmd_list"), ("tablecert/cli_vectors.py", "cmd_verify")],
+                    "the command line's lazy dispatch: tablecert --help and every other subcommand's start"),
+    # the reference vendor's start (every certify, every restart after a fault, every live interruption)
+    ("oracle/jit_cache.py", "use_private_cache"): "numba: tablecert reference-vendor's start",
+    ("oracle/outcomes.py", "dealt"): "the numba scaling kernels: tablecert reference-vendor's start",
+    ("oracle/outcomes.py", "scale_words"): "the numba scaling kernels: tablecert reference-vendor's start",
+    ("oracle/vendor.py", "serve"): "the compiled label fast path: tablecert reference-vendor's start",
+    # a spread run's start
+    ("parallel/options.py", "ParallelOptions.start"): "the Ray connection: tablecert --help and a one-worker certify",
+    ("parallel/options.py", "ParallelOptions.run"): "the scheduler and its workers: tablecert --help and a one-worker certify",
+    ("parallel/actor.py", "VendorActor.__init__"): "the judging, imported while the actor's vendor starts: a Ray actor's start",
+    ("parallel/ray_pool.py", "connect"): "ray itself, imported in the background beside the greeting: a Ray run's start",
+    # certify's start (a refused certify pays it all) and the report step
+    ("vectors/anchor.py", "release_manifest"): "the hand suites' writer and the labeller: certify's start",
+    ("vectors/checks.py", "lint_hand_file"): "the hand stream and the labeller: certify's and a Ray run's start",
+    ("vectors/suites.py", "generate"): "the hand suites' writer: certify's start",
+    ("reports/signing.py", "sign_pdf"): "pyhanko: certify's report step when it does not sign",
+    ("reports/signing.py", "verify_pdf"): "pyhanko: certify's report step",
+    ("reports/__init__.py", "_charts"): "the charts (reportlab graphics): certify's report step (report.html alone)",
+    ("reports/__init__.py", "document_xml"): "the markup templates: certify's report step (report.html alone)",
+    ("reports/__init__.py", "render_pdf"): "the PDF layout: certify's report step (report.html alone)",
+    ("reports/figures.py", "game_math_for_run"): "the game-math oracle: certify's report step when the figures are stored",
+    ("reports/figures.py", "percent"): "the craps math: certify's report step",
+    ("reports/figures.py", "store_game_math"): "the game-math census: certify's report step",
+}
+"""(product file, function) -> why its imports wait inside the function: the start-up path they
+keep short. The saving, measured by benchmarks/bench_startup.py, is in a comment on the import."""
+
+
+SAVING = re.compile(r"#.*\b\d+(\.\d+)? ms\b")
+"""The comment a kept import inside a function carries: the start-up time it saves, measured."""
+
+
+def test_imports_inside_functions_are_only_the_measured_ones() -> None:
+    """An import waits inside a function only where benchmarks/bench_startup.py measured that it
+    keeps a start-up path short (listed in :data:`LATE_IMPORTS` with the path and the saving, and
+    the saving in a comment on its line); every other import is at the top of its module."""
+    found = product_late_imports()
+    only_the_known(set(found), set(LATE_IMPORTS), "imports inside functions that no start-up measure justifies "
+                   "(move them to the top, or measure them: benchmarks/bench_startup.py)", "LATE_IMPORTS")
+    lines = {file: (REPO / file).read_text(encoding="utf-8").splitlines() for file, _ in found}
+    unmarked = [f"{file}:{line} ({function})" for (file, function), kept in found.items() for line, _ in kept
+                if not SAVING.search(lines[file][line - 1]) and not SAVING.search(lines[file][kept[0][0] - 1])]
+    assert not unmarked, "a kept import inside a function without its measured saving (# ... N ms ...): " + ", ".join(unmarked)
+
+
+def test_the_late_import_check_sees_them(tmp_path: Path) -> None:
+    """The check above can fail: it sees imports in functions, methods and nested functions, and
+    not those at the top or in a class body."""
+    sample = tmp_path / "sample.py"
+    sample.write_text('''import os
+class Kept:
+    import json
+    def method(self):
+        from os import path
+def outer():
+    def inner():
+        import shlex
+    return inner
+''', encoding="utf-8")
+    assert late_imports(sample) == [(5, "Kept.method", "from os import path"), (8, "outer.inner", "import shlex")]

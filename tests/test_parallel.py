@@ -324,8 +324,8 @@ def test_bad_parallel_options_are_refused_in_one_line(edge: Path, tmp_path: Path
 
 
 def test_an_instance_confined_otherwise_than_the_run_stops_it() -> None:
-    from tablecert.harness.run.recovery import FaultPolicy
-    from tablecert.harness.run.instance import identity_of
+    from tablecert.harness.instance.recovery import FaultPolicy
+    from tablecert.harness.instance.vendor_instance import identity_of
     from tablecert.harness.run.runner import RunError
     from tablecert.parallel.workers import Worker
 
@@ -399,9 +399,9 @@ def test_a_session_opened_ahead_is_greeted_as_the_instance_would_and_its_failure
     whose greeting fails, or an opening that failed, is met by the first unit as a fault of its
     first attempt, recorded, the vendor restarted by the unit's recovery."""
     from tablecert.harness.contract import FaultKind, VendorFault
-    from tablecert.harness.run.instance import VendorInstance, identity_of
+    from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of
     from tablecert.harness.run.judging import judge
-    from tablecert.harness.run.recovery import FaultPolicy
+    from tablecert.harness.instance.recovery import FaultPolicy
 
     adapter = PythonAdapter()
     opened: list[str] = []

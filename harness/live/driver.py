@@ -46,7 +46,7 @@ from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, co
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.harness.model import BatchOutcome, stored_answer, stored_expected
-from tablecert.harness.run.vectors import judge_batch
+from tablecert.harness.instance.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
 

@@ -23,6 +23,8 @@ from typing import Any
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.round_findings import differing_fields
 from tablecert.harness.live.cuts import RESENT
+from tablecert.oracle.live_stations import SUITE_ORACLE
+from tablecert.oracle.live_tables import GAME_OF_OP
 
 NOTE_CHARS = 1500
 TRANSCRIPT_TAIL = 4
@@ -141,9 +143,6 @@ def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) ->
     group is (the reports point there), one JSON line per failing vector, from its ``details``
     (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
     kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
-    from tablecert.oracle.live_stations import SUITE_ORACLE
-    from tablecert.oracle.live_tables import GAME_OF_OP
-
     out: dict[str, str] = {}
     for rec in failures:
         detail = details.get(f"{rec.file} {rec.tc_id}")

@@ -10,7 +10,7 @@ kept in the run's meta as ``live``) and the vendor instance it kills and restart
 vendor the run began with). Each batch is judged with
 :func:`~tablecert.harness.live.driver.judge_live`, as a unit of the run pipeline
 (:class:`LiveBatch`, which :func:`tablecert.harness.run.judging.judge` plays), given of the run
-only its suite and meta (:class:`~tablecert.harness.run.context.LiveContext`); a vendor that does
+only its suite and meta (:class:`~tablecert.harness.instance.context.LiveContext`); a vendor that does
 not declare every live op (or speaks ``tablecert-vendor/1``) gets the batch as *unsupported*.
 """
 
@@ -30,9 +30,9 @@ from tablecert.harness.live.cuts import CUT_KINDS
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
-from tablecert.harness.run.context import LiveContext, MetaBook, SuiteRun
-from tablecert.harness.run.instance import Identity, VendorInstance, identity_of, restarted_as_before
-from tablecert.harness.run.vectors import whole_batch
+from tablecert.harness.instance.context import LiveContext, MetaBook, SuiteRun
+from tablecert.harness.instance.vendor_instance import Identity, VendorInstance, identity_of, restarted_as_before
+from tablecert.harness.instance.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_stations import FEATURES, STATIONS_OP, features_of
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS

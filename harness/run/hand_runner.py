@@ -30,7 +30,7 @@ done per case in Python unless an answer is wrong:
 
 Resumption skips recorded batches by arithmetic (batch ``k`` starts at hand ``k * size``), never
 by enumerating them. Time spent in each stage is counted in the run's own
-:class:`~tablecert.harness.run.stats.InstanceStats` of its vendor instance (the run's result hands
+:class:`~tablecert.harness.instance.stats.InstanceStats` of its vendor instance (the run's result hands
 them back: ``RunResult.stats``).
 """
 
@@ -44,7 +44,7 @@ from typing import Protocol
 
 from tablecert.harness.run.hand_batches import HandBatch, HandSuite, hand_ranges
 from tablecert.harness.run.hand_slices import HandSlice
-from tablecert.harness.run.instance import VendorInstance
+from tablecert.harness.instance.vendor_instance import VendorInstance
 from tablecert.harness.run.judging import HandOp, judge
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.store import RunStore

@@ -2,11 +2,11 @@
 
 A unit is a vector-set batch (:class:`~tablecert.harness.suites.reader.Batch`, of any op: round
 scripts are batches of ``craps.round``), one op of a hand batch (:class:`HandOp`) or a unit that
-plays itself through the instance, one request at a time (:class:`Played`: a batch of live tables,
+plays itself through the instance, one request at a time (:class:`~tablecert.harness.instance.vendor_instance.Played`: a batch of live tables,
 :mod:`tablecert.harness.live.run`, which kills and restarts the vendor). What the
 vendor did not declare is not sent (:func:`nothing_to_send`: counted ``unsupported``). The rest
 goes through the instance's fault recovery (retry, restart, bisect:
-:mod:`tablecert.harness.run.recovery`), by the fastest way the session declares
+:mod:`tablecert.harness.instance.recovery`), by the fastest way the session declares
 (:mod:`tablecert.harness.contract`):
 
 * vector batches: a source of answers by test (:class:`~tablecert.harness.contract.AnswersByTest`,
@@ -17,9 +17,9 @@ goes through the instance's fault recovery (retry, restart, bisect:
 * hand batches: a :class:`~tablecert.harness.contract.RawExchange` session gets the request line
   the kernels wrote and an answer equal to the expected line passes the whole batch (else it is
   confirmed in bulk, else decoded and judged case by case); any other session gets the cases as
-  values. Time and counts go to the instance's own :class:`~tablecert.harness.run.stats.InstanceStats`.
+  values. Time and counts go to the instance's own :class:`~tablecert.harness.instance.stats.InstanceStats`.
 
-The answers are judged by :mod:`tablecert.harness.run.vectors` and
+The answers are judged by :mod:`tablecert.harness.instance.vectors` and
 :mod:`tablecert.harness.answers.hand_failures`, whichever path brought them.
 """
 
@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from tablecert.harness.answers import bulk as bulk_judge
 from tablecert.harness.contract import AnswersByTest, RawBatches, RawExchange
 from tablecert.harness.answers.hand_failures import judge_hand_batch
 from tablecert.harness.protocol_versions import run_v1
 from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Outcome
-from tablecert.harness.run.instance import VendorInstance
-from tablecert.harness.run.vectors import judge_answer_line, judge_batch, whole_batch
+from tablecert.harness.instance.vendor_instance import Played, VendorInstance
+from tablecert.harness.instance.vectors import judge_answer_line, judge_batch, whole_batch
 from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.protocol import V1
 
@@ -49,13 +49,6 @@ class HandOp:
 
     batch: HandBatch
     op: str
-
-
-class Played(Protocol):
-    """A unit that plays itself through the instance, one request at a time, and is judged as it
-    goes (a batch of live tables: :class:`tablecert.harness.live.run.LiveBatch`)."""
-
-    def play(self, instance: VendorInstance) -> BatchOutcome: ...
 
 
 Unit = Batch | HandOp | Played

@@ -49,11 +49,11 @@ from tablecert import __version__
 from tablecert.harness.contract import KNOWN_OPS, AnswersByTest, FaultKind, Hello, VendorFault
 from tablecert.harness.answers.envelope import parse_hello
 from tablecert.harness.protocol_versions import V2, v1_expressible
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.store import RunStore
 from tablecert.harness.store.responses import AnswerIndex
 from tablecert.harness.run import RunError
-from tablecert.harness.run.instance import VendorInstance, identity_of
+from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.lab_files import remove_our_folder
@@ -65,6 +65,8 @@ from tablecert.oracle.names import HAND_SUITES
 from tablecert.vectors.anchor import SuiteAnchor
 from tablecert.vectors.checks import load_manifest
 from tablecert.vectors.lines import RESPONSE_LINE_BYTES, LineTooLong, bounded_lines
+from tablecert.harness.record import seal
+from tablecert.harness.run.certify import copy_anchored
 
 BATCH_SIZE = 1000
 UNIDENTIFIED = {"name": "UNIDENTIFIED (the responses file names no implementation)", "version": "unidentified",
@@ -247,9 +249,6 @@ def validate_responses(responses: Path, suite_dir: Path, run_dir: Path,
     answer the vectors v1 cannot express; answers to them are not judged, see
     :mod:`tablecert.harness.protocol_versions`). The run record is sealed with ``seal_key``
     (default the lab's run key, :mod:`tablecert.harness.record.seal`)."""
-    from tablecert.harness.record import seal
-    from tablecert.harness.run.certify import copy_anchored
-
     if not responses.is_file():                                   # refused before the suite is copied
         raise ResponsesError(f"{responses}: no such responses file")
     key = seal.run_key(seal_key)

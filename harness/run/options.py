@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tablecert.harness.run.hand_slices import HandSlice
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 
 if TYPE_CHECKING:
     from tablecert.harness.record.chain import Checkpoints
-    from tablecert.harness.run.context import SpreadContext
+    from tablecert.harness.instance.context import SpreadContext
     from tablecert.harness.run.rerun import RerunSelection
 
 

@@ -11,12 +11,12 @@ import sys
 import time
 from collections.abc import Callable
 
+from tqdm import tqdm
+
 
 def progress_callback(label: str, unit: str = "hands") -> Callable[[int, int], None]:
     """A ``progress(done, total)`` callable: a tqdm bar on a terminal, else a line every 10 s."""
     if sys.stderr.isatty():
-        from tqdm import tqdm
-
         bar: list[tqdm] = []
 
         def update(done: int, total: int) -> None:

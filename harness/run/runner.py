@@ -5,10 +5,10 @@ It streams batches from the suite folder (memory bounded by one batch), skips ba
 run already recorded (``resume``; with ``checkpoints``, as ``certify`` runs it, every commit to the
 run database is checkpointed by the run key and a resumed database must still hold what its last
 checked checkpoint covers, :mod:`tablecert.harness.record.chain`), and hands each to the run pipeline (:mod:`tablecert.harness.run`):
-``judge`` sends it through the run's :class:`~tablecert.harness.run.instance.VendorInstance` and
+``judge`` sends it through the run's :class:`~tablecert.harness.instance.vendor_instance.VendorInstance` and
 judges every answer, the :class:`~tablecert.harness.run.recorder.Recorder` records the batch
 atomically. Ops the vendor did not list in ``hello`` are *unsupported*. A vendor fault (crash, hang, malformed answer ...) is handled by
-:mod:`tablecert.harness.run.recovery`: the vendor is restarted, the batch retried, then bisected to
+:mod:`tablecert.harness.instance.recovery`: the vendor is restarted, the batch retried, then bisected to
 the case that kills the vendor; vectors left unanswered are ``fault``. Any fault, even one a
 retry recovered, makes the run's verdict ``fail`` (:mod:`tablecert.harness.record.verdict` decides it,
 with the scope the lab requires). A vendor that cannot be started or greeted ends the run with
@@ -19,7 +19,7 @@ The hand-stream suites (``joker``, ``exhaustive``) run through :mod:`tablecert.h
 a parallel run through ``options.parallel`` (:mod:`tablecert.parallel`): the same pipeline, the
 same outcomes and database, without Python work per case while answers are right. A parallel run
 and the live tables are given what they need of the run as narrow contexts
-(:mod:`tablecert.harness.run.context`), never the Runner.
+(:mod:`tablecert.harness.instance.context`), never the Runner.
 Their requests hold ``hand_batch_size`` hands (kept in the run's meta so a resumed run meets the
 same batches): by default :data:`~tablecert.harness.run.hand_batches.DEFAULT_HAND_BATCH_SIZE` when the
 batch size is the generic default, else the batch size asked for.
@@ -42,20 +42,20 @@ from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSes
 from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
 from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.model import Verdict
-from tablecert.harness.run.stats import InstanceStats
+from tablecert.harness.instance.stats import InstanceStats
 from tablecert.harness.record.judged_record import JudgedRecord
 from tablecert.harness.store import RunStore
 from tablecert.harness.record.seal import SealError
 from tablecert.harness.run import RunError
-from tablecert.harness.run.context import LiveContext, LiveTables, RunVendor, SpreadContext, SuiteRun
-from tablecert.harness.run.instance import VendorInstance, describe, identity_of, same_vendor
+from tablecert.harness.instance.context import LiveContext, LiveTables, RunVendor, SpreadContext, SuiteRun
+from tablecert.harness.instance.vendor_instance import VendorInstance, describe, identity_of, same_vendor
 from tablecert.harness.run.judging import judge
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
+from tablecert.harness.instance.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.run.rerun import RerunSelection, chosen_batches
-from tablecert.harness.run.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
@@ -264,7 +264,7 @@ class Runner:
         return result
 
     def _spread_context(self) -> SpreadContext:
-        """What a spread run is given of this run, its vendor greeted (see :mod:`tablecert.harness.run.context`)."""
+        """What a spread run is given of this run, its vendor greeted (see :mod:`tablecert.harness.instance.context`)."""
         assert self.hello is not None and self.instance.began is not None
         vendor = RunVendor(self.open_session, self.instance.began, self.recovery.policy,
                            frozenset(self.db.fault_kinds()), self.db.meta().get("isolation"), self.capabilities)

@@ -9,12 +9,14 @@ vendor itself is started confined and greeted. Nothing of the vendor runs outsid
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from dataclasses import dataclass, field
 
 from tablecert.harness.contract import SessionOptions, VendorFault
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.confine.sandbox import SAFE_PATH, Sandbox, plan, resolve
+from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 
 PROBE = ("echo \"user: $(id)\"; echo '--mounts'; cat /proc/self/mountinfo; echo '--limits'; cat /proc/self/limits; "
          "echo '--net'; cat /proc/net/dev")
@@ -88,9 +90,6 @@ def _probe(sandbox: Sandbox, view: SandboxView) -> None:
 
 def check(command: str, options: SessionOptions) -> SandboxView:
     """Plan, probe and greet (see the module docstring)."""
-    from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
-    import shlex
-
     try:
         argv = shlex.split(command)
         argv = resolve(argv) if argv and options.isolation != "none" else argv

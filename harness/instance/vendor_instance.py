@@ -9,19 +9,20 @@ must say it is the vendor the run began with, or it is closed and that is a ``ba
 and it must be confined as the run records it (``isolation``), or the run stops (RunError: a node
 set up differently is the lab's problem, never a weaker run under the same certificate). The
 instance counts its sessions' answer bytes (for the run's cap) and holds its own
-:class:`~tablecert.harness.run.recovery.Recovery`: a fault restarts this instance's vendor only.
+:class:`~tablecert.harness.instance.recovery.Recovery`: a fault restarts this instance's vendor only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, answer_bytes, isolation_of)
-from tablecert.harness.run.recovery import FaultPolicy, Recovery
-from tablecert.harness.run import RunError
-from tablecert.harness.run.stats import InstanceStats
-from tablecert.harness.run.vectors import judge_batch, whole_batch
+from tablecert.harness.instance import RunError
+from tablecert.harness.instance.recovery import FaultPolicy, Recovery
+from tablecert.harness.instance.stats import InstanceStats
+from tablecert.harness.instance.vectors import judge_batch, whole_batch
+from tablecert.harness.model import BatchOutcome
 from tablecert.oracle.protocol import V1
 
 Identity = dict[str, Any]
@@ -156,3 +157,10 @@ class VendorInstance:
     def answer_bytes(self) -> int:
         """The answers of every session this instance opened, the live one included."""
         return self.closed_bytes + answer_bytes(self.live)
+
+
+class Played(Protocol):
+    """A unit that plays itself through the instance, one request at a time, and is judged as it
+    goes (a batch of live tables: :class:`tablecert.harness.live.run.LiveBatch`)."""
+
+    def play(self, instance: VendorInstance) -> BatchOutcome: ...

@@ -26,7 +26,7 @@ from tablecert.harness.answers.compare import (CONFUSION_KEYS, REFUSAL_OPS, is_r
 from tablecert.harness.answers.round_findings import divergence_note
 from tablecert.harness.model import (Batch, BatchOutcome, BatchStatus, Failure, Outcome, count_one, count_vectors, dumps,
                                      stored_answer, stored_expected)
-from tablecert.harness.run.stats import InstanceStats
+from tablecert.harness.instance.stats import InstanceStats
 from tablecert.oracle.names import CRAPS_ROUND, HAND_FILE
 
 

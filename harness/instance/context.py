@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tablecert.harness.answers.capabilities import Capabilities
 from tablecert.harness.contract import VendorSession
-from tablecert.harness.run.recovery import FaultPolicy
+from tablecert.harness.instance.recovery import FaultPolicy
 
 if TYPE_CHECKING:
     from tablecert.harness.model import BatchOutcome
     from tablecert.harness.model import Batch
-    from tablecert.harness.run.judging import Played
+    from tablecert.harness.instance.vendor_instance import Played
 
 Key = tuple[str, str, int, int]
 """(file, op, first tcId, cases) of one batch of one op."""
@@ -93,7 +93,7 @@ class RecorderPort(Protocol):
 
 
 class GiveUpPort(Protocol):
-    """The ops the run gives up (:class:`~tablecert.harness.run.recovery.GiveUp`), decided in run order."""
+    """The ops the run gives up (:class:`~tablecert.harness.instance.recovery.GiveUp`), decided in run order."""
 
     def stops(self, op: str) -> bool: ...
     def not_sent(self, key: Key, out: BatchOutcome) -> BatchOutcome: ...

@@ -1,7 +1,7 @@
 """What a vendor instance's units cost and how they were judged, counted per instance (never
 process-wide).
 
-Each :class:`~tablecert.harness.run.instance.VendorInstance` holds its own :class:`InstanceStats`,
+Each :class:`~tablecert.harness.instance.vendor_instance.VendorInstance` holds its own :class:`InstanceStats`,
 written only by the thread that runs its units (:func:`tablecert.harness.run.judging.judge`); a
 hand batch prepared on another thread carries its own timings (``HandBatch.encode_s``,
 ``expected_s``), added in by the loop that uses it. A run hands its instance's stats back in its
