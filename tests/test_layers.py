@@ -389,6 +389,7 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("parallel/actor.py", "VendorActor.__init__"): "the judging, imported while the actor's vendor starts: a Ray actor's start",
     ("parallel/ray_pool.py", "connect"): "ray itself, imported in the background beside the greeting: a Ray run's start",
     # certify's start (a refused certify pays it all) and the report step
+    ("harness/answers/causes.py", "hand_causes"): "numba, through the hand features: a refused or concluded certify's start",
     ("vectors/anchor.py", "release_manifest"): "the hand suites' writer and the labeller: certify's start",
     ("vectors/checks.py", "lint_hand_file"): "the hand stream and the labeller: certify's and a Ray run's start",
     ("vectors/suites.py", "generate"): "the hand suites' writer: certify's start",

@@ -56,7 +56,6 @@ from tablecert.harness.model import replay_name
 from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
-from tablecert.harness.answers.hand_failures import hand_cause_totals
 
 EXAMPLES = 3          # smallest failures kept per cause
 FACTORS_SHOWN = 6     # factors listed per cause
@@ -396,6 +395,7 @@ def hand_causes(db: RunReader) -> list[Cause]:
     :func:`tablecert.harness.answers.hand_failures.hand_cause_totals`) as one label cause per op, its
     factors the hand features the rules turn on (how many of its wrong hands have each as their
     most specific one; the suite's other hands are not counted, so no score)."""
+    from tablecert.harness.answers.hand_failures import hand_cause_totals  # lazy: 290 ms (numba) of a refused or concluded certify's start (test_refusals)
     by_op: dict[str, list[dict[str, Any]]] = {}
     for cell in hand_cause_totals(db):
         by_op.setdefault(cell["op"], []).append(cell)
