@@ -20,6 +20,7 @@ from typing import Any
 
 from tablecert import harness
 from tablecert.cli_common import UsageError, say
+from tablecert.cli_reports import write_diff
 
 DEFAULT_SUITE = "standard"      # certify's --suite default: with --rerun-failed, RUN's suite instead
 RERUN_HELP = ("send only the vectors that failed or faulted in the run folder RUN (a vendor's pre-check after "
@@ -56,8 +57,7 @@ def rerun_inputs(args: argparse.Namespace) -> harness.RerunSelection:
 def rerun_result(selection: harness.RerunSelection, out: Path, summary: dict[str, Any]) -> int:
     """The rerun compared with its run (``tablecert diff``'s comparison, printed and written into
     ``out``) and its exit status (see the module)."""
-    from tablecert.cli_reports import write_diff  # lazy: 26558 ms of --help start, as cmd_diff (bench_startup.py, load 22)
-    from tablecert.reports.run_diff import run_diff, terminal_lines
+    from tablecert.reports.run_diff import run_diff, terminal_lines  # lazy: about 950 ms of --help start (at rest)
 
     diff = run_diff(Path(selection.run), out)
     say(f"rerun of {selection.run}: {len(selection.vectors):,} vectors sent again ({selection.failed:,} failed, "

@@ -92,10 +92,10 @@ class LiveRun:
     def plan_of(self, suite: SuiteRun, book: MetaBook) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
+            batches = [batch for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops]
             vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
-                       for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops
-                       for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
-            single = {batch.file for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in GAME_OF_OP}
+                       for batch in batches for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
+            single = {batch.file for batch in batches if batch.op in GAME_OF_OP}   # the life cuts' tables
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled,
                                            lambda key: key[0] in single)
         if not self.plan_kept:          # once per run (a plan given by a test too)
