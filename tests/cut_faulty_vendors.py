@@ -28,9 +28,9 @@ import os
 import sys
 from typing import Any
 
+from live_faulty_vendors import serve_faulty
 from tablecert.oracle.live_tables import LiveTable
 from tablecert.oracle.table_journal import TableJournal, live_entries
-from tablecert.oracle.vendor import ReferenceVendor, serve
 
 
 class Compacting(TableJournal):
@@ -122,14 +122,8 @@ JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
 CUT_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
 
 
-class CutFaultyVendor(ReferenceVendor):
-    name = "faulty live vendor"
-
-
 def main(name: str) -> int:
-    vendor = CutFaultyVendor()
-    vendor.journal_class = JOURNALS[name][0]
-    return serve(sys.stdin, sys.stdout, vendor)
+    return serve_faulty(JOURNALS[name][0])
 
 
 if __name__ == "__main__":

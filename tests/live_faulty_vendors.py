@@ -217,6 +217,14 @@ class StateFiller(FaultyLiveVendor):
         return super().handle(request)
 
 
+def serve_faulty(journal_class: type[TableJournal]) -> int:
+    """Serve the reference vendor with ``journal_class`` keeping its live tables (the faulty live
+    vendors here and in tests/cut_faulty_vendors.py)."""
+    vendor = FaultyLiveVendor()
+    vendor.journal_class = journal_class
+    return serve(sys.stdin, sys.stdout, vendor)
+
+
 def main(name: str) -> int:
     if name == "old":
         return serve(sys.stdin, sys.stdout, OldVendor())
@@ -226,9 +234,7 @@ def main(name: str) -> int:
         return serve(sys.stdin, sys.stdout, RebuiltForLive())
     if name == "state-filler":
         return serve(sys.stdin, sys.stdout, StateFiller())
-    vendor = FaultyLiveVendor()
-    vendor.journal_class = JOURNALS[name][0]
-    return serve(sys.stdin, sys.stdout, vendor)
+    return serve_faulty(JOURNALS[name][0])
 
 
 if __name__ == "__main__":
