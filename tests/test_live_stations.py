@@ -7,6 +7,7 @@ the station vectors as unsupported and is scoped, never silently."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -17,10 +18,12 @@ import pytest
 
 from station_faulty_vendors import STATION_FAULTY_VENDORS
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
+from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.driver import LivePlan
+from tablecert.harness.live.driver import Divergence, LivePlan
+from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
 from tablecert.harness.live.run import LiveRun
-from tablecert.harness.live.stations import station_fields, time_problem
+from tablecert.harness.live.stations import replay_stations, station_fields, time_problem
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.runner import Runner
 from tablecert.harness.store import RunStore
@@ -213,6 +216,27 @@ def test_a_live_vendor_without_table_features_is_scoped(station_suite, tmp_path:
     assert "not tested: craps.stations" in page
     assert "not declared by the implementation (their vectors unsupported, not certified): stations, disconnects, " \
            "disables, meters" in page
+
+
+def test_a_failing_station_vectors_replay_reproduces_it(station_suite, tmp_path: Path) -> None:
+    """The replay a failing station table leaves (failures/*.craps.stations.tgN.jsonl) plays its
+    script and its cuts again: the faulty vendor meets the same divergence, the reference vendor
+    none."""
+    name = "meters-replay-twice"
+    result, _ = station_run(faulty(name), station_suite, tmp_path / "run")
+    assert result.verdict == "fail"
+    (path,) = (tmp_path / "run" / "failures").glob("*.craps.stations.tg*.jsonl")
+    replay = json.loads(path.read_text().splitlines()[0])
+    assert replay["interruptions"] and replay["divergence"]["asked"].startswith("table.meters ")
+    for cmd, fails in ((faulty(name), True), (REFERENCE, False)):
+        with vendor_state_dir(tmp_path, vendor_uid(shlex.split(cmd), OPTIONS)) as state:
+            control = InstanceControl(live_opener(cmd, OPTIONS, state))
+            found = replay_stations(replay, control)
+            control.close()
+        if fails:
+            assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
+        else:
+            assert found is None                # the oracle's own vendor passes the replay
 
 
 def test_the_journal_compacts_a_long_station_table_and_a_restart_finds_it_whole(tmp_path: Path) -> None:
