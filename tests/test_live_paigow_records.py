@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from live_replays import replayed
 from paigow_faulty_vendors import PAIGOW_FAULTY_VENDORS
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
-from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
 from tablecert.harness.live.paigow_records import replay_paigow
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.record.outputs import write_outputs
@@ -167,12 +166,6 @@ def test_a_failing_paigow_vectors_replay_reproduces_it(paigow_suite: Path, tmp_p
     assert result.verdict == "fail"
     (path,) = (tmp_path / "run" / "failures").glob("*.paigow.table.tg*.jsonl")
     replay = json.loads(path.read_text().splitlines()[0])
-    for cmd, fails in ((faulty(name), True), (REFERENCE, False)):
-        with vendor_state_dir(tmp_path, vendor_uid(shlex.split(cmd), OPTIONS)) as state:
-            control = InstanceControl(live_opener(cmd, OPTIONS, state))
-            found = replay_paigow(replay, control)
-            control.close()
-        if fails:
-            assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
-        else:
-            assert found is None                # the oracle's own vendor passes the replay
+    found = replayed(replay_paigow, replay, faulty(name), OPTIONS, tmp_path)
+    assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
+    assert replayed(replay_paigow, replay, REFERENCE, OPTIONS, tmp_path) is None    # the oracle's own vendor passes it

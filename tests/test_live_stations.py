@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 
 from station_faulty_vendors import STATION_FAULTY_VENDORS
+from live_replays import replayed
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
-from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence, LivePlan
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.live.stations import replay_stations, station_fields, time_problem
 from tablecert.harness.record.outputs import write_outputs
@@ -228,15 +227,9 @@ def test_a_failing_station_vectors_replay_reproduces_it(station_suite, tmp_path:
     (path,) = (tmp_path / "run" / "failures").glob("*.craps.stations.tg*.jsonl")
     replay = json.loads(path.read_text().splitlines()[0])
     assert replay["interruptions"] and replay["divergence"]["asked"].startswith("table.meters ")
-    for cmd, fails in ((faulty(name), True), (REFERENCE, False)):
-        with vendor_state_dir(tmp_path, vendor_uid(shlex.split(cmd), OPTIONS)) as state:
-            control = InstanceControl(live_opener(cmd, OPTIONS, state))
-            found = replay_stations(replay, control)
-            control.close()
-        if fails:
-            assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
-        else:
-            assert found is None                # the oracle's own vendor passes the replay
+    found = replayed(replay_stations, replay, faulty(name), OPTIONS, tmp_path)
+    assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
+    assert replayed(replay_stations, replay, REFERENCE, OPTIONS, tmp_path) is None    # the oracle's own vendor passes it
 
 
 def test_the_journal_compacts_a_long_station_table_and_a_restart_finds_it_whole(tmp_path: Path) -> None:
