@@ -41,7 +41,7 @@ class GameBooks:
     to each, ``timed`` records carry the clock given, ``keep`` bounds the records held per key
     (all when None)."""
 
-    def __init__(self, racks: dict[Hashable, int], categories: tuple[str, ...], stamp: dict[str, Any] | None = None,
+    def __init__(self, racks: dict[Any, int], categories: tuple[str, ...], stamp: dict[str, Any] | None = None,
                  timed: bool = False, keep: int | None = None) -> None:
         self.categories, self.stamp, self.timed, self.keep = categories, stamp or {}, timed, keep
         self.games: dict[Any, list[dict[str, Any]]] = {key: [] for key in racks}

@@ -5,8 +5,8 @@ one ``write`` and ``fsync``'d before the answer is sent, and replayed when the v
 Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and ``"game":
 "paigow"`` for a pai gow table; a station table, New: ``{"open": ID, "config": ..., "stations":
 [...], "on_disable": ...}``), ``{"step": ID, "seq": int, "act": STEP}`` (a station table's with
-``"at"``: the vendor's clock when it was played, so a restart recalls the same times, as has a
-pai gow table's when hello declares ``paigow_records``: ``features``, New; a
+``"at"``: the vendor's clock when it was played, so a restart recalls the same times; New, a pai
+gow table's too when the hello declared ``paigow_records``, the journal's ``features``; a
 disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``; and,
 New, ``{"snapshot": ID, "state": ...}``: a station table as it stood, which replaces its steps
 before it when the journal is compacted (every :data:`COMPACT_EVERY` steps of the table:
@@ -68,7 +68,9 @@ class LiveError(Exception):
 
 
 class TableJournal:
-    """The live tables of one ``state_dir``: replayed from its journal, then kept in memory."""
+    """The live tables of one ``state_dir``: replayed from its journal, then kept in memory;
+    ``build`` and ``features`` (hello's ``table_features``) those of the vendor's hello: with
+    ``paigow_records`` a pai gow table keeps its game records and meters (:attr:`paigow_class`)."""
 
     table_class = LiveTable
     station_class = LiveStationTable

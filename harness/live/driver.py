@@ -294,7 +294,7 @@ def replay_live(replay: dict[str, Any], control: Any, player: Callable[..., None
     points = {p["step"]: p["mode"] for p in replay["interruptions"] if p["mode"] in MODES}
     try:
         player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-                    Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
+               Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
     except (Divergence, VendorFault) as err:
         return err
     return None
