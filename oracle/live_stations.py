@@ -28,7 +28,7 @@ Refusals, first applicable wins: ``table_disabled``, ``no_such_station``, then t
 run of steps up to the roll deciding the pass line, or up to a void) in which it took part: it
 held a bet or sent a bet, odds, working or take-down step. Its record holds the station's own
 steps and the table's steps (rolls, disable, enable) from the moment it took part, each with the station's events and view of the
-table; its ``status`` (:data:`STATUSES`), ``credits_start`` and ``credits_end`` (the station's rack
+table; its ``status`` (:data:`~tablecert.oracle.game_records.STATUSES`), ``credits_start`` and ``credits_end`` (the station's rack
 before its first step and after the last; None in progress), ``wagers`` per category as
 ``table.recall`` counts them, and ``wins`` (flat and odds wins). The **meters** (:func:`meters_of`)
 are sums of the records and the steps: ``buy_ins`` (the opening rack and every buy-in),
@@ -39,13 +39,12 @@ step. Integers only.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from tablecert.oracle import craps_round, live_tables
 from tablecert.oracle.craps_round import MAX_AMOUNT, RoundConfig, Table, parse_round_config
 from tablecert.oracle.errors import CaseError
+from tablecert.oracle.game_records import METERS, GameBooks, config_digest
 from tablecert.oracle.live_tables import CATEGORIES, GAMES, RECALL_GAMES
 from tablecert.oracle.table_config import is_int
 
@@ -56,8 +55,6 @@ FEATURES = ("stations", "disconnects", "disables", "meters")
 records, station disconnects, table disables, ``table.meters``."""
 MAX_STATIONS = 8
 ON_DISABLE = ("keep", "void")
-STATUSES = ("in_progress", "complete", "voided")
-METERS = ("buy_ins", "wagered", "won", "cashed_out", "games_played")
 STATION_ACTS = ("bet", "odds", "working", "take_down", "buy_in", "cash_out")
 LINK_ACTS = ("disconnect", "reconnect")
 TABLE_ACTS = ("roll", "disable", "enable")
@@ -71,13 +68,6 @@ WHILE_DISABLED = ("enable", "disconnect", "reconnect")
 WAGER_ACTS = ("bet", "odds", "working", "take_down")
 """A station takes part in a game by one of these (or by a bet on the layout); its buy-ins,
 cash-outs and disconnects are recorded in a game it takes part in."""
-
-
-def config_digest(config: object) -> str:
-    """A record's ``config``: ``sha256:`` and the hex digest of the table config as sent, in
-    canonical JSON (keys sorted, no spaces, ASCII)."""
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def check_opening(stations: object, on_disable: object) -> list[dict[str, int]]:
@@ -230,36 +220,23 @@ def _view(table: dict[str, Any], station: int) -> dict[str, Any]:
             "rack": seat["rack"], "bets": seat["bets"]}
 
 
-class StationBooks:
-    """Every station's game records and meters, kept step by step (see the module docstring):
-    :meth:`add` each step with its record (and with ``timed`` the vendor's clock at it); a game
-    record also has ``started`` (the time of the step it began at) and ``ended`` (of the step that
-    ended it; None in progress). ``stamp`` (``config``, ``build``) is added to each record;
-    ``keep`` bounds how many records of each station are held (all when None)."""
+class StationBooks(GameBooks):
+    """Every station's game records and meters, kept step by step (see the module docstring and
+    :class:`~tablecert.oracle.game_records.GameBooks`): :meth:`add` each step with its record (and
+    with ``timed`` the vendor's clock at it); a game record also has ``started`` (the time of the
+    step it began at) and ``ended`` (of the step that ended it; None in progress). ``stamp``
+    (``config``, ``build``) is added to each record; ``keep`` bounds how many records of each
+    station are held (all when None)."""
 
     def __init__(self, stations: list[dict[str, int]], on_disable: str, stamp: dict[str, Any] | None = None,
                  timed: bool = False, keep: int | None = None) -> None:
-        self.on_disable, self.stamp, self.timed, self.keep = on_disable, stamp or {}, timed, keep
+        super().__init__({s["station"]: s["rack"] for s in stations}, CATEGORIES, stamp, timed, keep)
+        self.on_disable = on_disable
         self.before = initial_state(stations)
-        self.games: dict[int, list[dict[str, Any]]] = {s["station"]: [] for s in stations}
-        self.numbered = dict.fromkeys(self.games, 0)
-        self.current: dict[int, dict[str, Any]] = {}
-        self.meter = {s["station"]: dict(dict.fromkeys(METERS, 0), buy_ins=s["rack"]) for s in stations}
-        self.steps = 0
 
     def _take_part(self, station: int, at: str | None) -> None:
-        if station in self.current:
-            return
-        self.numbered[station] += 1
-        clock = {"started": at, "ended": None} if self.timed else {}
-        game = {"game": self.numbered[station], "station": station, "status": "in_progress", **clock,
-                "credits_start": _view(self.before, station)["rack"], "credits_end": None,
-                "wagers": dict.fromkeys(CATEGORIES, 0), "wins": 0, **self.stamp, "steps": []}
-        self.current[station] = game
-        played = self.games[station]
-        played.append(game)
-        if self.keep is not None and len(played) > self.keep:
-            del played[0]
+        if station not in self.current:
+            self.begin(station, _view(self.before, station)["rack"], at, {"station": station})
 
     def add(self, step: dict[str, Any], record: dict[str, Any], at: str | None = None) -> None:
         """One more step and its record."""
@@ -279,28 +256,21 @@ class StationBooks:
             game["steps"].append({"step": step, "accepted": record["accepted"], "error": record["error"],
                                   "events": events, "table": view})
             if step["act"] in ("bet", "odds") and (wagered := GAMES["craps"].wagered(step, record, was)) is not None:
-                game["wagers"][wagered[0]] += wagered[1]
-                self.meter[station]["wagered"] += wagered[1]
-            won = sum(e.get("flat_win", 0) + e.get("odds_win", 0) for e in events)
-            game["wins"] += won
-            self.meter[station]["won"] += won
+                self.wager(station, *wagered)
+            self.win(station, sum(e.get("flat_win", 0) + e.get("odds_win", 0) for e in events))
         self.before = record["table"]
         self.steps += 1
         if ends_game(step, record, self.on_disable):
-            for station, game in self.current.items():
-                game["status"] = "voided" if step["act"] == "disable" else "complete"
-                game["credits_end"] = _view(record["table"], station)["rack"]
-                self.meter[station]["games_played"] += step["act"] != "disable"
-                if self.timed:
-                    game["ended"] = at
-            self.current = {}
+            for station in list(self.current):
+                self.end(station, "voided" if step["act"] == "disable" else "complete",
+                         _view(record["table"], station)["rack"], at)
             for seat in record["table"]["stations"]:
                 if seat["bets"]:          # a come bet that stays: the station takes part in the next game
                     self._take_part(seat["station"], at)
 
     def recall(self, station: int) -> dict[str, Any]:
         """``table.recall`` of ``station``: its last ten game records, oldest first, the one in progress last."""
-        return {"station": station, "games": self.games[station][-RECALL_GAMES:]}
+        return {"station": station, "games": self.recalled(station)}
 
     def meters(self) -> dict[str, Any]:
         """``table.meters``: per station, and the table's sums."""

@@ -5,7 +5,8 @@ one ``write`` and ``fsync``'d before the answer is sent, and replayed when the v
 Each entry is one JSON line: ``{"open": ID, "config": ..., "rack": int}`` (and ``"game":
 "paigow"`` for a pai gow table; a station table, New: ``{"open": ID, "config": ..., "stations":
 [...], "on_disable": ...}``), ``{"step": ID, "seq": int, "act": STEP}`` (a station table's with
-``"at"``: the vendor's clock when it was played, so a restart recalls the same times; a
+``"at"``: the vendor's clock when it was played, so a restart recalls the same times; New, a pai
+gow table's too when the hello declared ``paigow_records``, the journal's ``features``; a
 disconnect, reconnect, disable or enable is a step of its own act) or ``{"close": ID}``; and,
 New, ``{"snapshot": ID, "state": ...}``: a station table as it stood, which replaces its steps
 before it when the journal is compacted (every :data:`COMPACT_EVERY` steps of the table:
@@ -31,6 +32,7 @@ from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle import live_stations
 from tablecert.oracle.live_stations import OP_OF_ACT, LiveStationTable
 from tablecert.oracle.live_tables import GAMES, LiveTable
+from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS, RecordedPaigowTable
 from tablecert.oracle.table_config import is_int
 
 JOURNAL = "tables.journal"
@@ -66,14 +68,18 @@ class LiveError(Exception):
 
 
 class TableJournal:
-    """The live tables of one ``state_dir``: replayed from its journal, then kept in memory."""
+    """The live tables of one ``state_dir``: replayed from its journal, then kept in memory;
+    ``build`` and ``features`` (hello's ``table_features``) those of the vendor's hello: with
+    ``paigow_records`` a pai gow table keeps its game records and meters (:attr:`paigow_class`)."""
 
     table_class = LiveTable
     station_class = LiveStationTable
+    paigow_class = RecordedPaigowTable
 
-    def __init__(self, state_dir: str, build: str = "") -> None:
+    def __init__(self, state_dir: str, build: str = "", features: tuple[str, ...] = ()) -> None:
         self.path = os.path.join(state_dir, JOURNAL)
         self.build = build                  # the build a station table's records name
+        self.records = PAIGOW_RECORDS in features     # a pai gow table keeps its records and meters (New)
         self.tables: dict[str, LiveTable | LiveStationTable] = {}
         entries = self._read()
         for entry in live_entries(entries):
@@ -115,7 +121,10 @@ class TableJournal:
             return self.tables[entry["open"]].resume()
         if "open" in entry:
             game = entry.get("game", "craps")
-            self.tables[entry["open"]] = self.table_class.open(entry["config"], entry["rack"], game)
+            if game == "paigow" and self.records:
+                self.tables[entry["open"]] = self.paigow_class(entry["config"], entry["rack"], self.build)
+            else:
+                self.tables[entry["open"]] = self.table_class.open(entry["config"], entry["rack"], game)
             return self.tables[entry["open"]].resume()
         if "close" in entry:
             del self.tables[entry["close"]]
@@ -126,7 +135,7 @@ class TableJournal:
             snapped.restore(entry["state"])
             return {}
         table = self.tables[entry["step"]]
-        if isinstance(table, LiveStationTable):
+        if isinstance(table, (LiveStationTable, RecordedPaigowTable)):
             return table.step(entry["act"], entry["at"])
         return table.step(entry["act"])
 
@@ -170,6 +179,8 @@ class TableJournal:
         table = self._known(request)
         if isinstance(table, LiveStationTable):
             return self.station_request(op, request, table)
+        if op == "table.meters" and isinstance(table, RecordedPaigowTable):
+            return table.meters()
         if op in STATION_OPS:
             raise LiveError("invalid_request", f"{op}: table {request['table']!r} has no stations")
         if op == "table.step":
@@ -180,7 +191,8 @@ class TableJournal:
                 step = table.rules.check_step(request.get("step"))
             except CaseError as err:
                 raise LiveError(err.code, err.message) from None
-            return self.journaled({"step": request["table"], "seq": seq, "act": step})
+            clock = {"at": self.clock()} if isinstance(table, RecordedPaigowTable) else {}
+            return self.journaled({"step": request["table"], "seq": seq, "act": step, **clock})
         if op == "table.resume":
             return table.resume()
         if op == "table.recall":

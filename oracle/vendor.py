@@ -11,7 +11,8 @@ Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops 
 declared in hello's ``rng``), which no vector suite uses, and the live-table
 ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``; New: the
 station tables' ``table.meters``, ``table.disconnect``, ``table.reconnect``, ``table.disable``,
-``table.enable``, with every feature of hello's ``table_features``) on tables
+``table.enable``, with every feature of hello's ``table_features``; a pai gow table's records and
+``table.meters``, ``paigow_records``) on tables
 kept persistently in the ``state_dir`` its ``hello`` names (:mod:`tablecert.oracle.table_journal`:
 an append-only journal, fsync'd, replayed when it starts). ``python -m tablecert.oracle.vendor``
 serves it as ``tablecert reference-vendor`` does, without the command line's imports (a vendor
@@ -28,6 +29,7 @@ from tablecert import __version__
 from tablecert.oracle import craps, craps_round, paigow
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import FEATURES
+from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 from tablecert.oracle.live_tables import LIVE_OPS
 from tablecert.oracle.outcomes import HELLO_RNG, RNG_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
@@ -89,7 +91,7 @@ class ReferenceVendor:
     def hello(self) -> dict[str, Any]:
         ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
         live = [*LIVE_OPS, *STATION_OPS] if self.protocol == V2 else []
-        features = {"table_features": list(FEATURES)} if self.protocol == V2 else {}
+        features = {"table_features": [*FEATURES, PAIGOW_RECORDS]} if self.protocol == V2 else {}
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
             "ops": ops + list(RNG_OPS) + live,
@@ -114,7 +116,9 @@ class ReferenceVendor:
             state_dir = request.get("state_dir")
             if isinstance(state_dir, str) and asked == V2:
                 try:
-                    self.journal = self.journal_class(state_dir, self.hello()["implementation"]["build"])
+                    hello = self.hello()
+                    self.journal = self.journal_class(state_dir, hello["implementation"]["build"],
+                                                      tuple(hello.get("table_features", ())))
                 except (OSError, ValueError) as err:
                     return {"id": rid, **error("invalid_request", f"state_dir {state_dir!r}: {err}")}
             return {"id": rid, **self.hello(), **({"protocol": V2} if asked == V2 else {})}

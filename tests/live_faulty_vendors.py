@@ -135,7 +135,8 @@ class ForgetsInterruptedGame(TableJournal):
 
     def replayed(self, entries: list[dict[str, Any]]) -> None:
         for table in self.tables.values():
-            table.restarts.append(len(table.steps))      # type: ignore[attr-defined]
+            if isinstance(table, DropsGameAcross):      # a pai gow table keeps its records (paigow_records)
+                table.restarts.append(len(table.steps))
 
 
 def _recalling(table_class: type[LiveTable]) -> type[TableJournal]:

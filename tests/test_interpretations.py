@@ -12,6 +12,8 @@ from tablecert.oracle.craps_round import parse_round_config, play
 from tablecert.oracle.hands import banker_label, player_label
 from tablecert.oracle.live_stations import meters_of, station_games
 from tablecert.oracle.live_stations import play as play_stations
+from tablecert.oracle.live_paigow import play as play_paigow
+from tablecert.oracle.paigow_records import books_of
 from tablecert.oracle.register import interpretations
 from tablecert.oracle.table_config import paigow_findings, parse_table_config, regulatory_findings
 
@@ -289,6 +291,25 @@ def int_station_game():
                                              "games_played": 1}
 
 
+def int_paigow_game():
+    # a settle refused, then one seat of 100 (nothing) against the dealer's nine high (100 to 1):
+    # rack 1,000 -> 900 at the deal -> 900 + 10,000 won + 100 handed back = 11,000
+    steps = [{"act": "settle"}, {"act": "deal", "dealer": NINE_HIGH, "bank_seat": None,
+                                 "seats": [{"seat": 1, "wager": 100, "cards": NOTHING}]}, {"act": "settle"}]
+    recs = play_paigow(4_000_000, {"rack": 1_000, "steps": steps})["steps"]
+    assert books_of(1_000, steps[:1], recs[:1]).recall() == {"games": []}
+    (game,) = books_of(1_000, steps[:2], recs[:2]).recall()["games"]
+    assert (game["status"], game["credits_start"], game["credits_end"], len(game["steps"])) == ("in_progress", 1_000,
+                                                                                                None, 2)
+    books = books_of(1_000, steps, recs)
+    (game,) = books.recall()["games"]
+    assert (game["status"], game["credits_start"], game["credits_end"], game["wagers"], game["wins"]) == \
+        ("complete", 1_000, 11_000, {"imperial_bonus": 100}, 10_000)
+    assert books.meters() == {"seats": [{"seat": 1, "wagered": 100, "won": 10_000, "games_played": 1}],
+                              "table": {"buy_ins": 1_000, "wagered": 100, "won": 10_000, "cashed_out": 0,
+                                        "games_played": 1}}
+
+
 CHECKS = {
     "INT-JOKER-ACE": int_joker_ace, "INT-ONE-WAGER": int_one_wager, "INT-CAP-AGGREGATE": int_cap_aggregate,
     "INT-ROYAL-JOKER": int_royal_joker, "INT-DONT-LIMIT-ON-WIN": int_dont_limit_on_win,
@@ -303,7 +324,7 @@ CHECKS = {
 
 
     "INT-DISCONNECT-KEEP": int_disconnect_keep, "INT-DISABLE-ROUND": int_disable_round,
-    "INT-STATION-GAME": int_station_game,
+    "INT-STATION-GAME": int_station_game, "INT-PAIGOW-GAME": int_paigow_game,
 }
 
 

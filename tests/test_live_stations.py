@@ -7,6 +7,7 @@ the station vectors as unsupported and is scoped, never silently."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -16,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from station_faulty_vendors import STATION_FAULTY_VENDORS
+from live_replays import replayed
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.driver import LivePlan
+from tablecert.harness.live.driver import Divergence, LivePlan
 from tablecert.harness.live.run import LiveRun
-from tablecert.harness.live.stations import station_fields, time_problem
+from tablecert.harness.live.stations import replay_stations, station_fields, time_problem
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.runner import Runner
 from tablecert.harness.store import RunStore
@@ -213,6 +215,21 @@ def test_a_live_vendor_without_table_features_is_scoped(station_suite, tmp_path:
     assert "not tested: craps.stations" in page
     assert "not declared by the implementation (their vectors unsupported, not certified): stations, disconnects, " \
            "disables, meters" in page
+
+
+def test_a_failing_station_vectors_replay_reproduces_it(station_suite, tmp_path: Path) -> None:
+    """The replay a failing station table leaves (failures/*.craps.stations.tgN.jsonl) plays its
+    script and its cuts again: the faulty vendor meets the same divergence, the reference vendor
+    none."""
+    name = "meters-replay-twice"
+    result, _ = station_run(faulty(name), station_suite, tmp_path / "run")
+    assert result.verdict == "fail"
+    (path,) = (tmp_path / "run" / "failures").glob("*.craps.stations.tg*.jsonl")
+    replay = json.loads(path.read_text().splitlines()[0])
+    assert replay["interruptions"] and replay["divergence"]["asked"].startswith("table.meters ")
+    found = replayed(replay_stations, replay, faulty(name), OPTIONS, tmp_path)
+    assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
+    assert replayed(replay_stations, replay, REFERENCE, OPTIONS, tmp_path) is None    # the oracle's own vendor passes it
 
 
 def test_the_journal_compacts_a_long_station_table_and_a_restart_finds_it_whole(tmp_path: Path) -> None:

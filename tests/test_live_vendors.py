@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 from live_faulty_vendors import LIVE_FAULTY_VENDORS
+from live_replays import replayed
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.driver import Divergence, plan_interruptions
 from tablecert.harness.live.driver import replay_live
 from tablecert.harness.confine.sandbox import vendor_uid
-from tablecert.harness.live.instance import (STATE_PREFIX, InstanceControl, live_opener, remove_stale_state,
-                                             vendor_state_dir)
+from tablecert.harness.live.instance import STATE_PREFIX, remove_stale_state, vendor_state_dir
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.store import RunStore
@@ -117,15 +117,9 @@ def test_a_failing_vectors_replay_reproduces_it(small_suite: Path, tmp_path: Pat
     replay = json.loads(replays[0].read_text().splitlines()[0])
     assert replay["interruptions"] and replay["last_interruption"]["point"]
     assert not [p for p in out.iterdir() if p.name.startswith(STATE_PREFIX)]
-    with vendor_state_dir(tmp_path, vendor_uid(shlex.split(faulty("loses-point")), OPTIONS)) as state:
-        control = InstanceControl(live_opener(faulty("loses-point"), OPTIONS, state))
-        found = replay_live(replay, control)
-        control.close()
+    found = replayed(replay_live, replay, faulty("loses-point"), OPTIONS, tmp_path)
     assert isinstance(found, Divergence) and found.asked == replay["divergence"]["asked"]
-    with vendor_state_dir(tmp_path, vendor_uid(shlex.split(REFERENCE), OPTIONS)) as state:
-        control = InstanceControl(live_opener(REFERENCE, OPTIONS, state))
-        assert replay_live(replay, control) is None          # the oracle's own vendor passes the replay
-        control.close()
+    assert replayed(replay_live, replay, REFERENCE, OPTIONS, tmp_path) is None   # the oracle's own vendor passes it
 
 
 def test_state_dir_is_fresh_private_the_vendors_and_removed(tmp_path: Path) -> None:

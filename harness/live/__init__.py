@@ -1,8 +1,9 @@
 """Live tables through the harness: a vendor instance that can be killed and restarted on the
 same ``state_dir`` (:mod:`.instance`), the driver that plays a live-suite vector one step per
 request, interrupts it and judges every answer (:mod:`.driver`), the cuts over a vendor's whole
-life, storms, closed tables and steps sent again that it adds to every vector (:mod:`.cuts`), the findings and replays of a
-vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
+life, storms, closed tables and steps sent again that it adds to every vector (:mod:`.cuts`), the
+station tables' player (:mod:`.stations`) and a pai gow table's records and meters judged
+(:mod:`.paigow_records`), the findings and replays of a vector that fails (:mod:`.findings`), and what a run's live batches share (:mod:`.run`). The
 runner reaches it only through :meth:`.run.LiveRun.unit`, which is given the run's
 :class:`~tablecert.harness.instance.context.LiveContext` (from ``instance/``, the part below
 both: live/ never imports run/) and makes a :class:`.run.LiveBatch`, a unit of

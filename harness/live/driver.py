@@ -163,11 +163,18 @@ def _expect(play: Play, asked: str, answer: dict[str, Any], expected: Any) -> No
         raise Divergence(asked, expected, got)
 
 
+Recall = Callable[[int, str], None]
+"""Judges a table's recall after its first ``i`` steps (and what else goes with it), ``asked``
+saying when: ``recall(i, asked)``, Divergence if wrong."""
+
+
 def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any], expected: list[dict[str, Any]],
-                points: dict[int, str], play: Play, game: str = "craps", life: VectorLife | None = None) -> None:
+                points: dict[int, str], play: Play, game: str = "craps", life: VectorLife | None = None,
+                records: Recall | None = None) -> None:
     """Play one live vector of ``game`` (see the module docstring) with its ``life`` cuts, storms,
     steps sent again and closed checks (:mod:`tablecert.harness.live.cuts`); Divergence at the
-    first wrong answer."""
+    first wrong answer. ``records`` judges each recall instead of :func:`recall_of` (a pai gow
+    table's game records and meters: :mod:`tablecert.harness.live.paigow_records`)."""
     tid = table_id(tc_id, game)
     rack, steps = case["rack"], case["steps"]
     rules = GAMES[game]
@@ -185,8 +192,11 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             resend(control, play, tid, i - 1, steps[i - 1], judge, {"steps": i, "table": before(i)})
 
     def recall(i: int, asked: str) -> None:
-        _expect(play, f"table.recall {asked}", control.send("table.recall", table=tid),
-                recall_of(rack, steps[:i], expected[:i], game))
+        if records is not None:
+            records(i, asked)
+        else:
+            _expect(play, f"table.recall {asked}", control.send("table.recall", table=tid),
+                    recall_of(rack, steps[:i], expected[:i], game))
 
     opened = {"config": config, "rack": rack, **({"game": game} if game != "craps" else {})}
     _expect(play, "table.open", control.send("table.open", table=tid, **opened),
@@ -276,14 +286,15 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     return out
 
 
-def replay_live(replay: dict[str, Any], control: Any) -> Exception | None:
+def replay_live(replay: dict[str, Any], control: Any, player: Callable[..., None] = play_vector) -> Exception | None:
     """Play a replay file's script with its interruptions on ``control`` (an
-    :class:`~tablecert.harness.live.instance.InstanceControl`); the divergence or fault it meets
-    (None if the vendor now answers every request as the oracle does)."""
+    :class:`~tablecert.harness.live.instance.InstanceControl`) by ``player`` (:func:`play_vector`
+    unless given); the divergence or fault it meets (None if the vendor now answers every request
+    as the oracle does)."""
     points = {p["step"]: p["mode"] for p in replay["interruptions"] if p["mode"] in MODES}
     try:
-        play_vector(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-                    Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
+        player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
+               Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
     except (Divergence, VendorFault) as err:
         return err
     return None

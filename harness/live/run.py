@@ -17,6 +17,7 @@ not declare every live op (or speaks ``tablecert-vendor/1``) gets the batch as *
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIM
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
 from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
+from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.instance.context import LiveContext, MetaBook, SuiteRun
@@ -36,7 +38,11 @@ from tablecert.harness.instance.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_stations import FEATURES, STATIONS_OP, features_of
 from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
+from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 from tablecert.oracle.protocol import V2
+
+TABLE_FEATURES = (*FEATURES, "records", PAIGOW_RECORDS)
+"""The live table features a run reports tested, in page 1's order (``records``: a station's record fields)."""
 
 
 @dataclass(frozen=True)
@@ -130,13 +136,17 @@ class LiveBatch:
         if instance.hello is None or instance.began is None or not supports_live(instance.hello):
             return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
         plan = self.live.plan_of(self.suite, self.meta)
-        player = None
+        player: Callable[..., None] | None = None
+        declared = declared_features(instance.hello)
         if self.batch.op == STATIONS_OP:
-            declared = declared_features(instance.hello)
             self.note_features(declared, [] if undeclared(self.batch.cases, declared) else self.batch.cases)
             if undeclared(self.batch.cases, declared):
                 return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
             player = StationPlayer(instance.hello.build, "meters" in declared)
+        elif GAME_OF_OP[self.batch.op] == "paigow":
+            self.note_features(declared, [])
+            if PAIGOW_RECORDS in declared:
+                player = PaigowPlayer(instance.hello.build)
         instance.drop()
         details: dict[str, Any] = {}
         outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details, player)
@@ -148,16 +158,18 @@ class LiveBatch:
     def note_features(self, declared: tuple[str, ...], played: list[Any]) -> None:
         """Keep in the run's ``live`` meta (``features``; summary.json's ``live.features``) the table
         features the vendor declared, those the station vectors played tested (``records``, the
-        record fields, with any station table; ``meters`` when declared) and those it did not
-        declare."""
+        record fields, with any station table; ``meters`` when declared), ``paigow_records`` when
+        declared and a pai gow batch is played, and those it did not declare."""
         live = self.meta.meta().get("live") or {}
         tested = set((live.get("features") or {}).get("tested") or ())
         for case in played:
             tested.update(features_of(case))
             tested.update(["records"] + (["meters"] if "meters" in declared else []))
+        if self.batch.op != STATIONS_OP and PAIGOW_RECORDS in declared:
+            tested.add(PAIGOW_RECORDS)
         self.meta.set_meta(live={**live, "features": {
-            "declared": list(declared), "tested": [f for f in (*FEATURES, "records") if f in tested],
-            "not_declared": [f for f in FEATURES if f not in declared]}})
+            "declared": list(declared), "tested": [f for f in TABLE_FEATURES if f in tested],
+            "not_declared": [f for f in (*FEATURES, PAIGOW_RECORDS) if f not in declared]}})
 
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:

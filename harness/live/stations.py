@@ -35,24 +35,26 @@ from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.contract import VendorFault
 from tablecert.harness.live.driver import Divergence, Interruption, Play
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.oracle.live_stations import (FEATURES, OP_OF_ACT, StationBooks, config_digest, ends_game,
-                                            features_of, initial_state)
+from tablecert.oracle.game_records import config_digest
+from tablecert.oracle.live_stations import FEATURES, OP_OF_ACT, StationBooks, ends_game, features_of, initial_state
+from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 
 TIME_FIELDS = ("started", "ended")
 
 
 def _key(item: Any) -> str | None:
-    """How a list item is named in a field path: its station, bet or game."""
+    """How a list item is named in a field path: its station, seat, bet or game."""
     if not isinstance(item, dict):
         return None
-    parts = [f"station {item['station']}" if "station" in item else "", str(item.get("bet", "")),
+    parts = [f"station {item['station']}" if "station" in item else "", f"seat {item['seat']}" if "seat" in item else "",
+             str(item.get("bet", "")),
              f"game {item['game']}" if "game" in item else ""]
     return " ".join(p for p in parts if p) or None
 
 
 def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
-    """Dotted paths where two answers differ, list items named by station, bet and game
-    (``table.stations[station 3].rack``, ``events[station 2 pass].flat_win``)."""
+    """Dotted paths where two answers differ, list items named by station, seat, bet and game
+    (``table.stations[station 3].rack``, ``events[station 2 pass].flat_win``, ``seats[seat 4].won``)."""
     if isinstance(want, dict) and isinstance(got, dict):
         out = [f"{path}{k}" for k in want if k not in got]
         for k in want:
@@ -131,10 +133,27 @@ def _untimed(result: Any) -> Any:
 
 
 def declared_features(hello: Any) -> tuple[str, ...]:
-    """The table features a hello declares (``table_features``; ``stations`` needed by the others)."""
+    """The table features a hello declares (``table_features``): the station tables' (``stations``
+    needed by the others), then ``paigow_records``."""
     raw = hello.raw.get("table_features") if hello is not None and isinstance(hello.raw, dict) else None
-    named = tuple(f for f in FEATURES if isinstance(raw, list) and f in raw)
-    return named if "stations" in named else ()
+    named = tuple(f for f in (*FEATURES, PAIGOW_RECORDS) if isinstance(raw, list) and f in raw)
+    return tuple(f for f in named if "stations" in named or f not in FEATURES)
+
+
+def judge_answer(play: Play, asked: str, answer: dict[str, Any], want: Any, recall: bool = False) -> None:
+    """One answer judged (Divergence naming the first field that differs); a ``recall``'s game
+    times judged for presence and order (:func:`time_problem`), left out of the comparison."""
+    play.transcript.append({"asked": asked, "answer": _untimed(answer.get("result")) if recall else answer})
+    got = answer["result"] if "result" in answer else {"error": answer["error"]}
+    timed = got
+    if recall and "result" in answer:
+        got = _untimed(got)
+    if not same({"result": want}, {"result": got}):
+        fields = station_fields(want, got) or ["(answer)"]
+        raise Divergence(f"{asked}: first field {fields[0]}", want, got)
+    problem = time_problem(timed.get("games")) if recall and isinstance(timed, dict) else None
+    if problem:           # every other field right: the times judged for presence and order
+        raise Divergence(f"{asked}: times out of order or missing: {problem}", "times present and in order", problem)
 
 
 def undeclared(cases: list[Any], declared: tuple[str, ...]) -> list[str]:
@@ -163,19 +182,7 @@ class StationPlayer:
         steps = case["steps"]
 
         def expect(asked: str, answer: dict[str, Any], want: Any, recall: bool = False) -> None:
-            asked = f"{asked} (last event: {self.event})"
-            play.transcript.append({"asked": asked, "answer": _untimed(answer.get("result")) if recall else answer})
-            got = answer["result"] if "result" in answer else {"error": answer["error"]}
-            timed = got
-            if recall and "result" in answer:
-                got = _untimed(got)
-            if not same({"result": want}, {"result": got}):
-                fields = station_fields(want, got) or ["(answer)"]
-                raise Divergence(f"{asked}: first field {fields[0]}", want, got)
-            problem = time_problem(timed.get("games")) if recall and isinstance(timed, dict) else None
-            if problem:           # every other field right: the times judged for presence and order
-                raise Divergence(f"{asked}: times out of order or missing: {problem}",
-                                 "times present and in order", problem)
+            judge_answer(play, f"{asked} (last event: {self.event})", answer, want, recall)
 
         books = StationBooks(case["stations"], case["on_disable"], stamp)    # the oracle's, step by step
 
