@@ -1,24 +1,26 @@
 """The cost of a power cut on a live station table (issue 38), component by component.
 
-    python benchmarks/bench_cut_cost.py [--rounds 100] [--cuts 100] [--starts 15] [--seed 0]
-                                        [--isolation auto] [--vendor-cmd CMD]
+    python benchmarks/bench_cut_cost.py [--rounds 100] [--cuts 100] [--starts 15] [--seed 0] [--isolation auto]
 
-**The vendor's start, alone** (``--starts`` fresh processes each; the CPU of the processes
-reaped after a normal exit, bubblewrap and what it started, and the wall, both median): the
-sandbox starting ``/bin/true``; the interpreter (``python -c pass``: site and the editable
-install's finder); the vendor's imports (``import tablecert.oracle.vendor``); the vendor greeted
-on an empty ``state_dir`` and on one whose journal holds a station table 128 and 255 steps after
-its last compaction (the journal replay: the reference vendor compacts every 256 steps,
-oracle/table_journal.py). Also printed: how many of the vendor's modules of this tree have no
-bytecode (each is compiled at every start: a read-only tree in the sandbox, where the vendor
-cannot write it).
+**The vendor's start, alone** (``python -m tablecert.oracle.vendor``'s parts, ``--starts`` fresh
+processes each, started as the harness starts a vendor; medians): the sandbox starting
+``/bin/true``; the interpreter (``python -c pass``: site and the editable install's finder); the
+vendor's imports; the vendor greeted (hello, then bye) on an empty ``state_dir`` and on one whose
+journal holds a station table 0, 128 and 255 steps after its last compaction (the journal's
+replay: the reference vendor compacts every 256 steps, oracle/table_journal.py). Each with its
+wall, the CPU of the processes this one reaps (under the sandbox: bubblewrap's own) and the CPU
+the Python program reports of itself as it ends (bubblewrap's namespace init reaps it, so its
+CPU never reaches this process). Also printed: how many of the modules of this tree the vendor
+loads have no bytecode, or older than their source (each is compiled at every start: the tree is
+read-only in the sandbox; ``make bytecode`` writes it).
 
 **A cut in play**: 8 stations x ``--rounds`` rounds (benchmarks/bench_live.py's table), played
 without a cut and with ``--cuts`` seeded cuts, each request timed by phase (a subclass of the
 harness's InstanceControl): the kill (SIGKILL and reap), the spawn (the sandbox's fork and exec),
 the vendor's start to its hello answered (interpreter, imports, journal replay, hello),
 ``table.resume``, the recalls and meters judged after the restart, the step left in flight; the
-harness's own CPU outside its requests (books, judging, bookkeeping), per cut over the uncut
+harness's own CPU, in its requests and outside them (books, judging, bookkeeping); the phases
+only a cut has per cut, the others and the harness outside its requests per cut over the uncut
 play; and the peak RSS of this process. The wall of each phase includes waiting for a core: the
 load is printed with each figure.
 """
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_live import load, station_table
+import tablecert
 from tablecert import __version__
 from tablecert.harness.adapters.vendor_process import command_argv, minimal_env
 from tablecert.harness.confine.sandbox import plan, resolve, vendor_uid
@@ -75,7 +78,8 @@ def started(argv: list[str], options: SessionOptions, stdin: bytes, starts: int)
     """(median wall ms, median CPU ms of the processes reaped, median CPU ms a Python program
     reports of itself) of ``starts`` runs of ``argv`` started as the harness starts a vendor
     (confined as ``options`` say), given ``stdin``, each run to its normal exit."""
-    sandbox = plan(resolve(argv) if options.isolation != "none" else argv, options)
+    argv = resolve(argv) if options.isolation != "none" else argv      # as the harness's VendorProcess does
+    sandbox = plan(argv, options)
     walls, reaped, own = [], [], []
     for _ in range(starts):
         before, wall = cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -88,13 +92,14 @@ def started(argv: list[str], options: SessionOptions, stdin: bytes, starts: int)
         run.release()
         if run.status_fd is not None:
             os.close(run.status_fd)
-    return tuple(statistics.median(x) * 1000 for x in (walls, reaped, own))  # type: ignore[return-value]
+    wall_ms, reaped_ms, own_ms = (statistics.median(x) * 1000 for x in (walls, reaped, own))
+    return wall_ms, reaped_ms, own_ms
 
 
-def journal_after(argv: str, options: SessionOptions, state: str, config: dict[str, Any], case: dict[str, Any],
+def journal_after(command: str, options: SessionOptions, state: str, config: dict[str, Any], case: dict[str, Any],
                   steps: int) -> None:
     """``state``'s journal: a station table opened and ``steps`` of ``case``'s steps played."""
-    control = InstanceControl(live_opener(argv, options, state))
+    control = InstanceControl(live_opener(command, options, state))
     control.send("table.open", table="s1", config=config, stations=case["stations"], on_disable=case["on_disable"])
     for i, step in enumerate(case["steps"][:steps]):
         control.send("table.step", table="s1", seq=i, step=step)
@@ -106,7 +111,7 @@ def without_bytecode(module: str) -> list[str]:
     code = (f"import sys, json; import {module}; "
             "print(json.dumps([m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)]))")
     files = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    tree = str(Path(__file__).resolve().parents[1])
+    tree = str(Path(tablecert.__file__).resolve().parents[1])
     missing = []
     for name in json.loads(files):
         if name.startswith(tree) and name.endswith(".py"):
