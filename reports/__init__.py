@@ -40,6 +40,7 @@ from tablecert.reports.inputs import Declared, ReportInputError, Submission, loa
 from tablecert.reports.signing import SigningError
 from tablecert import __version__
 from tablecert.reports import signing
+from tablecert.reports.markup import render_markup
 
 KINDS = ("certificate", "findings")
 CERTIFICATE_EXEMPLARS = 3
@@ -72,8 +73,6 @@ def _charts(data: ReportData):  # type: ignore[no-untyped-def]
 
 def document_xml(data: ReportData, kind: str, declared: Declared | None = None) -> str:
     """The XML of one document (:mod:`tablecert.reports.layout`), before it is laid out."""
-    from tablecert.reports.markup import render_markup  # lazy: 24 ms of report step start (bench_startup.py, load 22)
-
     if kind not in KINDS:
         raise ValueError(f"unknown report kind {kind!r}; kinds: {', '.join(KINDS)}")
     comparison = compare(declared, data.math) if declared is not None else []
