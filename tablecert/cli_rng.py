@@ -33,7 +33,7 @@ def _now() -> str:
 def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -> T | None:
     """``run(options)`` with this command's session options; None after a vendor fault or an op the
     vendor does not offer, said in one line on stderr."""
-    from tablecert.rng.collect import RngError  # lazy: 2282 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.collect import RngError  # lazy: 103 ms of --help start (bench_startup.py, at rest)
 
     try:
         return run(harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args)))
@@ -55,7 +55,7 @@ def _summary_in(out: Path, name: str) -> dict[str, Any] | None:
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.rng.collect import collect  # lazy: 50591 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.collect import collect  # lazy: 1528 ms of --help start (bench_startup.py, at rest)
 
     adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
@@ -113,7 +113,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
-    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 42036 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 1290 ms of --help start (bench_startup.py, at rest)
     from tablecert.rng.raw_workers import default_workers
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
