@@ -108,3 +108,19 @@ def test_bad_raw_sequences_is_one_line(tmp_path: Path, extra: list[str], words: 
     done, _ = run(tmp_path / "bad", "good", *extra)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_main_report_names_a_deep_raw_run_as_such(tmp_path: Path) -> None:
+    """rng-report.pdf's page 1 (outcomes, with the raw run of the same folder) says the 15 tests ran
+    on the first bits only."""
+    out = tmp_path / "both"
+    outcomes = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {VENDOR} good",
+                               "--out", str(out), "--rolls", "20000", "--decks", "1000", "--quiet"],
+                              capture_output=True, text=True, timeout=HANG)
+    assert outcomes.returncode == 0, outcomes.stderr
+    done, _ = run(out, "stuck-150", "--raw", "20000000", "--raw-sequences", "10")
+    assert done.returncode == 1, done.stdout + done.stderr          # 625,000 words: shifted by 5.3 sigma, caught
+    page1 = " ".join(PdfReader(str(out / "rng-report.pdf")).pages[0].extract_text().split())
+    assert "raw stream and scaling: FAIL" in page1
+    assert ("20,000,000 raw bits of 32-bit words, a deep collection: NIST SP 800-22's 15 tests on the first "
+            "10,000,000, the bit-position test on all of them") in page1
