@@ -64,6 +64,8 @@ def cmd_rng(args: argparse.Namespace) -> int:
         raise UsageError("--seed must be 0 or more")
     if args.raw is not None or args.scaling:
         return cmd_rng_raw(args, adapter, target)
+    if args.raw_sequences is not None:
+        raise UsageError("--raw-sequences needs --raw BITS (the deep raw collection)")
     try:
         rolls, decks = args.rolls, args.decks
         if args.detect:
@@ -118,7 +120,7 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
     try:
-        check_raw_bits(bits)
+        check_raw_bits(bits, args.raw_sequences)
     except ValueError as err:
         raise UsageError(str(err)) from None
     try:
@@ -137,7 +139,8 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     started = _now()
     data = _from_vendor(args, out, lambda options: evaluate_raw(
         adapter, target, options, bits, args.scaling, args.pairs, tolerance, args.scale_range,
-        args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words")))
+        args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words"),
+        sequences=args.raw_sequences))
     if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
@@ -156,6 +159,10 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     print(f"verdict: {data['verdict'].upper()}  raw: {raw['sequences']} sequences of {raw['sequence_bits']:,} bits, "
           f"{len(raw['rejected'])} of {raw['plan']['family_size']} members rejected (Holm, family-wise alpha "
           f"{raw['plan']['alpha']})")
+    if "depth" in raw:
+        print(f"  deep: NIST's 15 tests on {raw['depth']['nist_on']}; the bit positions on all "
+              f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
+              f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
     for item in data.get("scaling", []):
         print(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
               + ("" if item["proved"] else f" (not proved: {item['reason']})"))
@@ -185,6 +192,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--raw", type=int, metavar="BITS",
                    help="evaluate the raw stream (op rng.raw) instead of outcomes: BITS bits through NIST SP 800-22's "
                         "15 tests in sequences of 10^6 (default with --scaling: 100,000,000)")
+    p.add_argument("--raw-sequences", type=int, metavar="N",
+                   help="with --raw, a deep collection: NIST's 15 tests on the first N sequences of 10^6 bits "
+                        "only, while the bit-position test counts every word of the BITS (a stuck bit in 1 word "
+                        "in 10^4 is caught with 99%% power from about 1.7 x 10^11 bits); default: every sequence")
     p.add_argument("--scaling", action="store_true",
                    help="with the raw stream, prove the scaling exact (op rng.scale: die, 53-card shuffle and a "
                         "range, see --scale-range) and check paired outcomes (op rng.paired)")
