@@ -34,7 +34,6 @@ from tablecert.reports import write_reports
 from tablecert.reports.data import load_report_data
 from tablecert.reports.html import CHUNK_ROWS, COLUMN_BASE, EMBEDDED_ROWS, NOT_ANALYSED, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
 from tablecert.reports.site import write_site
-from tablecert.vectors.suites import generate
 from test_reports import run_vendor
 from waits import HANG
 
@@ -44,14 +43,12 @@ class HostileName(DemoVendor):
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def runs(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A lab's folder of runs: the two builds, each with its PDFs and report.html."""
     root = tmp_path_factory.mktemp("runs")
-    suite = root.parent / f"{root.name}-edge"
-    generate("edge", suite)
     for name, spec in (("demo-3.2.0", "tablecert.harness.vendors.demo_vendor:DemoVendor"),
                        ("demo-3.2.1", "rerun_vendors:FixedCommission")):
-        run_vendor(spec, suite, root / name)
+        run_vendor(spec, edge, root / name)
         write_reports(root / name)
     return root
 
