@@ -157,8 +157,8 @@ def test_the_replay_line_starts_the_vendor_the_run_started(meta: dict[str, Any],
     assert replay_command(meta) == line
 
 
-def test_a_hostile_vendor_name_is_shown_as_text(runs: Path, tmp_path: Path) -> None:
-    run = run_vendor(f"{__name__}:HostileName", runs.parent / f"{runs.name}-edge", tmp_path / "hostile")
+def test_a_hostile_vendor_name_is_shown_as_text(edge: Path, tmp_path: Path) -> None:
+    run = run_vendor(f"{__name__}:HostileName", edge, tmp_path / "hostile")
     write_reports(run)
     page = (run / "report.html").read_text(encoding="utf-8")
     assert "</script><script>document.title" not in page and "\u202e" not in page
