@@ -167,11 +167,12 @@ def vendors(tmp: Path, name: str, answers: list[list[Any]], ops: list[str]) -> d
 
 # -- hand suites ---------------------------------------------------------------------------------
 
-def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path, repeat: int = 1) -> None:
-    suite = HandSuite.load(joker)
+def hand_answers(suite: HandSuite, hands: int) -> list[list[Any]]:
+    """The right answers, one list per request, to the first ``hands`` hands of ``suite`` in
+    requests of :data:`HAND_BATCH` hands (the canned vendors give them in this order)."""
     fd = os.open(suite.labels_path, os.O_RDONLY)
     results: list[list[Any]] = []
-    shared = {}
+    shared: dict[Any, Any] = {}
     try:
         for hb in iter_hand_batches(suite, fd, HAND_BATCH, 0, hands):
             for op in HAND_OPS:
@@ -179,6 +180,12 @@ def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path, repeat: int
                 results.append([shared.setdefault(r["hand"], r) for r in labels])
     finally:
         os.close(fd)
+    return results
+
+
+def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path, repeat: int = 1) -> None:
+    suite = HandSuite.load(joker)
+    results = hand_answers(suite, hands)
     ops = list(HAND_OPS)
     print(f"\njoker: the first {hands:,} hands ({2 * hands:,} answers), requests of {HAND_BATCH:,} hands, "
           f"through the whole Runner" + (f"; each row the median of {repeat} runs (best in brackets)" if repeat > 1 else ""))
@@ -186,7 +193,9 @@ def hand_rows(joker: Path, hands: int, strict_hands: int, tmp: Path, repeat: int
     rows = [("subprocess, compact (byte-identical)", v["compact"], hands, False),
             ("subprocess, spaced (bulk judge)", v["spaced"], hands, False),
             ("python plugin, values (bulk judge)", v["plugin"], hands, False),
-            ("subprocess, spaced (strict path only)", v["spaced"], strict_hands, True)]
+            # its own canned vendor: the strict row's requests hold fewer hands (``--strict-hands``)
+            ("subprocess, spaced (strict path only)", vendors(tmp, "hands-strict", hand_answers(suite, strict_hands), ops)["spaced"],
+             strict_hands, True)]
     for name, opener, n, strict in rows:
         runs = []
         for _ in range(repeat):

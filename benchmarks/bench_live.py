@@ -6,10 +6,13 @@ vendor, a real subprocess in the real sandbox, killed with SIGKILL and restarted
 
 * The ``live`` suite without interruptions (every step and every recall still one request each):
   the harness's and the vendor's cost per step.
-* The suite with an interruption at every step of its named scripts and ``--interruptions`` seeded
-  points among its seeded sessions (1,000 by default: the issue's figure; the test suite plays a
-  smaller number): wall time, time per interruption, interruptions per second, and whether the
-  reference vendor survived every one (it must: exit status 1 otherwise).
+* The suite with a cut at every step of its named scripts and ``--interruptions`` seeded steps
+  among its seeded sessions (1,000 by default: the issue's figure; the test suite plays a smaller
+  number), twice: with the step cuts alone (as releases before issue 41 cut, so their figures
+  compare), and as certify cuts (every vector's life cuts, storms and closed tables too, issue 41).
+  Each row: every power cut counted by kind (a storm's each), wall time, time per cut and per cut
+  over the uncut play, and whether the reference vendor survived every one (it must: exit
+  status 1 otherwise).
 
 * With ``--stations`` (issue 38): one table of 8 stations playing ``--station-rounds`` rounds on one
   shooter, every station's recall and the meters judged after every game, without a cut and
@@ -35,6 +38,7 @@ import time
 from pathlib import Path
 
 from tablecert.harness.contract import SessionOptions
+from tablecert.harness.live.cuts import CUT_KINDS, RESENT, STORM
 from tablecert.harness.live.driver import EVERY_STEP_FLAG, MODES, judge_live, plan_interruptions
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
@@ -47,8 +51,10 @@ def load() -> str:
     return f"load {os.getloadavg()[0]:.2f}"
 
 
-def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float, int, int, int, int]:
-    """(wall seconds, vectors passed, vectors, interruptions made, survived) of one pass over the suite."""
+def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float, int, int, dict[str, tuple[int, int]]]:
+    """(wall seconds, vectors passed, vectors, kind -> (made, survived)) of one pass over the suite:
+    every kind of :data:`~tablecert.harness.live.cuts.CUT_KINDS` (the power cuts), storms and steps
+    sent again."""
     with tempfile.TemporaryDirectory(prefix="bench-live-") as base, \
             vendor_state_dir(Path(base), vendor_uid(shlex.split(cmd), options)) as state:
         control = InstanceControl(live_opener(cmd, options, state))
@@ -57,9 +63,20 @@ def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float,
         wall = time.perf_counter() - wall
         control.close()
     passed = sum(sum(o.counts[("op", op, "pass")] for op in GAME_OF_OP) for o in outcomes)
-    made = sum(o.counts[("interruption", m, "made")] for o in outcomes for m in MODES)
-    survived = sum(o.counts[("interruption", m, "survived")] for o in outcomes for m in MODES)
-    return wall, passed, sum(len(b.cases) for b in batches), made, survived
+    kinds = {kind: (sum(o.counts[("interruption", kind, "made")] for o in outcomes),
+                    sum(o.counts[("interruption", kind, "survived")] for o in outcomes))
+             for kind in (*CUT_KINDS, STORM, RESENT)}
+    return wall, passed, sum(len(b.cases) for b in batches), kinds
+
+
+def cut_line(what: str, wall: float, calm: float, kinds: dict[str, tuple[int, int]], passed: int, total: int) -> bool:
+    """Print one row of cuts (every power cut counted, a storm's each); True when all survived."""
+    made = sum(kinds[k][0] for k in CUT_KINDS)
+    survived = sum(kinds[k][1] for k in CUT_KINDS)
+    print(f"live suite, {what}: {made:,} cuts ({', '.join(f'{k} {m:,}' for k, (m, _) in kinds.items() if m)}) in "
+          f"{wall:.1f} s: {wall / max(made, 1) * 1000:.0f} ms per cut, {(wall - calm) / max(made, 1) * 1000:.0f} ms over "
+          f"the uncut play; survived {survived:,} of {made:,}; {passed} of {total} rounds passed   {load()}")
+    return survived == made and passed == total
 
 
 def live_suite() -> tuple[list, list]:
@@ -87,15 +104,17 @@ def main() -> int:
         return 0 if stations(args, options) else 1
     batches, vectors = live_suite()
     steps = sum(n for _, n, _ in vectors)
-    wall, passed, total, _, _ = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, 0, 0, False))
-    print(f"live suite, no interruptions: {total} rounds, {steps:,} steps in {wall:.1f} s "
-          f"({steps / wall:,.0f} steps/s); {passed} of {total} passed   {load()}")
-    plan = plan_interruptions(vectors, args.interruptions, args.seed)
-    wall, passed, total, made, survived = play(args.vendor_cmd, options, batches, plan)
-    print(f"live suite, {made:,} interruptions (every named step + {args.interruptions:,} seeded): {wall:.1f} s, "
-          f"{wall / max(made, 1) * 1000:.0f} ms per interruption, {made / wall:.2f} interruptions/s; survived "
-          f"{survived:,} of {made:,}; {passed} of {total} rounds passed   {load()}")
-    ok = passed == total and survived == made
+    calm, passed, total, _ = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, 0, 0, False))
+    print(f"live suite, no interruptions: {total} rounds, {steps:,} steps in {calm:.1f} s "
+          f"({steps / calm:,.0f} steps/s); {passed} of {total} passed   {load()}")
+    ok = passed == total
+    # the step cuts alone (every named step + the seeded ones), as the releases before issue 41 cut
+    wall, passed, total, kinds = play(args.vendor_cmd, options, batches,
+                                      plan_interruptions(vectors, args.interruptions, args.seed, lived=lambda _: False))
+    ok = cut_line(f"step cuts only (every named step + {args.interruptions:,} seeded)", wall, calm, kinds, passed, total) and ok
+    # and as certify plays it: the step cuts, every vector's life cuts, storms and closed tables, steps sent again
+    wall, passed, total, kinds = play(args.vendor_cmd, options, batches, plan_interruptions(vectors, args.interruptions, args.seed))
+    ok = cut_line("as certify cuts (step cuts, life cuts, storms, closed tables)", wall, calm, kinds, passed, total) and ok
     if args.stations:
         ok = stations(args, options) and ok
     return 0 if ok else 1

@@ -6,6 +6,8 @@
     python benchmarks/bench_rng_raw.py rates    [--runs 10 --good-runs 100 --sequences 100 --generators ...]
                                              the battery's failure rate, whole, at the default plan: false
                                              failures of a good generator, power against each named defect
+    python benchmarks/bench_rng_raw.py deep     [--bits 10^10]       a deep collection's collection + counting speed
+    python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
@@ -17,15 +19,35 @@ generates words in this process (tests/raw_generators.py: one stream a seed) and
 battery (the 15 tests and the bit-position member, Holm at family-wise 0.01) on each seed's
 collection, through the command's workers; it prints each seed's rejected members and, per
 generator, the failure rate with its 95 % interval.
+``deep`` collects ``--bits`` (the first length given) from the reference vendor as a deep run
+past its tested sequences does: every word hashed and counted by bit position from the packed
+words (:meth:`tablecert.rng.bit_positions.BitPositions.add_packed`), nothing unpacked; it prints
+bits a second, the counting kernel's own speed and the peak RSS. ``catch`` runs the command
+itself, ``tablecert rng --raw BITS --raw-sequences 100`` under ``nice``, once against
+tests/raw_vendor.py ``stuck`` (bit 31 stuck at 1 in 1 word in 10^4: must FAIL, the bit-position
+member rejected) and once against the reference vendor (must PASS), at the size
+``words_to_catch`` gives for 1 word in 10^4 with the 377-member family of 100 sequences
+(168,421,960,832 bits; 1.7 x 10^11 by default, 99.1 % power), and prints each one's time,
+exit status and rejected members.
 Every mode prints the load average, since the machine may be shared.
+
+Measured 2026-12-06, 2-core machine shared with another ``rates`` run (load 5.5-11.1): ``deep``
+10^10 bits in 16.7 s (6.0 x 10^8 bits a second, kernel alone 1.0 x 10^10, peak RSS 222 MB);
+``catch`` at 1.7 x 10^11 bits (the two commands run once, from a shell, under ``nice -n 10``): the
+stuck vendor FAIL (exit 1, only raw.bit_positions.frequency rejected, P = 3.9e-15) in 379 s, the
+reference vendor PASS (exit 0, 0 of 377 rejected) in 301 s; details in docs/labs/rng.md, "Deep
+collections".
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,6 +58,8 @@ import raw_generators as g  # noqa: E402
 from tablecert.harness.adapters import find_adapter  # noqa: E402
 from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.rng import nist  # noqa: E402
+from tablecert.rng.bit_positions import BitPositions, words_to_catch  # noqa: E402
+from tablecert.rng.plan import ALPHA  # noqa: E402
 from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402
 from tablecert.rng.raw_workers import SequenceWorkers, default_workers  # noqa: E402
@@ -96,6 +120,49 @@ def scaling() -> None:
     s.close()
 
 
+def deep(bits: int) -> None:
+    """Collection and counting past a deep run's tested sequences: bits a second, RSS."""
+    counts = BitPositions(32)
+    block = g.good(1, 1 << 20).astype(">u4").tobytes()
+    counts.add_packed(block)                                       # compile (cached after)
+    start = time.perf_counter()
+    for _ in range(32):
+        counts.add_packed(block)
+    kernel = 32 * len(block) * 8 / (time.perf_counter() - start)
+    s, decl = session()
+    counts = BitPositions(decl.raw_bits)
+    start = time.perf_counter()
+    record = collect_raw(s, decl, bits, nist.SEQUENCE_BITS, lambda b: None, tested=0, every_word=counts.add_packed)
+    took = time.perf_counter() - start
+    s.close()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"deep: {record.bits:.3g} bits collected, hashed and counted by position in {took:.1f} s "
+          f"({record.bits / took:.3g} bits a second); the counting kernel alone {kernel:.3g} bits a second; "
+          f"{counts.words:,} words counted; peak RSS {peak:.0f} MB; {load()}", flush=True)
+
+
+CATCH_VENDORS = {"stuck": f"{sys.executable} {Path(__file__).parents[1] / 'tests' / 'raw_vendor.py'} stuck",
+                 "reference": VENDOR}
+
+
+def catch(bits: int, workers: int) -> None:
+    """``tablecert rng --raw BITS --raw-sequences 100`` against the stuck vendor and the reference one."""
+    needed = words_to_catch(1e-4, 32, 377, ALPHA) * 32
+    print(f"catch: 1 word in 10^4 with 99 % power needs {needed:,} bits (377 members); running {bits:,}", flush=True)
+    for name, cmd in CATCH_VENDORS.items():
+        out = Path(tempfile.mkdtemp(prefix=f"deep-{name}-"))
+        start = time.perf_counter()
+        done = subprocess.run(["nice", "-n", "10", sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", cmd,
+                               "--out", str(out), "--raw", str(bits), "--raw-sequences", "100", "--quiet",
+                               "--workers", str(workers)], capture_output=True, text=True)
+        took = time.perf_counter() - start
+        raw = json.loads((out / "raw-summary.json").read_text())["raw"] if done.returncode in (0, 1) else {}
+        print(f"catch {name}: exit {done.returncode} in {took:.0f} s ({bits / took:.3g} bits a second); "
+              f"rejected {raw.get('rejected')}; stuck bit caught from 1 word in "
+              f"{raw.get('stuck_bit', {}).get('one_word_in')}; results in {out}; {load()}\n{done.stdout}{done.stderr}",
+              flush=True)
+
+
 def run_battery(pool: SequenceWorkers, generator: g.Words, seed: int, sequences: int) -> list[str]:
     """The members a generator's collection of ``sequences`` x 10^6 bits rejects (one stream per
     seed, cut into sequences as the command cuts the vendor's)."""
@@ -140,7 +207,7 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch"))
     parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
     parser.add_argument("--good-runs", type=int, default=100)
     parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
@@ -155,6 +222,10 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
+    elif args.mode == "deep":
+        deep(int(args.bits[0]) if args.bits != parser.get_default("bits") else 10 ** 10)
+    elif args.mode == "catch":
+        catch(int(args.bits[0]) if args.bits != parser.get_default("bits") else 170 * 10 ** 9, args.workers)
     else:
         rates(args.generators, args.runs, args.good_runs, args.sequences, args.workers, args.budget)
 

@@ -30,7 +30,7 @@ def use_private_cache() -> Path | None:
     tree_cache = HERE / "__pycache__"
     if os.access(tree_cache if tree_cache.is_dir() else HERE, os.W_OK):
         return None
-    import numba  # lazy: 6259 ms of reference-vendor start (bench_startup.py, load 22)
+    import numba  # lazy: 219 ms of reference-vendor start (bench_startup.py, at rest)
 
     if numba.config.CACHE_DIR:
         return None

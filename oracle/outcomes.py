@@ -76,7 +76,7 @@ def words(n: int) -> np.ndarray:
 
 def dealt(kind: str, n: int, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``count`` outcomes of ``kind`` in production: (outcomes, words consumed by each, the words)."""
-    from tablecert.oracle import scaling  # lazy: 5878 ms of reference-vendor start (bench_startup.py, load 22)
+    from tablecert.oracle import scaling  # lazy: 178 ms of reference-vendor start (bench_startup.py, at rest)
 
     taken: list[np.ndarray] = []
     outcomes: list[np.ndarray] = []
@@ -141,7 +141,7 @@ def scale_words(config: object, case: object) -> dict[str, Any]:
     if raw is None or len(raw) % 4 or len(raw) > 4 * MAX_WORDS:
         raise CaseError("invalid_request", "words must be base64 of at most 262,144 big-endian 32-bit words")
     given = np.frombuffer(raw, dtype=">u4").astype(np.uint32)
-    from tablecert.oracle import scaling  # lazy: 6942 ms of reference-vendor start (bench_startup.py, load 22)
+    from tablecert.oracle import scaling  # lazy: 186 ms of reference-vendor start (bench_startup.py, at rest)
 
     got, used = scaling.shuffle(given, n, -1) if kind == "shuffle" else scaling.scale_values(given, n, -1)
     return {"outcomes": got.tolist(), "consumed": used.tolist()}

@@ -47,7 +47,7 @@ class VendorActor:
             early = opener()                 # the vendor starts while the judging is imported below
         except VendorFault as err:
             early = err                      # met by the first unit, as if it had started the vendor
-        from tablecert.parallel.workers import Worker  # lazy: 3065 ms of Ray actor start (bench_startup.py, load 22)
+        from tablecert.parallel.workers import Worker  # lazy: 338 ms of Ray actor start (bench_startup.py, at rest)
 
         self.worker = Worker(opener, identity, policy, kinds, isolation=isolation)
         self.worker.instance.adopt(early)

@@ -29,7 +29,7 @@ class ParallelOptions(Spread):
         cancelled by the runner whatever happens."""
         if self.ray_address is None:
             return None
-        from tablecert.parallel.ray_pool import RayConnection  # lazy: 25136 ms of --help start (bench_startup.py, load 22)
+        from tablecert.parallel.ray_pool import RayConnection  # lazy: 370 ms of --help start (bench_startup.py, at rest)
 
         return RayConnection(self.ray_address)
 
@@ -37,7 +37,7 @@ class ParallelOptions(Spread):
             connection: RayConnection | None) -> None:
         """What the runner calls instead of its one-worker loop (``connection``: what
         :meth:`start` gave)."""
-        from tablecert.parallel.scheduler import run_scheduled  # lazy: 26426 ms of --help start (bench_startup.py, load 22)
+        from tablecert.parallel.scheduler import run_scheduled  # lazy: 395 ms of --help start (bench_startup.py, at rest)
 
         run_scheduled(context, done, total, self, connection)
 

@@ -74,7 +74,7 @@ class Comparison:
 
 
 def percent(value: Fraction, places: int = 3) -> str:
-    from tablecert.oracle.craps_math import format_percent  # lazy: 61 ms of report step start (bench_startup.py, load 22)
+    from tablecert.oracle.craps_math import format_percent  # lazy: 4.2 ms of report step start (bench_startup.py, at rest)
 
     return format_percent(value, places)
 
@@ -91,7 +91,7 @@ def game_math_for_run(profile: dict[str, Any] | None, stored: dict[str, Any] | N
     """Craps figures for the run's profile, computed now (none when the shipped profile has
     changed since the run), and, when :func:`store_game_math` was asked for them (``stored``), the
     oracle's pai gow figures: nothing read from ``stored`` is shown."""
-    from tablecert.oracle.craps_math import craps_returns  # lazy: 181 ms of report step start (bench_startup.py, load 22)
+    from tablecert.oracle.craps_math import craps_returns  # lazy: 14 ms of report step start (bench_startup.py, at rest)
     from tablecert.oracle.game_math import paigow_figures
     from tablecert.oracle.profiles import ProfileError, load_profile
 
@@ -143,7 +143,7 @@ def store_game_math(run_dir: Path, progress: Callable[[int, int], None] | None =
     ``game_math``: craps computed for the profile, pai gow from the oracle's committed exact
     figures (``paigow_exact.toml``, which the test suite recomputes). ``certify`` calls it before
     rendering the reports."""
-    from tablecert.oracle.game_math import game_math  # lazy: 251 ms of report step start (bench_startup.py, load 22)
+    from tablecert.oracle.game_math import game_math  # lazy: 13 ms of report step start (bench_startup.py, at rest)
 
     db_path = Path(run_dir) / "run.db"
     if not db_path.is_file():

@@ -18,6 +18,14 @@ member fails whenever that position's two-sided P-value is below alpha / (m w). 
 collection, 10^8 bits of 32-bit words (N = 3,125,000) and m = 377 members, the stuck share caught
 with 99 % power is about 1 word in 240; a stuck bit in 1 word in 10^4 needs about 1.7 x 10^11
 bits: no test sees it in 10^8 bits, since this count is the whole evidence the defect leaves.
+
+A deep collection (``tablecert rng --raw BITS --raw-sequences N``) counts every word of the
+stream here (:meth:`BitPositions.add_packed`, on the words as they arrive, packed: a compiled
+kernel tallies each byte of the word by its value, and the tally gives the ones at each
+position; nothing is unpacked to one byte a bit) while NIST's 15 tests run on the first N
+sequences only: the stream's length is then set by the stuck share the lab wants caught (1.7 x
+10^11 bits, 5 to 6.5 minutes from a subprocess vendor on this machine, caught a bit stuck in 1 word
+in 10^4 and passed the reference vendor: docs/labs/rng.md, "Deep collections").
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from scipy import stats
 
 from tablecert.rng.plan import TestResult
@@ -48,6 +57,15 @@ class BitPositions:
         self.ones += bits[:whole * self.width].reshape(whole, self.width).sum(axis=0, dtype=np.int64)
         self.words += whole
 
+    def add_packed(self, raw: bytes) -> None:
+        """``raw``: whole words as ``rng.raw`` streams them (big-endian, so byte ``k`` of a word
+        holds positions ``8k`` to ``8k + 7``, most significant first)."""
+        size = self.width // 8
+        tally = np.zeros((size, 256), dtype=np.int64)
+        _tally_bytes(np.frombuffer(raw, dtype=np.uint8), size, tally)
+        self.ones += (tally @ _BITS_OF_BYTE).reshape(self.width)
+        self.words += len(raw) // size
+
     def p_values(self) -> np.ndarray:
         """Each position's exact two-sided binomial P-value (position 0: the most significant)."""
         n, c = self.words, self.ones
@@ -64,6 +82,18 @@ class BitPositions:
                  "worst_share": float(f"{share[worst]:.8f}")}
         return TestResult(f"raw.{TEST}.frequency", TITLE, "raw", f"binomial, Bonferroni over {self.width} positions",
                           float(share[worst]), None, float(min(1.0, self.width * ps[worst])), self.words, chart=chart)
+
+
+_BITS_OF_BYTE = np.unpackbits(np.arange(256, dtype=np.uint8)).reshape(256, 8).astype(np.int64)
+"""Row ``v``: the bits of the byte value ``v``, most significant first."""
+
+
+@njit(cache=True, nogil=True)
+def _tally_bytes(data: np.ndarray, size: int, tally: np.ndarray) -> None:
+    """``tally[k, v]`` += the words whose byte ``k`` (of ``size``) has the value ``v``."""
+    for start in range(0, data.size - size + 1, size):
+        for k in range(size):
+            tally[k, data[start + k]] += 1
 
 
 def _z_needed(width: int, family: int, alpha: float, power: float) -> float:

@@ -6,7 +6,11 @@
 * collects ``BITS`` of the raw stream (``rng.raw``) into the raw battery
   (:class:`tablecert.rng.raw_plan.RawBattery`, NIST SP 800-22's 15 tests on sequences of 10^6
   bits, decided by Holm at family-wise alpha 0.01), hashing it as it streams, the sequences tested
-  by ``workers`` processes as they arrive (:mod:`tablecert.rng.raw_workers`);
+  by ``workers`` processes as they arrive (:mod:`tablecert.rng.raw_workers`); a deep collection
+  (``--raw-sequences N``, ``sequences``) runs the 15 tests on the first N sequences only and
+  counts the bit positions (:mod:`tablecert.rng.bit_positions`) over every word of the ``BITS``,
+  which the summary's ``raw.depth`` states (without it the summary is as before: every whole
+  sequence tested, the bit positions counted on the same words);
 * analyses the scaling exactly (``rng.scale``; :mod:`tablecert.rng.scale_analysis`) of the die
   (k = 6), the 53-card shuffle and a range of the lab's choice (``range_n``, default
   :data:`DEFAULT_RANGE`), against the lab's tolerance (0 by default);
@@ -70,22 +74,41 @@ def stuck_bit_power(words: int, width: int, family: int) -> dict[str, Any]:
             "bits_for_1e-4": bits, "bits_for_1e_4_text": f"{bits / 10 ** exponent:.1f} x 10^{exponent}"}
 
 
-def check_raw_bits(bits: int) -> None:
+def check_raw_bits(bits: int, sequences: int | None = None) -> None:
+    """ValueError naming the option: fewer bits than the battery's fewest sequences, or a deep
+    collection's ``sequences`` outside MIN_SEQUENCES .. the whole sequences the bits hold (every
+    width divides 10^6, so that is ``bits // 10^6``)."""
     if bits < MIN_SEQUENCES * nist.SEQUENCE_BITS:
         raise ValueError(f"--raw must be at least {MIN_SEQUENCES * nist.SEQUENCE_BITS:,} bits "
                          f"({MIN_SEQUENCES} sequences of {nist.SEQUENCE_BITS:,})")
+    if sequences is not None and not MIN_SEQUENCES <= sequences <= bits // nist.SEQUENCE_BITS:
+        raise ValueError(f"--raw-sequences {sequences:,}: must be from {MIN_SEQUENCES} to "
+                         f"{bits // nist.SEQUENCE_BITS:,}, the whole sequences of {nist.SEQUENCE_BITS:,} bits "
+                         f"in --raw {bits:,}")
+
+
+def depth(sequences: int, words: int, width: int) -> dict[str, Any]:
+    """What a deep collection tested on how much: NIST's 15 tests on the first ``sequences``
+    sequences, the bit positions on every word."""
+    return {"nist_sequences": sequences, "nist_bits": sequences * nist.SEQUENCE_BITS,
+            "nist_on": f"the first {sequences:,} sequences of {nist.SEQUENCE_BITS:,} bits of the stream",
+            "bit_positions_words": words, "bit_positions_bits": words * width,
+            "bit_positions_on": "every word collected"}
 
 
 def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
                  pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0), range_n: int = DEFAULT_RANGE,
-                 workers: int = 1, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Collect and evaluate; the summary (``collected`` is filled in by the caller)."""
+                 workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                 sequences: int | None = None) -> dict[str, Any]:
+    """Collect and evaluate; the summary (``collected`` is filled in by the caller). ``sequences``:
+    a deep collection's N (None: every whole sequence tested, as without ``--raw-sequences``)."""
     with SequenceWorkers(workers) as pool:              # forked before the session opens
-        return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress)
+        return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress, sequences)
 
 
 def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
-              pairs: int, tolerance: Fraction, range_n: int, progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+              pairs: int, tolerance: Fraction, range_n: int, progress: Callable[[int, int], None] | None,
+              sequences: int | None) -> dict[str, Any]:
     session = find_adapter(adapter).open(target, options)
     try:
         hello = session.hello()
@@ -94,7 +117,10 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
         if scaling and range_n > 1 << decl.raw_bits:
             raise RngError(f"--scale-range {range_n:,} is above 2^{decl.raw_bits}, the vendor's raw words "
                            f"(rng.scale's range takes n from 1 to 2^{decl.raw_bits})")
-        record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(RawBattery(decl.raw_bits)), progress)
+        battery = RawBattery(decl.raw_bits)
+        deep = sequences is not None
+        record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(battery, positions=not deep), progress,
+                             tested=sequences, every_word=battery.positions.add_packed if deep else None)
         battery = pool.finish()
         results = battery.results()
         data: dict[str, Any] = {
@@ -105,6 +131,7 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
             "raw": {"bits": record.bits, "words": record.words, "sequences": record.sequences,
                     "sequence_bits": nist.SEQUENCE_BITS, "sha256": record.sha256,
                     "plan": {"alpha": ALPHA, "method": "holm", "family_size": len(results)},
+                    **({"depth": depth(record.sequences, record.words, decl.raw_bits)} if deep else {}),
                     "stuck_bit": stuck_bit_power(record.words, decl.raw_bits, len(results)),
                     "tests": battery_rows(results),
                     "rejected": [r.id for r in results if r.rejected]},

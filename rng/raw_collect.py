@@ -87,9 +87,13 @@ class RawRecord:
 
 
 def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequence_bits: int,
-                sink: Callable[[np.ndarray], None], progress: Callable[[int, int], None] | None = None) -> RawRecord:
+                sink: Callable[[np.ndarray], None], progress: Callable[[int, int], None] | None = None,
+                tested: int | None = None, every_word: Callable[[bytes], None] | None = None) -> RawRecord:
     """Ask for ``bits`` raw bits (whole words), cut into sequences of ``sequence_bits`` handed to
-    ``sink`` in order (a last partial sequence is hashed, not tested)."""
+    ``sink`` in order (a last partial sequence is hashed, not tested). ``tested``: only the first
+    ``tested`` sequences are cut and handed on (None: every whole one; ``record.sequences`` counts
+    those handed on); the rest is hashed and given, as every word is, to ``every_word`` (the
+    decoded bytes of each answer, in order), never unpacked."""
     width = decl.raw_bits
     total_words = -(-bits // width)
     record = RawRecord()
@@ -106,12 +110,16 @@ def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequenc
         raw = decode_words(result["words"], count, width, f"rng.raw request {request}")
         record._hash.update(raw)
         record.words += count
-        pending = np.concatenate([pending, np.unpackbits(np.frombuffer(raw, dtype=np.uint8))])
-        whole = pending.size // sequence_bits
-        for s in range(whole):
-            sink(pending[s * sequence_bits:(s + 1) * sequence_bits])
-        record.sequences += whole
-        pending = pending[whole * sequence_bits:].copy()
+        if every_word is not None:
+            every_word(raw)
+        if tested is None or record.sequences < tested:
+            pending = np.concatenate([pending, np.unpackbits(np.frombuffer(raw, dtype=np.uint8))])
+            whole = pending.size // sequence_bits
+            whole = whole if tested is None else min(whole, tested - record.sequences)
+            for s in range(whole):
+                sink(pending[s * sequence_bits:(s + 1) * sequence_bits])
+            record.sequences += whole
+            pending = pending[whole * sequence_bits:].copy()
         if progress:
             progress(record.words, total_words)
     record.bits = record.words * width

@@ -7,7 +7,8 @@ on it (:func:`tablecert.rng.nist.run_sequence`); the P-values come back and are 
 :class:`~tablecert.rng.raw_plan.RawBattery` in the order of the sequences, so the battery's
 decisions do not depend on the number of workers or on which finished first. At most
 ``2 * workers`` sequences are in flight (memory stays flat in the stream's length); the
-bit-position counts are taken in the collecting process, as each sequence arrives.
+bit-position counts are taken in the collecting process, as each sequence arrives (or, in a deep
+collection, over every word by the collector: ``sink(battery, positions=False)``).
 
 The workers are forked when the pool is made, before the caller opens the vendor's session (make
 it first): they inherit the loaded libraries (no start-up imports), and neither the session's
@@ -53,12 +54,15 @@ class SequenceWorkers:
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
             self.pool.submit(_ready).result()            # every worker forked now
 
-    def sink(self, battery: RawBattery) -> Callable[[np.ndarray], None]:
-        """The sink feeding ``battery`` one sequence at a time (:meth:`finish` completes it)."""
+    def sink(self, battery: RawBattery, positions: bool = True) -> Callable[[np.ndarray], None]:
+        """The sink feeding ``battery`` one sequence at a time (:meth:`finish` completes it);
+        ``positions`` False: the bit positions are counted elsewhere (a deep collection counts
+        every word, tested or not)."""
         self.battery = battery
 
         def take(bits: np.ndarray) -> None:
-            battery.positions.add(bits)
+            if positions:
+                battery.positions.add(bits)
             if self.pool is None:
                 battery.add_p_values(nist.run_sequence(bits))
                 return

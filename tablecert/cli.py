@@ -34,7 +34,7 @@ def cmd_census(args: argparse.Namespace) -> int:
 
 
 def cmd_math(args: argparse.Namespace) -> int:
-    from tablecert.oracle.game_math import game_math  # lazy: 32619 ms of --help start (bench_startup.py, load 22)
+    from tablecert.oracle.game_math import game_math  # lazy: 380 ms of --help start (bench_startup.py, at rest)
 
     figures = game_math(oracle.resolve_profile(args.profile), progress=progress_bar("labelling hands", args.quiet),
                         joint_progress=progress_bar("counting hand pairs", args.quiet, unit="tasks"))

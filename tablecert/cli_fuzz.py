@@ -15,7 +15,7 @@ from tablecert.cli_common import (PROFILE_HELP, UsageError, add_vendor_arguments
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from tablecert.fuzz import EXIT_CODES, fuzz  # lazy: 66108 ms of --help start (bench_startup.py, load 22)
+    from tablecert.fuzz import EXIT_CODES, fuzz  # lazy: 976 ms of --help start (bench_startup.py, at rest)
     from tablecert.fuzz.findings import terminal_lines
 
     adapter, target = chosen_vendor(args)

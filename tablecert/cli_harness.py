@@ -160,7 +160,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     concluded = check_certify_inputs(args)
     if concluded is not None:
         return concluded
-    from tablecert.reports import report_step  # lazy: 44428 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports import report_step  # lazy: 834 ms of --help start (bench_startup.py, at rest)
 
     adapter, target = chosen_vendor(args)
     policy = harness.FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
@@ -263,7 +263,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                          seal_key=_path(args.seal_key), max_answer_bytes=args.max_answer_mb << 20,
                                          max_run_answer_bytes=args.max_run_answer_mb << 20)
     summary = harness.write_outputs(out)
-    from tablecert.reports import store_game_math, write_reports  # lazy: 29936 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports import store_game_math, write_reports  # lazy: 850 ms of --help start (bench_startup.py, at rest)
 
     store_game_math(out)
     write_reports(out)                              # what certify writes: both PDFs too
@@ -278,7 +278,7 @@ def cmd_serve_vendor(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """The main job on built-in defaults: certify the demo vendor (which has bugs) and the
     reference vendor against the standard suite, both as real subprocesses."""
-    from tablecert.reports import report_step  # lazy: 32229 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports import report_step  # lazy: 751 ms of --help start (bench_startup.py, at rest)
 
     out = Path(args.out)
     exe = shlex.join([sys.executable, "-m", "tablecert"])

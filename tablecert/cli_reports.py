@@ -31,7 +31,7 @@ def _run_dir(text: str) -> Path:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from tablecert.reports import KINDS, store_game_math, write_reports  # lazy: 26502 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports import KINDS, store_game_math, write_reports  # lazy: 726 ms of --help start (bench_startup.py, at rest)
 
     run_dir = _run_dir(args.run_dir)
     kinds = KINDS if args.kind == "both" else (args.kind,)
@@ -57,7 +57,7 @@ the lab trusts (no --pubkey, --cert, --trust or TABLECERT_TRUST; or no summary b
 
 
 def cmd_verify_report(args: argparse.Namespace) -> int:
-    from tablecert.reports import check_report, format_part  # lazy: 23090 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports import check_report, format_part  # lazy: 704 ms of --help start (bench_startup.py, at rest)
 
     if not Path(args.file).is_file():
         raise UsageError(f"{args.file}: no such report")
@@ -79,7 +79,7 @@ def cmd_verify_report(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Compare two runs of one suite by cause; exit 1 when something regressed."""
-    from tablecert.reports.run_diff import RunDiffError, run_diff, terminal_lines  # lazy: about 950 ms of --help start (at rest)
+    from tablecert.reports.run_diff import RunDiffError, run_diff, terminal_lines  # lazy: 758 ms of --help start (bench_startup.py, at rest)
 
     old, new = _run_dir(args.old_run), _run_dir(args.new_run)
     try:
@@ -95,7 +95,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def write_diff(diff: Any, out: Path, new: Path) -> None:
     """``diff.json`` and ``diff.pdf`` (dated by the ``new`` run's finish) of a comparison into ``out``
     (``tablecert diff --out``; a rerun's run folder, ``certify --rerun-failed``)."""
-    from tablecert.reports.data import load_report_data  # lazy: about 900 ms of --help start (at rest)
+    from tablecert.reports.data import load_report_data  # lazy: 758 ms of --help start (bench_startup.py, at rest)
     from tablecert.reports.run_diff import diff_pdf
 
     harness.write_atomically(out / "diff.json", (json.dumps(diff.as_json(), indent=2, sort_keys=True) + "\n").encode())

@@ -57,7 +57,7 @@ def rerun_inputs(args: argparse.Namespace) -> harness.RerunSelection:
 def rerun_result(selection: harness.RerunSelection, out: Path, summary: dict[str, Any]) -> int:
     """The rerun compared with its run (``tablecert diff``'s comparison, printed and written into
     ``out``) and its exit status (see the module)."""
-    from tablecert.reports.run_diff import run_diff, terminal_lines  # lazy: about 950 ms of --help start (at rest)
+    from tablecert.reports.run_diff import run_diff, terminal_lines  # lazy: 732 ms of --help start (bench_startup.py, at rest)
 
     diff = run_diff(Path(selection.run), out)
     say(f"rerun of {selection.run}: {len(selection.vectors):,} vectors sent again ({selection.failed:,} failed, "

@@ -33,7 +33,7 @@ def _now() -> str:
 def _from_vendor(args: argparse.Namespace, out: Path, run: Callable[[Any], T]) -> T | None:
     """``run(options)`` with this command's session options; None after a vendor fault or an op the
     vendor does not offer, said in one line on stderr."""
-    from tablecert.rng.collect import RngError  # lazy: 2282 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.collect import RngError  # lazy: 103 ms of --help start (bench_startup.py, at rest)
 
     try:
         return run(harness.SessionOptions(timeout=args.timeout, hidden_paths=(str(out.resolve()),), **sandbox_options(args)))
@@ -55,7 +55,7 @@ def _summary_in(out: Path, name: str) -> dict[str, Any] | None:
 
 
 def cmd_rng(args: argparse.Namespace) -> int:
-    from tablecert.rng.collect import collect  # lazy: 50591 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.collect import collect  # lazy: 1528 ms of --help start (bench_startup.py, at rest)
 
     adapter, target = chosen_vendor(args)
     if args.timeout <= 0:
@@ -64,6 +64,8 @@ def cmd_rng(args: argparse.Namespace) -> int:
         raise UsageError("--seed must be 0 or more")
     if args.raw is not None or args.scaling:
         return cmd_rng_raw(args, adapter, target)
+    if args.raw_sequences is not None:
+        raise UsageError("--raw-sequences needs --raw BITS (the deep raw collection)")
     try:
         rolls, decks = args.rolls, args.decks
         if args.detect:
@@ -113,12 +115,12 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
-    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 42036 ms of --help start (bench_startup.py, load 22)
+    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 1290 ms of --help start (bench_startup.py, at rest)
     from tablecert.rng.raw_workers import default_workers
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
     try:
-        check_raw_bits(bits)
+        check_raw_bits(bits, args.raw_sequences)
     except ValueError as err:
         raise UsageError(str(err)) from None
     try:
@@ -137,7 +139,8 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     started = _now()
     data = _from_vendor(args, out, lambda options: evaluate_raw(
         adapter, target, options, bits, args.scaling, args.pairs, tolerance, args.scale_range,
-        args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words")))
+        args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words"),
+        sequences=args.raw_sequences))
     if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
@@ -156,6 +159,10 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     print(f"verdict: {data['verdict'].upper()}  raw: {raw['sequences']} sequences of {raw['sequence_bits']:,} bits, "
           f"{len(raw['rejected'])} of {raw['plan']['family_size']} members rejected (Holm, family-wise alpha "
           f"{raw['plan']['alpha']})")
+    if "depth" in raw:
+        print(f"  deep: NIST's 15 tests on {raw['depth']['nist_on']}; the bit positions on all "
+              f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
+              f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
     for item in data.get("scaling", []):
         print(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
               + ("" if item["proved"] else f" (not proved: {item['reason']})"))
@@ -185,6 +192,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--raw", type=int, metavar="BITS",
                    help="evaluate the raw stream (op rng.raw) instead of outcomes: BITS bits through NIST SP 800-22's "
                         "15 tests in sequences of 10^6 (default with --scaling: 100,000,000)")
+    p.add_argument("--raw-sequences", type=int, metavar="N",
+                   help="with --raw, a deep collection: NIST's 15 tests on the first N sequences of 10^6 bits "
+                        "only, while the bit-position test counts every word of the BITS (a stuck bit in 1 word "
+                        "in 10^4 is caught with 99%% power from about 1.7 x 10^11 bits); default: every sequence")
     p.add_argument("--scaling", action="store_true",
                    help="with the raw stream, prove the scaling exact (op rng.scale: die, 53-card shuffle and a "
                         "range, see --scale-range) and check paired outcomes (op rng.paired)")

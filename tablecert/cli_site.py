@@ -11,7 +11,7 @@ from tablecert.cli_common import UsageError, subcommand
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    from tablecert.reports.site import SiteError, write_site  # lazy: 23703 ms of --help start (bench_startup.py, load 22)
+    from tablecert.reports.site import SiteError, write_site  # lazy: 773 ms of --help start (bench_startup.py, at rest)
 
     try:
         pages = write_site(Path(args.runs), Path(args.out))

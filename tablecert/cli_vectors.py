@@ -11,7 +11,7 @@ from tablecert.cli_common import PROFILE_HELP, existing_dir, step_printer, subco
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from tablecert.vectors.suites import generate  # lazy: 12427 ms of --help start (bench_startup.py, load 22)
+    from tablecert.vectors.suites import generate  # lazy: 371 ms of --help start (bench_startup.py, at rest)
 
     out = Path(args.out)
     manifest = generate(args.suite, out, oracle.resolve_profile(args.profile), args.view, progress=step_printer(args.quiet))
@@ -20,7 +20,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from tablecert.vectors.suites import generate  # lazy: 17064 ms of --help start (bench_startup.py, load 22)
+    from tablecert.vectors.suites import generate  # lazy: 402 ms of --help start (bench_startup.py, at rest)
 
     manifest = generate(args.suite, Path(args.out), oracle.resolve_profile(args.profile), "prompt")
     print(f"{args.suite}: prompts of {manifest['numberOfTests']:,} tests -> {args.out} (give this folder to the vendor; "
@@ -41,7 +41,7 @@ def report_problems(kind: str, folder: str, problems: list[str]) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from tablecert.vectors.checks import lint  # lazy: 3175 ms of --help start (bench_startup.py, load 22)
+    from tablecert.vectors.checks import lint  # lazy: 98 ms of --help start (bench_startup.py, at rest)
 
     return report_problems("lint", args.dir, lint(existing_dir(args.dir)))
 
@@ -50,7 +50,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     """Every file against the manifest, then the manifest against the release: a suite that
     verifies against its own manifest but is not the release's is a custom suite (exit 1, unless
     --custom-suite says the lab expects one)."""
-    from tablecert.vectors.anchor import CUSTOM, anchor_suite  # lazy: 8881 ms of --help start (bench_startup.py, load 22)
+    from tablecert.vectors.anchor import CUSTOM, anchor_suite  # lazy: 388 ms of --help start (bench_startup.py, at rest)
     from tablecert.vectors.checks import verify
 
     folder = existing_dir(args.dir)
@@ -68,7 +68,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from tablecert.vectors.suites import SUITES  # lazy: 9370 ms of --help start (bench_startup.py, load 22)
+    from tablecert.vectors.suites import SUITES  # lazy: 375 ms of --help start (bench_startup.py, at rest)
 
     for info in SUITES.values():
         print(f"{info.name:<11} {info.size:<30} {info.description}")

@@ -96,10 +96,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The edge suite (both views), generated once for the session; a test must not change it (a
-    module that defines its own ``edge`` fixture uses that one)."""
-    from tablecert.vectors.suites import generate
-
-    folder = tmp_path_factory.mktemp("edge-suite")
-    generate("edge", folder)
-    return folder
+    """The ``edge`` suite (both views), generated once for the whole test run and shared read-only
+    likewise: a test that changes a suite copies it first (a module that defines its own ``edge``
+    fixture uses that one)."""
+    return shared_suite(tmp_path_factory, "edge")

@@ -4,6 +4,7 @@ subprocess: ``python tests/raw_vendor.py MODE``, MODE one of
     good            the reference vendor's (PCG64 words, rejection, Fisher-Yates): must pass
     lcg             raw words from a 32-bit LCG's low bytes
     stuck           good words with bit 31 stuck at 1 in 1 word in 10^4
+    stuck-N         the same, stuck in 1 word in N (a share a small deep collection catches)
     modulo-die      good words, the die scaled by w % 6
     float-die       good words, the die scaled by floor(u * 6), u = w / 2^32
     shuffle-one     good words, Fisher-Yates with w % 46 on one swap (rejection elsewhere)
@@ -54,11 +55,12 @@ class RawVendor(ReferenceVendor):
         return {**hello, "rng": {**hello["rng"], "raw_bits": self.width}}
 
     def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
-        if op == "rng.raw" and self.mode in ("lcg", "stuck"):
+        if op == "rng.raw" and (self.mode == "lcg" or self.mode.startswith("stuck")):
             out = []
             for case in cases:
                 n = case["words"]
-                gen = raw_generators.lcg_low_bits if self.mode == "lcg" else raw_generators.stuck_bit
+                gen = raw_generators.lcg_low_bits if self.mode == "lcg" else raw_generators.stuck_bit if \
+                    self.mode == "stuck" else raw_generators.stuck_bit_at(1 / int(self.mode.split("-")[1]))
                 out.append({"words": outcomes.encode_words(gen(1 + self.served, n))})
                 self.served += 1
             return out

@@ -39,13 +39,6 @@ def one_line_refusal(done: subprocess.CompletedProcess, *words: str) -> None:
         assert word in done.stderr, done.stderr
 
 
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge") / "suite"
-    generate("edge", out)
-    return out
-
-
 def rehash(suite: Path) -> None:
     """What a forger does after editing: make the manifest match the files again."""
     manifest = json.loads((suite / "manifest.json").read_text())

@@ -16,19 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from tablecert.vectors.suites import generate
-
 BOMB_GB = 2
 MAX_RSS_KB = 400 * 1024            # a child that held the whole line would need over 2 GB
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("edge")
-    generate("edge", folder)
-    return folder
 
 
 def write_bomb(path: Path, prefix: bytes = b"") -> int:

@@ -22,7 +22,6 @@ from tablecert.harness.contract import SessionOptions, VendorFault
 from tablecert.harness.answers.envelope import check_batch_answer, decode_answer
 from tablecert.harness.answers.compare import passes
 from tablecert.harness.run.runner import Runner
-from tablecert.vectors.suites import generate
 
 RID = 17
 
@@ -257,13 +256,6 @@ for line in sys.stdin:
     if request.get("op") == "bye":
         break
 """
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge")
-    generate("edge", out)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -22,19 +22,11 @@ import pytest
 from pypdf import PdfReader
 
 from tablecert.harness.answers.capabilities import (Capabilities, CapabilityError, check_declaration, split_require)
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 HERE = Path(__file__).parent
 VENDOR = HERE / "capability_vendor.py"
 NO_COMMISSION = {"craps": {"commission": False, "bar": [12]}}
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    suite = tmp_path_factory.mktemp("capabilities") / "edge"
-    generate("edge", suite)
-    return suite
 
 
 def certify(suite: Path, out: Path, vendor_files: Path, *args: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:

@@ -23,15 +23,7 @@ from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.run.runner import Runner
 from tablecert.reports import render_report
 from tablecert.reports.data import example_json
-from tablecert.vectors.suites import generate
 from waits import HANG
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("causes-edge") / "suite"
-    generate("edge", folder)
-    return folder
 
 
 def run(spec: str, edge: Path, out: Path) -> Path:

@@ -17,11 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tablecert.harness.answers.round_findings import first_divergence
 from tablecert.oracle.craps_round import HOUSE_RULES
-from tablecert.vectors.suites import generate
 
 PEER = Path(__file__).parent.parent / "peers" / "crapssim_vendor.py"
 BAR_PUSH_RETURNED = '{"bar_push": ["returned"]}'
@@ -58,13 +55,6 @@ def is_bar_push_handed_back(config: dict, case: dict, expected: dict, answered: 
     allowed = {f"events.{b}.{f}" for b in pushed for f in ("flat_stake", "flat_returned")} | {"table.rack"}
     return bool(pushed) and pushed == handed_back and all(
         f in allowed or f.startswith("table.bets") for f in div["fields"])
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    suite = tmp_path_factory.mktemp("crapssim") / "edge"
-    generate("edge", suite)
-    return suite
 
 
 def test_crapssim_differs_from_the_oracle_only_where_the_register_says(rounds_suite: Path, tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 VENDOR = '''\
@@ -42,9 +41,8 @@ for line in sys.stdin:
 '''
 
 
-def test_paths_a_vendor_sends_are_never_opened(tmp_path: Path, vendor_files: Path) -> None:
-    suite = tmp_path / "suite"
-    generate("edge", suite)
+def test_paths_a_vendor_sends_are_never_opened(edge: Path, tmp_path: Path, vendor_files: Path) -> None:
+    suite = edge
     fifo = tmp_path / "trap.fifo"
     os.mkfifo(fifo)
     script = vendor_files / "vendor.py"

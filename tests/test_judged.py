@@ -17,14 +17,6 @@ from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.harness.record.seal import run_key, seal_folder
 from tablecert.reports.signing import SigningError, check_signable
-from tablecert.vectors.suites import generate
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    suite = tmp_path_factory.mktemp("judged") / "edge"
-    generate("edge", suite)
-    return suite
 
 
 class ForgingVendor(DemoVendor):

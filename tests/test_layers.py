@@ -398,7 +398,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("reports/signing.py", "sign_pdf"): "pyhanko: certify's report step when it does not sign",
     ("reports/signing.py", "verify_pdf"): "pyhanko: certify's report step",
     ("reports/__init__.py", "_charts"): "the charts (reportlab graphics): certify's report step (report.html alone)",
-    ("reports/__init__.py", "document_xml"): "the markup templates: certify's report step (report.html alone)",
     ("reports/__init__.py", "render_pdf"): "the PDF layout: certify's report step (report.html alone)",
     ("reports/figures.py", "game_math_for_run"): "the game-math oracle: certify's report step when the figures are stored",
     ("reports/figures.py", "percent"): "the craps math: certify's report step",

@@ -11,15 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablecert.oracle.vendor import ReferenceVendor, run_op
-from tablecert.vectors.suites import generate
 from waits import HANG
-
-
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("suite")
-    generate("edge", out)
-    return out
 
 
 def answer_prompts(folder: Path) -> list[dict]:
@@ -59,15 +51,15 @@ def test_export_holds_prompts_only(tmp_path):
     assert (tmp_path / "x" / "prompt").is_dir() and not (tmp_path / "x" / "expected").exists()
 
 
-def test_correct_responses_pass_and_a_wrong_one_fails(suite, tmp_path):
-    lines = answer_prompts(suite)
-    ok = validate(write(tmp_path / "ok.jsonl", lines), suite, tmp_path / "ok")
+def test_correct_responses_pass_and_a_wrong_one_fails(edge, tmp_path):
+    lines = answer_prompts(edge)
+    ok = validate(write(tmp_path / "ok.jsonl", lines), edge, tmp_path / "ok")
     assert ok.returncode == 0, ok.stderr
     assert json.loads((tmp_path / "ok" / "summary.json").read_text())["verdict"] == "pass"
     wrong = [dict(l) for l in lines]
     i = next(i for i, l in enumerate(wrong) if "commission" in l["answer"])
     wrong[i]["answer"] = {"commission": wrong[i]["answer"]["commission"] + 1}
-    bad = validate(write(tmp_path / "bad.jsonl", wrong), suite, tmp_path / "bad")
+    bad = validate(write(tmp_path / "bad.jsonl", wrong), edge, tmp_path / "bad")
     assert bad.returncode == 1
     assert json.loads((tmp_path / "bad" / "summary.json").read_text())["totals"]["fail"] == 1
     assert all((tmp_path / "bad" / f"{kind}.pdf").is_file() for kind in ("certificate", "findings"))  # as certify
@@ -75,8 +67,8 @@ def test_correct_responses_pass_and_a_wrong_one_fails(suite, tmp_path):
 
 @pytest.mark.parametrize("fault, words", [("missing", "no answer for"), ("duplicate", "duplicate answer"),
                                           ("unknown", "unknown"), ("garbage", "not JSON"), ("shape", "a line must be")])
-def test_bad_responses_are_refused_in_one_line(suite, tmp_path, fault, words):
-    lines = answer_prompts(suite)
+def test_bad_responses_are_refused_in_one_line(edge, tmp_path, fault, words):
+    lines = answer_prompts(edge)
     text = None
     if fault == "missing":
         lines = lines[:-1]
@@ -89,6 +81,6 @@ def test_bad_responses_are_refused_in_one_line(suite, tmp_path, fault, words):
     path = write(tmp_path / "r.jsonl", lines)
     if fault == "garbage":
         path.write_text(path.read_text() + "{not json\n")
-    out = validate(path, suite, tmp_path / "out")
+    out = validate(path, edge, tmp_path / "out")
     assert out.returncode == 2 and words in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

@@ -31,13 +31,6 @@ from waits import HANG
 TIMINGS = {"started", "finished"}
 
 
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge")
-    generate("edge", out)
-    return out
-
-
 def runner(vendor: str, suite: Path, out: Path, workers: int | None, **kw: Any) -> Runner:
     adapter = PythonAdapter()
     spec = f"{parallel_vendors.__name__}:{vendor}"

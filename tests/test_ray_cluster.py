@@ -55,9 +55,8 @@ def certify(suite: Path, out: Path, vendor: str, *extra: str) -> subprocess.Pope
 
 
 def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
-        cluster: Head, tmp_path: Path, vendor_files: Path) -> None:
-    suite = tmp_path / "edge"
-    generate("edge", suite)
+        cluster: Head, edge: Path, tmp_path: Path, vendor_files: Path) -> None:
+    suite = edge
     poisoned = [c for b in iter_batches(suite, 10_000) if b.op == "craps.settle" for c in b.cases][333]
     spec = vendor_files / "poison.json"
     spec.write_text(json.dumps({"cases": [poisoned], "ops": []}))
@@ -109,7 +108,7 @@ def test_a_hand_suite_through_ray_actors_records_what_one_process_records(
     assert rows(tmp_path / "ray") == expected
 
 
-def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Head, tmp_path: Path) -> None:
+def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Head, edge: Path, tmp_path: Path) -> None:
     """The run connects to the cluster on a thread while it greets its vendor; when the vendor
     cannot be greeted, the run ends in one error and leaves the cluster it connected to (the
     thread waited for, the driver disconnected), so the next run in this process starts clean."""
@@ -118,8 +117,7 @@ def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Hea
     from tablecert.harness.run.runner import Runner, VendorNotGreeted
     from tablecert.parallel import ParallelOptions
 
-    suite = tmp_path / "edge"
-    generate("edge", suite)
+    suite = edge
     target = VendorTarget("subprocess", f"{sys.executable} -c 'import sys; sys.exit(3)'", SessionOptions(timeout=30))
     parallel = ParallelOptions(workers=2, ray_address=cluster.address, vendor=target)
     with pytest.raises(VendorNotGreeted):

@@ -38,13 +38,6 @@ def canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge")
-    generate("edge", out)
-    return out
-
-
 def poisoned(suite: Path, op: str, index: int) -> tuple[Any, list[tuple[str, int]]]:
     """The ``index``-th case of ``op`` in the suite, and every (file, tcId) of ``op`` holding
     that same case (a poisoned request is any request holding it)."""

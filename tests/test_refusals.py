@@ -12,18 +12,11 @@ from pathlib import Path
 import pytest
 
 from tablecert.oracle.names import SUITE_NAMES
-from tablecert.vectors.suites import SUITES, generate
+from tablecert.vectors.suites import SUITES
 from waits import HANG
 
 HEAVY = ("numba", "tablecert.harness.run.certify", "tablecert.vectors.suites", "tablecert.reports")
 """Modules a refused input must not have waited for (seconds on a busy machine)."""
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge")
-    generate("edge", out)
-    return out
 
 
 def tablecert(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 COMPARED = ("verdict", "verdict_reasons", "scope", "fault_totals", "totals", "by_op", "by_clause", "by_flag", "batches", "faults", "suite_manifest_sha256", "vendor")
@@ -82,10 +81,9 @@ def same_results(got_dir: Path, want_dir: Path) -> None:
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_points_then_resume(tmp_path):
+def test_sigkill_at_random_points_then_resume(edge, tmp_path):
     """Killed after 8 seeded numbers of committed batches (so the same points on any machine)."""
-    suite = tmp_path / "suite"
-    generate("edge", suite)
+    suite = edge
     whole = tmp_path / "whole"
     assert certify(suite, whole).wait(timeout=HANG) == 1
     total = batches_recorded(whole)
@@ -103,11 +101,10 @@ def test_sigkill_at_random_points_then_resume(tmp_path):
 
 
 @pytest.mark.slow
-def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path, vendor_files):
+def test_soak_many_kills_of_a_run_against_a_crashing_vendor(edge, tmp_path, vendor_files):
     """24 kills at seeded numbers of committed batches; a kill lands wherever the harness is then,
     in the middle of retries and bisections too."""
-    suite = tmp_path / "suite"
-    generate("edge", suite)
+    suite = edge
     cases = []
     for name, index in (("craps.settle", 40), ("craps.place_odds", 300), ("paigow.player_bonus", 3)):
         with gzip.open(suite / "prompt" / f"{name}.odds-3-4-5x.jsonl.gz", "rt") as f:
@@ -135,11 +132,10 @@ def test_soak_many_kills_of_a_run_against_a_crashing_vendor(tmp_path, vendor_fil
     same_results(out, whole)                 # the faults and the verdict too (COMPARED)
 
 
-def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(tmp_path, vendor_files):
+def test_sigterm_while_the_vendor_hangs_stops_cleanly_and_resumes(edge, tmp_path, vendor_files):
     """SIGTERM (a scheduler stopping the job) while the harness waits on a hung vendor: exit 130
     at once, the vendor's process group killed, the database intact; --resume then finishes."""
-    suite = tmp_path / "suite"
-    generate("edge", suite)
+    suite = edge
     with gzip.open(suite / "prompt" / "craps.odds_limits.odds-3-4-5x.jsonl.gz", "rt") as f:
         case = [json.loads(line) for line in f if '"type":"test"' in line][150]["case"]
     spec = vendor_files / "hang-poison.json"

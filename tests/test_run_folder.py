@@ -20,18 +20,10 @@ import pytest
 from tablecert.harness.lab_files import UnsafeRunFolder, write_atomically
 
 from tablecert.harness.record.run_folder import locked_run_folder
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 REFERENCE = shlex.join([sys.executable, "-m", "tablecert", "reference-vendor"])
 POISON_VENDOR = Path(__file__).with_name("poison_vendor.py")
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge") / "suite"
-    generate("edge", out)
-    return out
 
 
 def certify(out: Path, *extra: str, vendor: str = REFERENCE) -> subprocess.CompletedProcess:

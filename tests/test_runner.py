@@ -19,15 +19,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.runner import Runner, RunError
 from tablecert.oracle.vendor import ReferenceVendor
-from tablecert.vectors.suites import generate
 from waits import HANG
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("suite")
-    generate("edge", out)
-    return out
 
 
 class CommissionRoundsUp(ReferenceVendor):

@@ -30,20 +30,12 @@ from pypdf import PdfReader
 from tablecert.harness.confine import sandbox
 from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 HOSTILE = Path(__file__).with_name("hostile_vendor.py")
 FULL = sandbox.plan([sys.executable], SessionOptions(isolation="auto"))
 needs_full = pytest.mark.skipif("a user of its own" not in FULL.mechanisms,
                                 reason=f"full isolation needs root and namespaces; this machine gives: {FULL.description}")
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("edge")
-    generate("edge", folder)
-    return folder
 
 
 def _processes_with(marker: str) -> list[int]:

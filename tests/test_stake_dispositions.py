@@ -21,7 +21,6 @@ from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.harness.run.runner import Runner
 from tablecert.oracle import craps
 from tablecert.oracle.table_config import parse_table_config
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 HELPERS = Path(__file__).parent / "disposition_faulty_vendors.py"
@@ -97,13 +96,6 @@ def test_payout_rounding_down_hands_back_the_whole_stake():
 
 
 # -- the vendors that get them wrong, and the reference, as processes ---------------------------
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge") / "suite"
-    generate("edge", out)
-    return out
 
 
 @pytest.fixture(scope="module")

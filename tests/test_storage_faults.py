@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 COMPARED = ("verdict", "totals", "by_op", "by_clause", "by_flag", "batches", "faults", "suite_manifest_sha256", "vendor")
@@ -40,13 +39,6 @@ def unshare_prefix() -> list[str] | None:
 
 UNSHARE = unshare_prefix()
 pytestmark = pytest.mark.skipif(UNSHARE is None, reason="cannot mount a tmpfs in a private mount namespace here")
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("edge")
-    generate("edge", out)
-    return out
 
 
 def tablecert(*args: str) -> str:

@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from tablecert.vectors.suites import generate
 from waits import HANG
 
 HERE = Path(__file__).parent
@@ -41,13 +40,6 @@ KINDS = {
     "wrong_op": ("wrong_op", "craps.teleport", ()),
     "request_error": ("request_error", "cannot take this batch", ()),
 }
-
-
-@pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    suite = tmp_path_factory.mktemp("verdicts") / "edge"
-    generate("edge", suite)
-    return suite
 
 
 def poisoned_case(suite: Path) -> dict:

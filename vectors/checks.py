@@ -243,7 +243,7 @@ def lint_hand_file(path: Path, entry: dict[str, Any]) -> list[str]:
     # Imported here, one way (hand_suite never imports checks): the hand stream imports the
     # numba labeller, 0.57 s that every other user of the checks (a refused certify among them)
     # would pay.
-    from tablecert.vectors.hand_stream import suite_first_position, suite_size  # lazy: 1013 ms of Ray run start (bench_startup.py, load 22)
+    from tablecert.vectors.hand_stream import suite_first_position, suite_size  # lazy: 125 ms of Ray run start (bench_startup.py, at rest)
     from tablecert.vectors.hand_suite import DESCRIPTOR, LABELS
 
     name = entry["path"]

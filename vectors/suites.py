@@ -148,7 +148,7 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
             shutil.rmtree(out_dir / v)
     written: list[WrittenFile] = []
     if suite in HAND_SUITES:
-        from tablecert.vectors.hand_suite import write_hand_suite  # lazy: 9.7 ms of certify start (bench_startup.py, load 22)
+        from tablecert.vectors.hand_suite import write_hand_suite  # lazy: 4.3 ms of certify start (bench_startup.py, at rest)
 
         written = write_hand_suite(suite, out_dir, profile_id, profile.sha256, profile.paigow_cap, views, progress)
     else:

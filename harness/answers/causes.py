@@ -395,7 +395,7 @@ def hand_causes(db: RunReader) -> list[Cause]:
     :func:`tablecert.harness.answers.hand_failures.hand_cause_totals`) as one label cause per op, its
     factors the hand features the rules turn on (how many of its wrong hands have each as their
     most specific one; the suite's other hands are not counted, so no score)."""
-    from tablecert.harness.answers.hand_failures import hand_cause_totals  # lazy: 290 ms (numba) of a refused or concluded certify's start (test_refusals)
+    from tablecert.harness.answers.hand_failures import hand_cause_totals  # lazy: 221 ms (numba) of a refused or concluded certify's start (-X importtime best of 3 at load 6.6; bench_startup.py has no such path; test_refusals checks it imports no numba)
     by_op: dict[str, list[dict[str, Any]]] = {}
     for cell in hand_cause_totals(db):
         by_op.setdefault(cell["op"], []).append(cell)
