@@ -21,13 +21,16 @@ vendor, a real subprocess in the real sandbox, killed with SIGKILL and restarted
   and the recalls judged after it).
 
 The vendor is ``python -m tablecert.oracle.vendor`` by default (``tablecert reference-vendor``
-imports the whole command line first: about 1.4 s more per start on this machine).
+imports the command line first: about 25 ms of CPU more per start on this machine, with the
+package's bytecode written: ``make bytecode``). A cut's cost by component, and the vendor's start
+part by part: benchmarks/bench_cut_cost.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shlex
 import sys
 import tempfile
@@ -168,7 +171,8 @@ def stations(args: argparse.Namespace, options: SessionOptions) -> bool:
     print(f"8 stations x {args.station_rounds:,} rounds: {n:,} steps in {calm:.1f} s without a cut ({n / calm:,.0f} "
           f"steps/s, every station's recall and the meters judged after every game)   {load()}")
     print(f"  with {made:,} cuts: {cut:.1f} s, {(cut - calm) / max(made, 1) * 1000:.0f} ms per cut over the uncut "
-          f"play; survived {survived:,} of {made:,}   {load()}")
+          f"play; survived {survived:,} of {made:,}; peak RSS of this process "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB   {load()}")
     return survived == made
 
 

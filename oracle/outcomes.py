@@ -8,9 +8,10 @@ decks are those words scaled by :mod:`tablecert.oracle.scaling` (rejection to a 
 from the top), the same functions ``rng.scale`` applies to the words a lab supplies, and
 ``rng.paired`` deals outcomes with the words they consumed.
 
-Ops and limits are those of the contract (``harness/vendor-protocol.md``, "Random outcomes"):
-a case ``{"count": n}`` with 1 <= n <= 1,000,000 rolls or 10,000 decks; ``{"words": n}`` with
-1 <= n <= 262,144 raw words; the config is ``{}``.
+The ops' names and hello's ``rng`` declaration are :mod:`tablecert.oracle.outcome_ops` (a vendor
+greets without numpy). Ops and limits are those of the contract (``harness/vendor-protocol.md``,
+"Random outcomes"): a case ``{"count": n}`` with 1 <= n <= 1,000,000 rolls or 10,000 decks;
+``{"words": n}`` with 1 <= n <= 262,144 raw words; the config is ``{}``.
 """
 
 from __future__ import annotations
@@ -24,20 +25,13 @@ import numpy as np
 
 from tablecert.oracle.cards import DECK_SIZE, card_code
 from tablecert.oracle.errors import CaseError, ConfigError
+from tablecert.oracle.outcome_ops import WORD_BITS
 
 MAX_COUNT = {"rng.dice": 1_000_000, "rng.shuffle": 10_000, "rng.paired": 10_000}
 """Largest ``count`` of one case, per op."""
 
 MAX_WORDS = 262_144
 """Largest ``words`` of one ``rng.raw`` case, and most words of one ``rng.scale`` case."""
-
-SCALE_STATEMENT = ("rng.scale runs tablecert.oracle.scaling, the functions rng.dice and rng.shuffle deal with, "
-                   "on the words given")
-WORD_BITS = 32
-"""Width of the reference generator's raw words (its scaling, :mod:`tablecert.oracle.scaling`, takes 32-bit words)."""
-
-HELLO_RNG = {"raw_bits": WORD_BITS, "scale": SCALE_STATEMENT}
-"""The hello's ``rng`` declaration: the raw word width and the vendor's statement on rng.scale."""
 
 KINDS = {"die": 6, "shuffle": DECK_SIZE}
 """``kind``: the ``n`` its outcomes are dealt with in production (``range`` takes any n >= 1)."""
@@ -167,4 +161,5 @@ RNG_OPS: dict[str, tuple[Callable[[object], Any], Callable[[Any, object], dict[s
     "rng.scale": (parse_rng_config, scale_words),
     "rng.paired": (parse_rng_config, paired),
 }
-"""op -> (config parser, case handler), in the form of :data:`tablecert.oracle.vendor.OPS`."""
+"""op -> (config parser, case handler), in the form of :data:`tablecert.oracle.vendor.OPS`: each
+of :data:`~tablecert.oracle.outcome_ops.OUTCOME_OPS`, the ops hello declares."""

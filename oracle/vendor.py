@@ -8,7 +8,8 @@ open are answered as the project's copy of the contract (``harness/vendor-protoc
 ``{"id": ID, "error": {"code": "invalid_request" | "unknown_op" | "unsupported_protocol", ...}}``.
 Besides the wager ops of :data:`OPS` it answers the optional random-outcome ops ``rng.dice``,
 ``rng.shuffle``, ``rng.raw``, ``rng.scale`` and ``rng.paired`` (:mod:`tablecert.oracle.outcomes`,
-declared in hello's ``rng``), which no vector suite uses, and the live-table
+loaded when one is first asked; declared in hello's ``rng``: :mod:`tablecert.oracle.outcome_ops`),
+which no vector suite uses, and the live-table
 ops (``table.open``, ``table.step``, ``table.resume``, ``table.recall``, ``table.close``; New: the
 station tables' ``table.meters``, ``table.disconnect``, ``table.reconnect``, ``table.disable``,
 ``table.enable``, with every feature of hello's ``table_features``; a pai gow table's records and
@@ -31,7 +32,7 @@ from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import FEATURES
 from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 from tablecert.oracle.live_tables import LIVE_OPS
-from tablecert.oracle.outcomes import HELLO_RNG, RNG_OPS
+from tablecert.oracle.outcome_ops import HELLO_RNG, OUTCOME_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 from tablecert.oracle.table_journal import STATION_OPS, LiveError, TableJournal
@@ -55,8 +56,13 @@ def error(code: str, message: str) -> dict[str, Any]:
 
 
 def run_op(op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
-    """Answer every case of one batch: ``results[i]`` answers ``cases[i]``."""
-    parse_config, handle = OPS[op] if op in OPS else RNG_OPS[op]
+    """Answer every case of one batch: ``results[i]`` answers ``cases[i]`` (the random outcomes'
+    generator, and numpy with it, loaded when an rng op first asks)."""
+    if op in OPS:
+        parse_config, handle = OPS[op]
+    else:
+        from tablecert.oracle.outcomes import RNG_OPS  # lazy: 136 ms of reference-vendor start (bench_startup.py, load 4.9)
+        parse_config, handle = RNG_OPS[op]
     try:
         parsed = parse_config(config)
     except ConfigError as err:
@@ -94,7 +100,7 @@ class ReferenceVendor:
         features = {"table_features": [*FEATURES, PAIGOW_RECORDS]} if self.protocol == V2 else {}
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
-            "ops": ops + list(RNG_OPS) + live,
+            "ops": ops + list(OUTCOME_OPS) + live,
             "rng": HELLO_RNG,
             **features,
         }
@@ -126,7 +132,7 @@ class ReferenceVendor:
             return {"id": rid}
         if (op in LIVE_OPS or op in STATION_OPS) and self.protocol == V2:
             return {"id": rid, **self.live(op, request)}
-        if op not in OPS and op not in RNG_OPS:
+        if op not in OPS and op not in OUTCOME_OPS:
             return {"id": rid, **error("unknown_op", f"unknown op {op!r}")}
         cases = request.get("cases")
         if not isinstance(cases, list):

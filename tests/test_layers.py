@@ -383,6 +383,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("oracle/outcomes.py", "dealt"): "the numba scaling kernels: tablecert reference-vendor's start",
     ("oracle/outcomes.py", "scale_words"): "the numba scaling kernels: tablecert reference-vendor's start",
     ("oracle/vendor.py", "serve"): "the compiled label fast path: tablecert reference-vendor's start",
+    ("oracle/vendor.py", "run_op"): "numpy, through the random outcomes' generator: tablecert reference-vendor's start "
+                                    "(every restart of a live run)",
     # a spread run's start
     ("parallel/options.py", "ParallelOptions.start"): "the Ray connection: tablecert --help and a one-worker certify",
     ("parallel/options.py", "ParallelOptions.run"): "the scheduler and its workers: tablecert --help and a one-worker certify",

@@ -20,7 +20,7 @@ from station_faulty_vendors import STATION_FAULTY_VENDORS
 from live_replays import replayed
 from tablecert.harness.adapters.subprocess_adapter import SubprocessAdapter
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.driver import Divergence, LivePlan
+from tablecert.harness.live.driver import TRANSCRIPT_KEPT, Divergence, LivePlan, Play
 from tablecert.harness.live.run import LiveRun
 from tablecert.harness.live.stations import replay_stations, station_fields, time_problem
 from tablecert.harness.record.outputs import write_outputs
@@ -28,7 +28,8 @@ from tablecert.harness.run.runner import Runner
 from tablecert.harness.store import RunStore
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.craps_round import parse_round_config
-from tablecert.oracle.live_stations import StationTable, meters_of, play, station_games
+from tablecert.oracle.live_stations import StationBooks, StationTable, meters_of, play, station_games
+from tablecert.oracle.live_tables import RECALL_GAMES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.oracle.table_journal import COMPACT_EVERY, JOURNAL, TableJournal
 from tablecert.reports import write_reports
@@ -133,6 +134,31 @@ def test_meters_reconcile_with_every_payout_at_every_step_of_the_suite() -> None
                     assert row["won"] == sum(e.get("flat_win", 0) + e.get("odds_win", 0) for e in mine)
                     assert row["buy_ins"] == seat["rack"] + sum(e.get("bought_in", 0) for e in mine)
                     assert row["cashed_out"] == sum(e.get("cashed_out", 0) for e in mine)
+
+
+def test_books_keeping_the_last_ten_games_recall_and_meter_as_books_keeping_all() -> None:
+    """The harness's books of a long table keep each station's last ten records (what a recall
+    shows), not its whole history: after every step the same recalls and meters as books that keep all."""
+    steps = [s for n in range(14) for s in ([bet(1, "pass", 100), bet(2, "dont_pass", 100), roll(3, 4)] if n % 2 else
+                                             [bet(1, "pass", 100), bet(2, "dont_pass", 100), roll(3, 3), roll(2, 4)])]
+    recs = records(steps)
+    kept, whole = (StationBooks(case(steps)["stations"], "keep", keep=keep) for keep in (RECALL_GAMES, None))
+    for step, record in zip(steps, recs):
+        kept.add(step, record)
+        whole.add(step, record)
+        assert [kept.recall(s) for s in (1, 2)] == [whole.recall(s) for s in (1, 2)]
+        assert kept.meters() == whole.meters()
+    assert len(whole.games[1]) == 14 and len(kept.games[1]) == RECALL_GAMES
+    assert [g["game"] for g in kept.recall(1)["games"]] == list(range(5, 15))
+
+
+def test_a_long_play_keeps_its_last_exchanges_for_its_finding() -> None:
+    played = Play(1)
+    for i in range(1000):
+        played.said(f"table.step {i}", {"result": i})
+    assert TRANSCRIPT_KEPT <= len(played.transcript) <= 2 * TRANSCRIPT_KEPT
+    assert played.transcript == [{"asked": f"table.step {i}", "answer": {"result": i}}
+                                 for i in range(1000 - len(played.transcript), 1000)]
 
 
 def test_finding_fields_name_the_station() -> None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 from tables import raw_config
+from tablecert.oracle.outcome_ops import OUTCOME_OPS
+from tablecert.oracle.outcomes import RNG_OPS
 from waits import HANG
 
 PROFILE_CONFIG = raw_config()
@@ -70,3 +72,24 @@ def test_request_level_faults_are_answered_not_fatal():
 def test_end_of_input_without_bye_exits_cleanly():
     responses, code = converse([json.dumps({"id": 0, "op": "hello", "protocol": "tablecert-vendor/1"})])
     assert code == 0 and len(responses) == 1
+
+
+def test_the_live_vendor_greets_without_numpy_and_deals_when_asked():
+    """Restarted after every power cut of a live run, ``python -m tablecert.oracle.vendor`` loads
+    neither numpy (the random outcomes' generator, loaded at the first rng op) nor
+    importlib.metadata (the version is a literal) before it answers; an rng op still deals."""
+    probe = ("import sys, json\nfrom tablecert.oracle import vendor\n"
+             "before = [m for m in ('numpy', 'importlib.metadata') if m in sys.modules]\n"
+             "hello = vendor.ReferenceVendor().handle({'id': 0, 'op': 'hello', 'protocol': 'tablecert-vendor/2'})\n"
+             "dice = vendor.run_op('rng.dice', {}, [{'count': 2}])\n"
+             "print(json.dumps([before, hello['ops'], hello['rng'], dice, 'numpy' in sys.modules]))\n")
+    before, ops, rng, dice, after = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                                              text=True, check=True, timeout=HANG).stdout)
+    assert before == [] and after is True
+    assert [op for op in ops if op.startswith("rng.")] == ["rng.dice", "rng.shuffle", "rng.raw", "rng.scale", "rng.paired"]
+    assert rng == {"raw_bits": 32, "scale": rng["scale"]} and rng["scale"].startswith("rng.scale runs")
+    assert len(dice[0]["dice"]) == 4 and set(dice[0]["dice"]) <= set("123456")
+
+
+def test_the_ops_hello_declares_are_those_the_generator_answers():
+    assert tuple(RNG_OPS) == OUTCOME_OPS

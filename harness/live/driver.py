@@ -128,9 +128,15 @@ class Divergence(Exception):
         self.asked, self.expected, self.answered = asked, expected, answered
 
 
+TRANSCRIPT_KEPT = 64
+"""The exchanges a vector being played keeps at least, its last (a finding shows the last
+:data:`~tablecert.harness.live.findings.TRANSCRIPT_TAIL`): a whole transcript, every recall
+answer in it, grew with the table's length (a station table of 12,000 steps held gigabytes)."""
+
+
 @dataclass
 class Play:
-    """One live vector being played: its transcript and its interruptions."""
+    """One live vector being played: its transcript (its last exchanges: :meth:`said`) and its interruptions."""
 
     tc_id: int
     made: list[Any] = field(default_factory=list)       # Interruption, or a LifeCut (harness.live.cuts)
@@ -138,6 +144,13 @@ class Play:
     pending: Interruption | None = None
     restored: Any = None            # the resume answer after the last interruption
     transcript: list[dict[str, Any]] = field(default_factory=list)
+
+    def said(self, asked: str, answer: Any) -> None:
+        """One exchange (what was asked, the answer) into the transcript, which keeps its last
+        :data:`TRANSCRIPT_KEPT` to :data:`TRANSCRIPT_KEPT` x 2 (trimmed in one go, so each costs O(1))."""
+        self.transcript.append({"asked": asked, "answer": answer})
+        if len(self.transcript) > 2 * TRANSCRIPT_KEPT:
+            del self.transcript[:-TRANSCRIPT_KEPT]
 
     def interrupted(self, point: Any) -> None:
         if self.pending is not None:
@@ -157,7 +170,7 @@ def table_id(tc_id: int, game: str = "craps") -> str:
 
 
 def _expect(play: Play, asked: str, answer: dict[str, Any], expected: Any) -> None:
-    play.transcript.append({"asked": asked, "answer": answer})
+    play.said(asked, answer)
     got = answer["result"] if "result" in answer else {"error": answer["error"]}
     if not strict_equal({"result": expected}, {"result": got}):
         raise Divergence(asked, expected, got)
@@ -220,7 +233,7 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             control.restart()
             play.interrupted(point)
             resumed = control.send("table.resume", table=tid)
-            play.transcript.append({"asked": f"table.resume after {point.describe()}", "answer": resumed})
+            play.said(f"table.resume after {point.describe()}", resumed)
             got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
             applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
             want = {"steps": i + 1, "table": expected[i]["table"]} if applied else {"steps": i, "table": before(i)}

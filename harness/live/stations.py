@@ -37,6 +37,7 @@ from tablecert.harness.live.driver import Divergence, Interruption, Play
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_stations import FEATURES, OP_OF_ACT, StationBooks, ends_game, features_of, initial_state
+from tablecert.oracle.live_tables import RECALL_GAMES
 from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 
 TIME_FIELDS = ("started", "ended")
@@ -143,7 +144,7 @@ def declared_features(hello: Any) -> tuple[str, ...]:
 def judge_answer(play: Play, asked: str, answer: dict[str, Any], want: Any, recall: bool = False) -> None:
     """One answer judged (Divergence naming the first field that differs); a ``recall``'s game
     times judged for presence and order (:func:`time_problem`), left out of the comparison."""
-    play.transcript.append({"asked": asked, "answer": _untimed(answer.get("result")) if recall else answer})
+    play.said(asked, _untimed(answer.get("result")) if recall else answer)
     got = answer["result"] if "result" in answer else {"error": answer["error"]}
     timed = got
     if recall and "result" in answer:
@@ -184,7 +185,7 @@ class StationPlayer:
         def expect(asked: str, answer: dict[str, Any], want: Any, recall: bool = False) -> None:
             judge_answer(play, f"{asked} (last event: {self.event})", answer, want, recall)
 
-        books = StationBooks(case["stations"], case["on_disable"], stamp)    # the oracle's, step by step
+        books = StationBooks(case["stations"], case["on_disable"], stamp, keep=RECALL_GAMES)    # the oracle's, step by step
 
         def judge_books(done: int, why: str, only: list[int] | None = None) -> None:
             while books.steps < done:
@@ -221,7 +222,7 @@ class StationPlayer:
                 play.interrupted(point)
                 self.event = f"the cut {point.describe()}"
                 resumed = control.send("table.resume", table=tid)
-                play.transcript.append({"asked": f"table.resume after {point.describe()}", "answer": resumed})
+                play.said(f"table.resume after {point.describe()}", resumed)
                 got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
                 applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
                 before = expected[i - 1]["table"] if i else initial_state(case["stations"])
