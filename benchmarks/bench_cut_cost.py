@@ -6,8 +6,8 @@
 processes each, started as the harness starts a vendor; medians): the sandbox starting
 ``/bin/true``; the interpreter (``python -c pass``: site and the editable install's finder); the
 vendor's imports; the vendor greeted (hello, then bye) on an empty ``state_dir`` and on one whose
-journal holds a station table 0, 128 and 255 steps after its last compaction (the journal's
-replay: the reference vendor compacts every 256 steps, oracle/table_journal.py). Each with its
+journal holds a station table 0, half COMPACT_EVERY and COMPACT_EVERY - 1 steps after its last compaction (the
+journal's replay: the reference vendor compacts every COMPACT_EVERY steps, oracle/table_journal.py). Each with its
 wall, the CPU of the processes this one reaps (under the sandbox: bubblewrap's own) and the CPU
 the Python program reports of itself as it ends (bubblewrap's namespace init reaps it, so its
 CPU never reaches this process). Also printed: how many of the modules of this tree the vendor

@@ -36,7 +36,7 @@ from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS, RecordedP
 from tablecert.oracle.table_config import is_int
 
 JOURNAL = "tables.journal"
-COMPACT_EVERY = 256
+COMPACT_EVERY = 64
 """A station table's steps between two compactions of the journal."""
 STATION_OPS = ("table.meters", *OP_OF_ACT.values())
 """The live ops of station tables only (New)."""
