@@ -26,11 +26,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from live_faulty_vendors import serve_faulty
 from tablecert.oracle.live_tables import LiveTable
 from tablecert.oracle.table_journal import TableJournal, live_entries
+
+SLOW_DISK = 120
+"""Seconds the compacting vendors pause after their journal's first line (see ``_write_lines``)."""
 
 
 class Compacting(TableJournal):
@@ -48,11 +52,19 @@ class Compacting(TableJournal):
         raise NotImplementedError
 
     def _write_lines(self, path: str, kept: list[dict[str, Any]]) -> None:
+        """Write ``kept`` one fsync'd line at a time, pausing after the first line as a journal of
+        many tables on a slow disk would take its time: the harness's cut at the first change to
+        state_dir always lands inside the rewrite (on a fast disk these lines were written before
+        the SIGKILL arrived, and the bug went unseen). Nothing here waits for the harness: a
+        harness that does not cut lets the rewrite finish after :data:`SLOW_DISK` seconds and
+        the test that expects the table lost fails."""
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            for entry in kept:
+            for i, entry in enumerate(kept):
                 os.write(fd, (json.dumps(entry, separators=(",", ":")) + "\n").encode())
                 os.fsync(fd)
+                if i == 0 and len(kept) > 1:
+                    time.sleep(SLOW_DISK)
         finally:
             os.close(fd)
 
