@@ -26,7 +26,7 @@ demo: $(BIN)/.tablecert-installed
 ## test: the whole test suite (what CI runs)
 test: $(BIN)/.tablecert-installed
 	bash .ci/system-packages
-	@echo "make test: about 27 minutes on 2 idle cores, several times that on a busy machine (docs/internals/benchmarks.md)"
+	@echo "make test: about 16 minutes on 2 idle cores, several times that on a busy machine (docs/internals/benchmarks.md)"
 	$(BIN)/python -m pytest
 
 ## bench: the benchmarks under benchmarks/
