@@ -25,7 +25,8 @@ from tablecert.harness.live.driver import Play, play_vector, replay_live, table_
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.harness.live.stations import declared_features, judge_answer
 from tablecert.oracle.game_records import config_digest
-from tablecert.oracle.paigow_records import FEATURE, books_of
+from tablecert.oracle.live_tables import RECALL_GAMES
+from tablecert.oracle.paigow_records import FEATURE, PaigowBooks
 
 
 @dataclass
@@ -39,11 +40,13 @@ class PaigowPlayer:
                  expected: list[dict[str, Any]], points: dict[int, str], play: Play, game: str = "paigow",
                  life: VectorLife | None = None) -> None:
         tid = table_id(tc_id, game)
-        stamp = {"config": config_digest(config), "build": self.build}
         steps = case["steps"]
+        books = PaigowBooks(case["rack"], {"config": config_digest(config), "build": self.build},
+                            keep=RECALL_GAMES)      # the oracle's, step by step (the driver recalls at steps that only grow)
 
         def records(i: int, asked: str) -> None:
-            books = books_of(case["rack"], steps[:i], expected[:i], stamp)
+            while books.steps < i:
+                books.add(steps[books.steps], expected[books.steps])
             last = next((p for p in reversed(play.made) if p.mode != RESENT), None)
             event = f"(last event: {'the cut ' + last.describe() if last is not None else 'none'})"
             judge_answer(play, f"table.recall {asked} {event}", control.send("table.recall", table=tid),
