@@ -94,6 +94,18 @@ class Hello:
 
 
 @dataclass(frozen=True)
+class BindPlan:
+    """What a confined vendor's sandbox binds, derived once by the run's own process
+    (``tablecert.harness.confine.sandbox.fix_binds``) so that every instance of the run, a
+    restart, a ``--workers`` thread or a Ray actor on another node, sees the same host paths."""
+
+    program: str                  # argv[0] resolved on the lab's PATH
+    vendor: tuple[str, ...]       # the vendor's tree and the folders the lab named
+    runtime: tuple[str, ...]      # the lab's runtime
+    workdir: str                  # the lab's working folder, where the vendor starts
+
+
+@dataclass(frozen=True)
 class SessionOptions:
     """Settings every adapter honours where they apply."""
 
@@ -111,6 +123,7 @@ class SessionOptions:
     max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
     tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
     max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (checked after every answer)
+    binds: BindPlan | None = None         # a confined vendor's binds, fixed for the whole run (else derived at start)
 
 
 @runtime_checkable

@@ -72,10 +72,10 @@ def test_the_thief_finds_nothing_of_this_users_own_files(tmp_path: Path) -> None
             shutil.rmtree(folder.parent, ignore_errors=True)
 
 
-def test_a_vendor_in_the_folder_of_this_users_earlier_runs_reads_none_of_them(tmp_path: Path) -> None:
+def test_a_vendor_in_the_folder_of_this_users_earlier_runs_is_refused(tmp_path: Path) -> None:
     """Not root the vendor keeps this user's uid: only the binds protect. A vendor program placed in
     the folder that holds this user's earlier run (issue 32: it read every expected answer, PASS
-    6,863) finds nothing: the earlier run is covered."""
+    6,863) is refused before it starts, in one line (issue 47: refused, not covered)."""
     runs = Path(os.environ["HOME"]) / f"runs-{uuid.uuid4().hex}"
     try:
         runs.mkdir()
@@ -83,10 +83,8 @@ def test_a_vendor_in_the_folder_of_this_users_earlier_runs_reads_none_of_them(tm
         assert done.returncode == 0, done.stdout + done.stderr
         thief = runs / "thief.py"
         thief.write_text(THIEF.read_text())
-        done = certify(f"{sys.executable} {thief} steal-from={runs}", tmp_path / "run",
-                       *(f"--vendor-path={tree}" for tree in own_source_trees()))
-        summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-        assert summary["vendor"]["build"] == "found 0 files, 0 tests", (summary["vendor"], done.stderr)
-        assert summary["totals"]["pass"] == 0
+        done = certify(f"{sys.executable} {thief} steal-from={runs}", tmp_path / "run")
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+        assert f"holds the lab's folder {runs / 'earlier'}" in done.stderr
     finally:
         shutil.rmtree(runs, ignore_errors=True)

@@ -47,11 +47,11 @@ def comparable(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
     return out
 
 
-def certify(suite: Path, out: Path, vendor: str, *extra: str) -> subprocess.Popen[bytes]:
+def certify(suite: Path, out: Path, vendor: str, *extra: str, cwd: Path | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", vendor, "--suite", "edge",
                              "--suite-dir", str(suite), "--out", str(out), "--batch-size", "20", "--quiet",
                              "--retries", "1", *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, cwd=cwd)
 
 
 def test_a_ray_run_with_an_actor_killed_has_the_results_of_a_one_process_run(
@@ -124,3 +124,49 @@ def test_a_ray_run_whose_vendor_is_never_greeted_leaves_the_cluster(cluster: Hea
         Runner(target.opener(), suite, tmp_path / "run", parallel=parallel).run()
     assert not ray.is_initialized()
     assert not [t for t in threading.enumerate() if t.name.startswith("ray-connect")]
+
+
+VIEW_VENDOR = """
+import hashlib, json, os, sys
+from tablecert.oracle.vendor import ReferenceVendor, serve
+
+def view() -> str:
+    seen = []
+    for top, dirs, files in os.walk("/"):
+        dirs[:] = sorted(d for d in dirs if os.path.join(top, d) not in ("/proc", "/sys", "/dev"))
+        if top.count("/") > 4:
+            dirs[:] = []
+        seen += [os.path.join(top, name) for name in sorted(dirs + files)]
+    return hashlib.sha256("\\n".join(seen).encode()).hexdigest()[:16]
+
+class Viewer(ReferenceVendor):
+    def handle(self, request):
+        answer = super().handle(request)
+        if request.get("op") == "hello":
+            answer["implementation"] = {"name": "viewer", "version": "1", "build": "view " + view()}
+        return answer
+
+sys.exit(serve(sys.stdin, sys.stdout, Viewer()))
+"""
+
+
+def test_a_ray_actors_vendor_sees_exactly_what_a_local_one_sees(
+        cluster: Head, edge: Path, tmp_path: Path, vendor_files: Path) -> None:
+    """Issue 47: the same allow-list for every vendor instance, whoever starts it. The vendor names a
+    digest of the file system it sees (to four folders deep) as its build; every later instance
+    must greet as the first one did, so an actor whose sandbox bound anything else (another working
+    folder, PATH, environment) would be a BAD_HELLO fault. Run alone and through two Ray actors:
+    both CERTIFIED, with one and the same view."""
+    script = vendor_files / "viewer.py"
+    script.write_text(VIEW_VENDOR)
+    script.chmod(0o644)
+    vendor = shlex.join([sys.executable, str(script)])
+    workdir = vendor_files / "lab"               # the lab works elsewhere than where the cluster started
+    workdir.mkdir(mode=0o755)
+    alone = certify(edge, tmp_path / "alone", vendor, cwd=workdir)
+    assert alone.wait(timeout=HANG) == 0, alone.stderr.read() if alone.stderr else ""
+    clustered = certify(edge, tmp_path / "ray", vendor, "--ray", cluster.address, "--workers", "2", cwd=workdir)
+    assert clustered.wait(timeout=HANG) == 0, clustered.stderr.read() if clustered.stderr else ""
+    got, want = (json.loads((tmp_path / run / "summary.json").read_text()) for run in ("ray", "alone"))
+    assert got["vendor"]["build"] == want["vendor"]["build"] and got["vendor"]["build"].startswith("view ")
+    assert got["fault_totals"]["count"] == 0 and got["vendor_bound"] == want["vendor_bound"]

@@ -139,7 +139,8 @@ def test_a_disk_filler_is_bounded_by_its_private_folders(tmp_path: Path) -> None
 def test_a_vendor_the_sandbox_user_cannot_read_is_named_in_one_line(tmp_path: Path) -> None:
     """pytest's folders are root's (0700): a vendor script there cannot be run as nobody, and the one
     line says so with the sandbox's own words, not a bare exit status."""
-    script = tmp_path / "vendor.sh"
+    (tmp_path / "vendor").mkdir()
+    script = tmp_path / "vendor" / "vendor.sh"
     script.write_text(f"#!/bin/sh\nexec {sys.executable} -m tablecert reference-vendor\n")
     script.chmod(0o700)
     done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", str(script), "--suite",

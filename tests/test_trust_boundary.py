@@ -148,10 +148,10 @@ def test_a_fifo_a_device_and_a_huge_pth_are_never_read(lab: Path) -> None:
 
 
 @confined
-def test_a_run_folder_inside_the_vendors_tree_is_covered(lab: Path) -> None:
-    """The vendor program sits in the folder that holds the lab's earlier runs: their suites are
-    covered (the register of run folders and the run folder's own marks), so the thief finds
-    nothing; before, it read every expected answer (PASS 6,863)."""
+def test_a_vendor_tree_holding_an_earlier_run_is_refused_in_one_line(lab: Path) -> None:
+    """The vendor program sits in the folder that holds the lab's earlier runs: the bind is refused
+    before any start (issue 47: refused, not covered), one line naming the run folder; before issue
+    32 the thief read every expected answer (PASS 6,863)."""
     runs = lab / "runs"
     runs.mkdir()
     done = certify(f"{sys.executable} -m tablecert reference-vendor", runs / "earlier")
@@ -159,14 +159,10 @@ def test_a_run_folder_inside_the_vendors_tree_is_covered(lab: Path) -> None:
     thief = runs / "thief.py"
     thief.write_text(THIEF.read_text())
     _open_tree(lab)
-    for path in (runs / "earlier").rglob("*"):
-        if path.is_file():
-            path.chmod(0o644)
-    done = certify(f"{sys.executable} {thief} steal-from={runs}", lab / "now",
-                   *(f"--vendor-path={tree}" for tree in own_source_trees()))
-    summary = json.loads((lab / "now" / "summary.json").read_text())
-    assert summary["vendor"]["build"] == "found 0 files, 0 tests", (summary["vendor"], done.stderr)
-    assert done.returncode == 1
+    done = certify(f"{sys.executable} {thief} steal-from={runs}", lab / "now")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"holds the lab's folder {runs / 'earlier'}" in done.stderr and "Traceback" not in done.stderr
+    assert not (lab / "now" / "summary.json").exists()
 
 
 @confined

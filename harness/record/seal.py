@@ -60,6 +60,7 @@ from tablecert.harness.record.judged_record import row_digests
 from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
 from tablecert.harness.model import dumps
 from tablecert.harness.store import RunReader, RunStore
+from tablecert.vectors.lab_mark import mark
 
 SEAL = "seal"
 """The meta key holding the seal."""
@@ -92,6 +93,7 @@ def run_key(path: Path | None = None) -> Ed25519PrivateKey:
     path = default_key_path()
     if not path.exists():
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        mark(path.parent, "keys")                   # no vendor's sandbox binds it (harness/confine/lab_folders.py)
         key = Ed25519PrivateKey.generate()
         pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption())

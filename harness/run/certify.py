@@ -28,6 +28,9 @@ from tablecert.harness.record import chain, seal
 
 from tablecert.harness.suites import cache as suite_cache
 from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.adapters.vendor_process import command_argv
+from tablecert.harness.confine.sandbox import fix_binds
+from tablecert.harness.contract import VendorFault
 from tablecert.harness.live.run import LiveRun, LiveSettings
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
@@ -200,6 +203,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
                   *([scope.cache_dir] if scope.cache_dir is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
+        if vendor.adapter == "subprocess":     # every instance, restarted, threaded or on a Ray node, binds the same
+            vendor = _binds_fixed(vendor)
         run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
                     **({"run_id": outputs.run_id} if outputs.run_id is not None else {})}
         runner = Runner(vendor.opener(), folder, out, replace(run, run_meta=run_meta,
@@ -222,3 +227,13 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
         if options.then is not None:
             options.then(out, [key.public_key()])
     return result, summary
+
+
+def _binds_fixed(vendor: VendorTarget) -> VendorTarget:
+    """A subprocess vendor with its sandbox's binds fixed for the run (a command line that cannot
+    be split is left to the instance's start, which says so)."""
+    try:
+        argv = command_argv(vendor.target)
+    except VendorFault:
+        return vendor
+    return replace(vendor, options=fix_binds(argv, vendor.options))

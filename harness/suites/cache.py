@@ -32,6 +32,7 @@ from tablecert.harness.lab_files import FOLDER_MODE, new_folder, remove_our_fold
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors.anchor import RELEASE, SuiteAnchor, SuiteAnchorError, anchor_suite
 from tablecert.vectors.checks import SuiteCheckError, load_manifest
+from tablecert.vectors.lab_mark import mark
 
 CACHED_SUITES = ("edge", "configs", "standard", "rounds")
 
@@ -88,6 +89,7 @@ def store(cache: Path, suite: str, profile_id: str, folder: Path) -> None:
     try:
         for made in (cache, entry.parent):          # the cache holds expected answers: the lab's user only
             made.mkdir(parents=True, exist_ok=True, mode=FOLDER_MODE)
+        mark(cache, "cache")                        # no vendor's sandbox binds it (harness/confine/lab_folders.py)
         building = new_folder(entry.parent, entry.name)
         try:
             shutil.copytree(folder, building, dirs_exist_ok=True)
