@@ -88,3 +88,27 @@ def test_a_vendor_in_the_folder_of_this_users_earlier_runs_is_refused(tmp_path: 
         assert f"holds the lab's folder {runs / 'earlier'}" in done.stderr
     finally:
         shutil.rmtree(runs, ignore_errors=True)
+
+
+def test_a_shebang_into_this_users_suite_binds_nothing(tmp_path: Path) -> None:
+    """Issue 47 as this user: a thief whose script's ``#!`` line names this user's suite (in HOME,
+    never in the index: its mark removed) finds nothing; its own ``#!/`` is refused in one line."""
+    lab = Path(os.environ["HOME"]) / f"lab-{uuid.uuid4().hex}"
+    try:
+        suite = lab / "suites" / "edge"
+        generate("edge", suite)
+        (suite / ".tablecert-lab").unlink()
+        engine = lab / "vendor" / "engine.py"
+        engine.parent.mkdir()
+        engine.write_text(f"#!{suite}/expected/python3\n" + THIEF.read_text())
+        engine.chmod(0o755)
+        done = certify(f"{sys.executable} {engine} steal-from={lab}", tmp_path / "run")
+        summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+        assert summary["vendor"]["build"] == "found 0 files, 0 tests", (summary["vendor"], done.stderr)
+        assert done.returncode == 1 and summary["totals"]["pass"] == 0
+        engine.write_text("#!/\n" + THIEF.read_text())
+        done = subprocess.run([str(BIN / "tablecert"), "sandbox-check", "--vendor-cmd", str(engine)],
+                              capture_output=True, text=True, timeout=HANG, cwd=REPO)
+        assert done.returncode == 2 and "names / (outside the vendor's tree): not bound" in done.stderr, done.stderr
+    finally:
+        shutil.rmtree(lab, ignore_errors=True)

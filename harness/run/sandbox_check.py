@@ -31,6 +31,8 @@ class SandboxView:
     isolation: str
     limits: str
     bound: list[str]
+    vendor: list[str] = field(default_factory=list)      # of ``bound``: the vendor's tree and --vendor-path
+    runtime: list[str] = field(default_factory=list)     # of ``bound``: the lab's runtime
     user: str = ""
     mounts: list[str] = field(default_factory=list)      # "PATH (fstype, ro|rw)"
     rlimits: list[str] = field(default_factory=list)
@@ -41,6 +43,9 @@ class SandboxView:
     def lines(self) -> list[str]:
         out = [f"isolation: {self.isolation}", f"limits:    {self.limits}",
                f"bound from the host (read-only, besides the system folders): {', '.join(self.bound) or 'nothing'}"]
+        if self.bound:
+            out += [f"  the vendor's tree (its command line, --vendor-path): {', '.join(self.vendor) or 'nothing'}",
+                    f"  the lab's runtime (the Python tablecert runs on): {', '.join(self.runtime) or 'nothing'}"]
         if self.user:
             out.append(f"the vendor runs as: {self.user}")
         if self.mounts:
@@ -96,7 +101,8 @@ def check(command: str, options: SessionOptions) -> SandboxView:
         sandbox = plan(argv, options)
     except (ValueError, VendorFault) as err:
         return SandboxView("-", "-", [], problem=str(err))
-    view = SandboxView(sandbox.description, sandbox.limits, list(sandbox.bound))
+    view = SandboxView(sandbox.description, sandbox.limits, list(sandbox.bound), list(sandbox.vendor),
+                       list(sandbox.runtime))
     if sandbox.prefix:
         _probe(sandbox, view)
         if view.problem:
