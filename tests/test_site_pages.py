@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from tablecert.reports.site import page_slugs, write_site
+from tablecert.reports.site import write_site
 
 NAMES = {"ACME-GAMING": "fail", "acme gaming": "pass", "Acme_Gaming!": "incomplete", "acme.gaming": "pass",
          "Lone Vendor": "fail"}
@@ -53,8 +53,14 @@ def test_names_differing_only_in_case_and_punctuation_get_pages_of_their_own(tmp
 
 
 def test_page_names_are_unique_and_the_same_for_the_same_names() -> None:
+    from tablecert.reports.site import page_slugs
+
     names = [*NAMES, "", "!!!", "vendor", "acme-gaming-" + "0" * 8]
     got = page_slugs(names)
     assert len(set(got.values())) == len(names)
     assert got == page_slugs(list(reversed(names)))
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s) for s in got.values()), got
+    docs = " ".join((Path(__file__).parents[1] / "docs" / "labs" / "browser.md").read_text().split())
+    two = page_slugs(["ACME-GAMING", "acme gaming"])      # the page names docs/labs/browser.md gives
+    assert (f'"ACME-GAMING" gets `vendor-{two["ACME-GAMING"]}.html`, "acme gaming" `vendor-{two["acme gaming"]}.html`'
+            in docs), two
