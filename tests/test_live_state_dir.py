@@ -181,3 +181,30 @@ def test_the_state_file_system_is_kept_across_restarts_and_gone_at_the_end(tmp_p
         fs = os.statvfs(state)
         assert fs.f_blocks * fs.f_frsize == 2 * MIB and oct(os.stat(state).st_mode & 0o777) == "0o700"
     assert not os.path.exists(state) and not os.path.ismount(state)
+
+
+@pytest.mark.skipif(ROOT, reason="as root the write is refused (test_a_live_vendor_writing_past_the_limit_is_refused...)")
+def test_not_root_a_vendor_past_the_limit_fails_at_the_answer_after_its_write(small_suite: Path,
+                                                                              tmp_path: Path) -> None:
+    """Not root no file system of its own can be mounted: the flood's 40 MiB are written (this
+    user's disk takes them until the answer) and the answer after it is a state_limit fault."""
+    out = tmp_path / "run"
+    result, _ = certify(VendorTarget("subprocess", faulty("state-flood"), replace(OPTIONS, max_state_mb=4)),
+                        "live", out, suite_dir=small_suite, custom_suite=True, reports=False,
+                        live=LiveSettings(enabled=False))
+    with closing(RunStore(out / "run.db")) as db:
+        notes = [rec.comment for rec in db.failures()]
+    assert result.verdict == "fail" and any("state_limit" in n and "holds more than 4 MiB" in n for n in notes), notes
+    summary = json.loads((out / "summary.json").read_text())
+    assert "measured after every answer" in summary["live"]["state_dir"]
+
+
+@pytest.mark.skipif(not ROOT, reason="runs this file's tests as another user: needs root")
+def test_the_state_dir_tests_pass_as_an_unprivileged_user(tmp_path: Path) -> None:
+    """This file's tests as the unprivileged user of tests/test_sandbox_unprivileged.py: the deep
+    chain, the failed cleanup, --resume and the limit measured after the answer."""
+    from test_sandbox_unprivileged import pytest_as_user
+
+    done = pytest_as_user(tmp_path, str(Path(__file__)), "-k", "not unprivileged_user", "-rs")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "5 passed, 2 skipped, 1 deselected" in done.stdout, done.stdout[-2000:]
