@@ -14,10 +14,15 @@ sessions, each restarted instance checked to be the vendor the run began with.
 user the vendor runs as (its box's uid under the sandbox as root), inside a 0700 folder of the
 lab's (so no other user of the host reaches it), bound writable into the vendor's sandbox
 (``SessionOptions.writable_paths``), kept across restarts and removed at the end whatever the
-vendor left in it (folders of mode 000, links: :func:`remove_state`). Its size is the lab's
-(``SessionOptions.max_state_mb``, ``--max-state-mb``): after every answer the folder is measured
-(a walk that follows no link and stops at the limit), and a vendor over it is a ``state_limit``
-fault.
+vendor left in it (folders of mode 000, links, chains of any depth: :func:`remove_state`, no
+recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``). As root
+the folder is a tmpfs of that size mounted on the host before the vendor's first start
+(:func:`_mount_state`; the same file system across every restart, unmounted at the end): the
+kernel refuses the write that would cross the limit, and a vendor whose file system is full is a
+``state_limit`` fault whatever it does next. Not root nothing can be mounted on the host (and a
+tmpfs in the sandbox's own mount namespace would die with each killed instance): after every
+answer the folder is measured (a walk that follows no link and stops at the limit), and a vendor
+over it is a ``state_limit`` fault.
 """
 
 from __future__ import annotations
