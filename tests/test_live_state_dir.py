@@ -175,7 +175,7 @@ def test_a_live_vendor_writing_past_the_limit_is_refused_at_the_write(small_suit
 
 
 @pytest.mark.skipif(not ROOT, reason="mounts need root")
-def test_the_state_file_system_is_kept_across_restarts_and_gone_at_the_end(tmp_path: Path) -> None:
+def test_the_state_file_system_is_of_the_limit_and_the_vendors_and_gone_at_the_end(tmp_path: Path) -> None:
     with vendor_state_dir(tmp_path, (65534, 65534), 2) as state:
         assert os.path.ismount(state) and os.stat(state).st_uid == 65534
         fs = os.statvfs(state)
