@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import stat
 import tempfile
@@ -302,10 +303,24 @@ def _unmount_state(state: str) -> None:
         raise OSError(err, f"cannot unmount the state_dir's file system on {state}: {os.strerror(err)}")
 
 
+@functools.lru_cache(maxsize=1)
 def state_mounts() -> bool:
-    """Whether a run's ``state_dir`` is a file system of its own, of ``--max-state-mb`` (as root),
-    rather than a folder measured after each answer (an unprivileged user cannot mount one)."""
-    return os.geteuid() == 0
+    """Whether a run's ``state_dir`` is a file system of its own, of ``--max-state-mb``, rather
+    than a folder measured after each answer: as root where a tmpfs can be mounted (tried once per
+    process on an empty folder of its own; root without CAP_SYS_ADMIN, in a container, cannot),
+    never for an unprivileged user."""
+    if os.geteuid() != 0:
+        return False
+    probe = tempfile.mkdtemp(prefix=".tablecert-mount-probe-")
+    try:
+        _mount_state(probe, 1, None)
+    except OSError:
+        return False
+    else:
+        _unmount_state(probe)
+        return True
+    finally:
+        os.rmdir(probe)
 
 
 @contextmanager
@@ -331,12 +346,17 @@ def vendor_state_dir(base: Path, owner: tuple[int, int] | None, limit_mb: int | 
 def remove_stale_state(base: Path) -> int:
     """Remove the state folders an earlier invocation of this run left in ``base`` (killed before
     it could remove its own, its file system still mounted; the run folder's lock says no other
-    run uses them): how many."""
+    run uses them): how many were removed (one that cannot be is left, and the run goes on)."""
     stale = [p for p in base.glob(STATE_PREFIX + "*") if p.is_dir() and not p.is_symlink()]
+    removed = 0
     for folder in stale:
-        _unmount_state(str(folder / "state"))
-        remove_state(str(folder))
-    return len(stale)
+        try:                     # as well as it can: the run goes on either way
+            _unmount_state(str(folder / "state"))
+            remove_state(str(folder))
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def live_opener(target: str, options: SessionOptions, state_dir: str) -> Callable[[], LiveSession]:
