@@ -5,7 +5,8 @@ The shards are checked, never believed: each must be sealed by a trusted run key
 meta and tables, as it is now; :mod:`tablecert.harness.record.seal`), a finished shard run whose database
 holds what its harness recorded (the ``judged`` record in its meta, recomputed from its rows, as
 signing checks it) and no link; all must be of the same suite (manifest digest and anchor), the
-same vendor (hello name, version, build, ops), the same adapter, target, isolation, required ops,
+same vendor (hello name, version, build, ops), the same tablecert version, adapter, target, isolation,
+limits (``vendor_limits``: memory, processes, CPU, file size, private folders) and bound paths, required ops,
 batch sizes and run id (``certify --run-id``), and of the same N; and together they must cover every batch of the suite exactly
 once: shard K holds exactly the batches ``seq % N == K - 1`` of the run order, which the suite
 folder gives (copied into the merged folder's ``suite/`` and the copy anchored, as ``certify``
@@ -23,6 +24,7 @@ and its database's sha256), and the merged record is sealed with the merging pro
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +45,12 @@ from tablecert.parallel.options import Shard
 from tablecert.parallel.units import suite_units
 
 SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_version", "adapter", "target",
-        "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size",
-        "run_id")
-"""Meta values every shard of one run must share (besides the vendor's identity and N)."""
+        "isolation", "vendor_limits", "vendor_bound", "required_ops", "suite_ops", "suite_tests", "batch_size",
+        "hand_batch_size", "run_id")
+"""Meta values every shard of one run must share (besides the vendor's identity and N): the merged
+run is certified under the first shard's, so a shard confined otherwise (its limits, isolation or
+bound paths) or run by another tablecert is refused, naming the field."""
+SHOWN = 120     # characters of each differing value a refusal shows
 NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished",
               "cause_spectrum"}   # (the merged run counts its own suite, as an unsharded run does)
 
@@ -106,12 +111,19 @@ def check_shards(shards: list[ShardRun]) -> None:
         seen[s.shard.index] = s
         for key in SAME:
             if s.meta.get(key) != first.meta.get(key):
-                raise MergeError(f"{s.path}: shard {s.shard} differs from {first.path} in {key}")
+                raise MergeError(f"{s.path}: shard {s.shard} differs from {first.path} in {key} "
+                                 f"({_shown(s.meta.get(key))} against {_shown(first.meta.get(key))})")
         if not same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
             raise MergeError(f"{s.path}: shard {s.shard} is of another vendor than {first.path}")
     missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
     if missing:
         raise MergeError(f"missing shard {', '.join(missing)} (given: {', '.join(str(s.shard) for s in shards)})")
+
+
+def _shown(value: Any) -> str:
+    """A meta value in a refusal's one line (JSON, cut to :data:`SHOWN` characters)."""
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True)
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
 
 
 def run_order(suite_dir: Path, meta: dict[str, Any]) -> list[tuple[int, tuple[str, str, int, int]]]:

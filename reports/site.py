@@ -13,6 +13,7 @@ finished, then by folder).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -98,6 +99,32 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "vendor"
 
 
+def page_slugs(vendors: list[str]) -> dict[str, str]:
+    """Each vendor's page name, unique by construction: its :func:`slug` when no other vendor's
+    name gives the same one, else the slug and the first hex digits of the sha256 of its exact
+    name, as many as make it unique (names that differ only in case or punctuation, "ACME-GAMING"
+    and "acme gaming", get pages of their own). A vendor's page keeps its name as long as no new
+    vendor's name collides with it; the same names give the same pages."""
+    by_slug: dict[str, list[str]] = {}
+    for vendor in sorted(vendors):
+        by_slug.setdefault(slug(vendor), []).append(vendor)
+    taken = {base for base, names in by_slug.items() if len(names) == 1}
+    out = {names[0]: base for base, names in by_slug.items() if len(names) == 1}
+    for base, names in sorted(by_slug.items()):
+        if len(names) == 1:
+            continue
+        digests = {name: hashlib.sha256(name.encode("utf-8")).hexdigest() for name in names}
+        for width in range(8, 65):
+            chosen = {name: f"{base}-{digest[:width]}" for name, digest in digests.items()}
+            if len(set(chosen.values())) == len(names) and not taken & set(chosen.values()):
+                break
+        else:
+            raise SiteError(f"vendor names whose sha256 digests collide: {', '.join(map(repr, names))}")
+        taken.update(chosen.values())
+        out.update(chosen)
+    return out
+
+
 @dataclass(frozen=True)
 class Step:
     """Two consecutive builds of one vendor and what changed (None: not comparable, and why)."""
@@ -109,10 +136,12 @@ class Step:
     why_not: str = ""
 
 
-def steps(vendor: str, builds: list[Build]) -> list[Step]:
+def steps(page_slug: str, builds: list[Build]) -> list[Step]:
+    """The steps between consecutive builds of the vendor whose pages are named ``page_slug``
+    (:func:`page_slugs`: its diff pages ``diff-SLUG-I.html`` are then unique too, I having no dash)."""
     out = []
     for i, (old, new) in enumerate(zip(builds, builds[1:]), start=1):
-        page = f"diff-{slug(vendor)}-{i}.html"
+        page = f"diff-{page_slug}-{i}.html"
         try:
             out.append(Step(old, new, page, run_diff(old.path, new.path)))
         except RunDiffError as err:
@@ -133,14 +162,21 @@ def write_site(runs: Path, out: Path) -> list[Path]:
 
     env = environment()
     pages: dict[str, str] = {}
-    histories = {vendor: steps(vendor, builds) for vendor, builds in vendors.items()}
+    names = page_slugs(list(vendors))
+    histories = {vendor: steps(names[vendor], builds) for vendor, builds in vendors.items()}
     pages["index.html"] = env.get_template("site_index.html.j2").render(
-        vendors=vendors, slug=slug, link=link, version=__version__)
+        vendors=vendors, slug=names.__getitem__, link=link, version=__version__)
+
+    def add(name: str, text: str) -> None:
+        if name in pages:         # never: page_slugs makes every name unique
+            raise AssertionError(f"two site pages named {name}")
+        pages[name] = text
+
     for vendor, builds in vendors.items():
         causes = sorted({c for b in builds for c in b.causes}, key=lambda c: (-max(b.causes.get(c, 0) for b in builds), c))
-        pages[f"vendor-{slug(vendor)}.html"] = env.get_template("site_vendor.html.j2").render(
-            vendor=vendor, builds=builds, causes=causes, steps=histories[vendor], link=link, version=__version__)
+        add(f"vendor-{names[vendor]}.html", env.get_template("site_vendor.html.j2").render(
+            vendor=vendor, builds=builds, causes=causes, steps=histories[vendor], link=link, version=__version__))
         for step in histories[vendor]:
-            pages[step.page] = env.get_template("site_diff.html.j2").render(
-                vendor=vendor, step=step, link=link, slug=slug, version=__version__, text=_text)
+            add(step.page, env.get_template("site_diff.html.j2").render(
+                vendor=vendor, step=step, link=link, slug=names.__getitem__, version=__version__, text=_text))
     return [write_atomically(out / name, text.encode("utf-8")) for name, text in pages.items()]

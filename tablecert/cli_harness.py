@@ -149,18 +149,48 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     harness.resumed_head(out / "run.db", harness.run_key(_path(args.seal_key)), str(out))   # said only as sealed
     verdict = harness.Verdict(str(concluded["verdict"]))
     shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
-    print(f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
-          f"{verdict_words({'verdict': verdict})}: there is nothing to resume, and nothing was changed "
-          f"(its results: {out}/summary.json)", file=sys.stderr)
+    said = (f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
+            f"{verdict_words({'verdict': verdict})}")
+    written = out / "summary.json"
+    if written.is_symlink() or not written.is_file():      # stopped before writing it: cmd_certify writes it
+        raise OutputsMissing(said, harness.EXIT_CODES[verdict])
+    print(f"{said}: there is nothing to resume, and nothing was changed (its results: {written})", file=sys.stderr)
     return harness.EXIT_CODES[verdict]
+
+
+class OutputsMissing(Exception):
+    """``--resume`` of a run that concluded but stopped before writing summary.json: what to say
+    of it, and its exit status (never a claim of a file that is not there)."""
+
+    def __init__(self, said: str, code: int) -> None:
+        super().__init__(said)
+        self.said, self.code = said, code
+
+
+def _outputs(args: argparse.Namespace) -> Any:
+    """The certify run's OutputOptions (keys, certificate, submission and declared files, run id)."""
+    return harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
+                                 submission=_path(args.submission), declared=_path(args.declared),
+                                 run_id=args.run_id)
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
     rerun = rerun_inputs(args) if args.rerun_failed else None
-    concluded = check_certify_inputs(args)
+    missing: OutputsMissing | None = None
+    try:
+        concluded = check_certify_inputs(args)
+    except OutputsMissing as stopped:      # (the name of an except clause is unbound after it)
+        concluded, missing = None, stopped
     if concluded is not None:
         return concluded
     from tablecert.reports import report_step  # lazy: 834 ms of --help start (bench_startup.py, at rest)
+
+    if missing is not None:
+        harness.write_concluded(Path(args.out), _path(args.seal_key), report_step(_outputs(args)))
+        print(f"{missing.said}, but its summary.json was not there (the run stopped before writing it): there is "
+              f"nothing to resume; its outputs were written now from its record (its results: "
+              f"{Path(args.out) / 'summary.json'})", file=sys.stderr)
+        return missing.code
 
     adapter, target = chosen_vendor(args)
     policy = harness.FaultPolicy(retries=args.retries, bisect=not args.no_bisect)
@@ -180,9 +210,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     hand_slice = chosen_slice(args)
 
     try:
-        outputs = harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign),
-                                        cert=_path(args.cert), submission=_path(args.submission),
-                                        declared=_path(args.declared), run_id=args.run_id)
+        outputs = _outputs(args)
         run = harness.RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
                                  max_run_seconds=args.max_run_seconds, hand_slice=hand_slice, parallel=_parallel(args),

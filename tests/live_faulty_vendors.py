@@ -13,6 +13,7 @@ This is a test helper module, not a test file (``tests/test_live_vendors.py`` us
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -218,6 +219,62 @@ class StateFiller(FaultyLiveVendor):
         return super().handle(request)
 
 
+class DeepChain(FaultyLiveVendor):
+    """At its first table.open builds a chain of 1,500 folders in its state_dir, each named with 40
+    characters (60,000 characters of path: past PATH_MAX), the middle one shut (mode 000), and then
+    plays as the reference vendor does (issue 47: the chain made the harness's cleanup raise
+    RecursionError, and the run wrote no summary.json)."""
+
+    state_dir: str | None = None
+    DEPTH = 1500
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        if isinstance(request, dict) and request.get("op") == "hello" and isinstance(request.get("state_dir"), str):
+            self.state_dir = request["state_dir"]
+        if isinstance(request, dict) and request.get("op") == "table.open" and self.state_dir:
+            top = Path(self.state_dir) / "chain"
+            if not top.exists():
+                here = os.open(self.state_dir, os.O_RDONLY | os.O_DIRECTORY)
+                for depth in range(self.DEPTH):
+                    name = f"{depth:04d}" + "d" * 36 if depth else "chain"
+                    os.mkdir(name, 0o700, dir_fd=here)
+                    below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=here)
+                    os.close(here)
+                    here = below
+                with open(os.open("bottom", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=here), "w") as f:
+                    f.write("the bottom of the chain")
+                os.chmod(f"/proc/self/fd/{here}", 0)
+                os.close(here)
+        return super().handle(request)
+
+
+class StateFlood(FaultyLiveVendor):
+    """At its first table.open tries to write 40 MiB into its state_dir in 1 MiB writes; a refused
+    write (ENOSPC, EFBIG, EDQUOT) ends the attempt and leaves an empty file named for it
+    (``refused-ENOSPC``). Then plays as the reference vendor does."""
+
+    state_dir: str | None = None
+    TRIED = 40
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        if isinstance(request, dict) and request.get("op") == "hello" and isinstance(request.get("state_dir"), str):
+            self.state_dir = request["state_dir"]
+        if isinstance(request, dict) and request.get("op") == "table.open" and self.state_dir:
+            flood = Path(self.state_dir) / "flood"
+            if not flood.exists():
+                try:
+                    with open(flood, "wb") as f:
+                        for _ in range(self.TRIED):
+                            f.write(b"x" * (1 << 20))
+                            f.flush()
+                except OSError as err:
+                    try:
+                        (Path(self.state_dir) / f"refused-{errno.errorcode.get(err.errno or 0, '?')}").touch()
+                    except OSError:
+                        pass
+        return super().handle(request)
+
+
 def serve_faulty(journal_class: type[TableJournal]) -> int:
     """Serve the reference vendor with ``journal_class`` keeping its live tables (the faulty live
     vendors here and in tests/cut_faulty_vendors.py)."""
@@ -235,6 +292,10 @@ def main(name: str) -> int:
         return serve(sys.stdin, sys.stdout, RebuiltForLive())
     if name == "state-filler":
         return serve(sys.stdin, sys.stdout, StateFiller())
+    if name == "deep-chain":
+        return serve(sys.stdin, sys.stdout, DeepChain())
+    if name == "state-flood":
+        return serve(sys.stdin, sys.stdout, StateFlood())
     return serve_faulty(JOURNALS[name][0])
 
 

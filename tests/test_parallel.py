@@ -229,6 +229,45 @@ def test_an_overlapping_shard_is_refused_naming_it(edge: Path, sharded: dict[str
     assert "overlapping shard: 2/3" in again.stderr and str(sharded["2/3"]) in again.stderr
 
 
+def test_a_shard_with_fifty_times_the_limits_is_refused_naming_the_field(edge: Path, tmp_path: Path) -> None:
+    """Issue 47: two shards of the reference vendor as a subprocess, the second with 50 times the
+    memory, process and CPU limits; merge once accepted it and certified under the first's limits."""
+    vendor = f"{Path(sys.executable).parent / 'tablecert'} reference-vendor"
+    common = ("certify", "--vendor-cmd", vendor, "--suite", "edge", "--suite-dir", str(edge), "--batch-size", "500",
+              "--quiet")
+    first = tablecert(*common, "--out", str(tmp_path / "s1"), "--shard", "1/2")
+    wide = tablecert(*common, "--out", str(tmp_path / "s2"), "--shard", "2/2", "--memory-limit", str(50 * 4096),
+                     "--max-processes", str(50 * 256), "--cpu-limit", str(50 * 3600))
+    assert first.returncode == wide.returncode == 2, first.stderr + wide.stderr     # each part passed
+    limits = [json.loads((tmp_path / s / "summary.json").read_text())["vendor_limits"] for s in ("s1", "s2")]
+    assert "204,800 MiB" in limits[1] and "204,800 MiB" not in limits[0], limits
+    done = tablecert("merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--suite-dir", str(edge),
+                     "--out", str(tmp_path / "merged"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+    assert f"{tmp_path / 's2'}: shard 2/2 differs from {tmp_path / 's1'} in vendor_limits" in done.stderr
+    assert "204,800 MiB" in done.stderr
+    assert not (tmp_path / "merged" / "run.db").exists()
+
+
+@pytest.mark.parametrize("field, other", [("vendor_limits", "processes 12,800, memory 204,800 MiB a process"),
+                                          ("vendor_bound", ["/opt/vendor", "/srv/lab"]),
+                                          ("isolation", "none (process group only)"),
+                                          ("tablecert_version", "0.9.0")])
+def test_shards_confined_otherwise_or_of_another_tablecert_are_refused(field: str, other: Any) -> None:
+    from tablecert.parallel import Shard
+    from tablecert.parallel.merge import MergeError, ShardRun, check_shards
+
+    meta = {"suite": "edge", "tablecert_version": "1.0.0", "isolation": "bubblewrap, user namespace",
+            "vendor_limits": "processes 256, memory 4,096 MiB a process", "vendor_bound": ["/opt/vendor"],
+            "vendor": {"name": "v", "version": "1", "build": "b", "ops": ["craps.odds"]}}
+    shards = [ShardRun(Path(f"/runs/s{k}"), None, {**meta, **({field: other} if k == 2 else {})},  # type: ignore[arg-type]
+                       Shard(k, 2), "") for k in (1, 2)]
+    with pytest.raises(MergeError) as refused:
+        check_shards(shards)
+    assert str(refused.value).startswith(f"/runs/s2: shard 2/2 differs from /runs/s1 in {field} (")
+    check_shards([shards[0], ShardRun(Path("/runs/s2"), None, meta, Shard(2, 2), "")])   # type: ignore[arg-type]
+
+
 def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     from tablecert.harness.run import progress

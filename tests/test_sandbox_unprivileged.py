@@ -63,6 +63,13 @@ def _view_script(closed: dict[Path, list[Path]], stage: Path, command: list[str]
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="runs the sandbox tests as another user: needs root")
 def test_the_sandbox_tests_pass_as_an_unprivileged_user(tmp_path: Path) -> None:
+    done = pytest_as_user(tmp_path, str(INNER))
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "4 passed" in done.stdout, done.stdout[-2000:]
+
+
+def pytest_as_user(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pytest ARGS`` (one process, quiet) run as the unprivileged user (root only; see the module docstring)."""
     user = _ensure_user()
     work = Path(tempfile.mkdtemp(prefix="tablecert-as-user-"))     # pytest's own folders are root's (0700)
     home = work / "home"
@@ -79,12 +86,10 @@ def test_the_sandbox_tests_pass_as_an_unprivileged_user(tmp_path: Path) -> None:
     inner = [shutil.which("setpriv") or "setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
              "--clear-groups", "--", "/usr/bin/env", "-i", f"HOME={home}", "PATH=/usr/local/bin:/usr/bin:/bin",
              "LANG=C.UTF-8", sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-q",
-             "--basetemp", str(work / "pytest"), "--rootdir", str(REPO), str(INNER)]
+             "--basetemp", str(work / "pytest"), "--rootdir", str(REPO), *args]
     command = ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                _view_script(closed, stage, inner)] if closed else inner
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=HANG, cwd=REPO)
+        return subprocess.run(command, capture_output=True, text=True, timeout=HANG, cwd=REPO)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "4 passed" in done.stdout, done.stdout[-2000:]

@@ -14,16 +14,24 @@ sessions, each restarted instance checked to be the vendor the run began with.
 user the vendor runs as (its box's uid under the sandbox as root), inside a 0700 folder of the
 lab's (so no other user of the host reaches it), bound writable into the vendor's sandbox
 (``SessionOptions.writable_paths``), kept across restarts and removed at the end whatever the
-vendor left in it (folders of mode 000, links: :func:`remove_state`). Its size is the lab's
-(``SessionOptions.max_state_mb``, ``--max-state-mb``): after every answer the folder is measured
-(a walk that follows no link and stops at the limit), and a vendor over it is a ``state_limit``
-fault.
+vendor left in it (folders of mode 000, links, chains of any depth: :func:`remove_state`, no
+recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``). As root
+the folder is a tmpfs of that size mounted on the host before the vendor's first start
+(:func:`_mount_state`; the same file system across every restart, unmounted at the end): the
+kernel refuses the write that would cross the limit, and a vendor whose file system is full is a
+``state_limit`` fault whatever it does next. Not root nothing can be mounted on the host (and a
+tmpfs in the sandbox's own mount namespace would die with each killed instance): after every
+answer the folder is measured (a walk that follows no link and stops at the limit), and a vendor
+over it is a ``state_limit`` fault.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
-import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,6 +49,8 @@ from tablecert.oracle.protocol import V2
 from tablecert.harness.confine.sandbox import MIB
 
 STATE_PREFIX = ".live-state-"
+MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2          # <sys/mount.h>
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 STATE_CHANGES = (flags.CREATE | flags.MODIFY | flags.MOVED_FROM | flags.MOVED_TO | flags.DELETE | flags.ATTRIB
                  | flags.DELETE_SELF | flags.MOVE_SELF)
 """What :meth:`LiveSession.wait_progress` takes as the vendor's first change to its ``state_dir``."""
@@ -69,10 +79,33 @@ class LiveSession(SubprocessSession):
         if ("result" in answer) == ("error" in answer):
             raise self._fault(FaultKind.MALFORMED, f"answer to {op} has not exactly one of 'result' and 'error'")
         limit = self._options.max_state_mb
-        if limit is not None and state_size(self.state_dir, limit * MIB) > limit * MIB:
+        if limit is None:
+            return answer
+        if os.path.ismount(self.state_dir):         # its own file system: the kernel refused what crossed it
+            if state_full(self.state_dir):
+                raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's "
+                                                         f"--max-state-mb: a write refused) after {op}")
+        elif state_size(self.state_dir, limit * MIB) > limit * MIB:
             raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir holds more than {limit:,} MiB after {op} "
                                                      "(the lab's --max-state-mb)")
         return answer
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        return self._full(super()._fault(kind, detail))
+
+    def _crash(self, what: str) -> VendorFault:
+        return self._full(super()._crash(what))
+
+    def _full(self, fault: VendorFault) -> VendorFault:
+        """The fault of a vendor whose own file system is full is a ``state_limit`` fault, whatever it
+        did next (a vendor that does not catch the refused write crashes, or answers nonsense)."""
+        limit = self._options.max_state_mb
+        if (fault.kind is FaultKind.STATE_LIMIT or limit is None or not os.path.ismount(self.state_dir)
+                or not state_full(self.state_dir)):
+            return fault
+        return VendorFault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's --max-state-mb: "
+                                                  f"a write refused), then {fault.kind.value}: {fault.detail}",
+                           fault.stderr_tail)
 
     def write(self, op: str, fields: dict[str, Any]) -> None:
         """Write one request line and read nothing: the request is in flight."""
@@ -182,44 +215,148 @@ def state_size(folder: str, stop: int) -> int:
     return total
 
 
+def state_full(folder: str) -> bool:
+    """Whether the run's own file system on ``folder`` (a mount) has no byte or inode left: a write
+    of the vendor's was, or the next will be, refused."""
+    fs = os.statvfs(folder)
+    return fs.f_bavail == 0 or fs.f_favail == 0
+
+
+def _open_to_lab(name: str, parent: int) -> None:
+    """Mode 0700 on the folder ``name`` in the open folder ``parent``, never following a link (the
+    folder pinned by an ``O_PATH`` descriptor, changed through ``/proc/self/fd``)."""
+    pinned = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=parent)
+    try:
+        os.chmod(f"/proc/self/fd/{pinned}", 0o700)
+    finally:
+        os.close(pinned)
+
+
 def remove_state(folder: str) -> None:
-    """Remove ``folder`` whatever the vendor left in it: folders it shut (mode 000) are opened
-    to the lab's user first; a link is removed, never followed."""
+    """Remove ``folder`` whatever the vendor left in it, at any depth, with no recursion and two
+    open folders at most: each folder met is opened to the lab's user first (the vendor may have
+    shut it, mode 000), its files and links removed (a link is never followed), and its subfolders
+    moved up into ``folder`` itself before it is removed, so no path is ever longer than two names
+    below ``folder`` (a chain of 1,500 folders, or one deeper than ``PATH_MAX``, is a queue of
+    1,500 folders). Raises OSError naming what could not be removed (after trying everything)."""
     if os.path.islink(folder) or not os.path.isdir(folder):
         return
     os.chmod(folder, 0o700)
-    for path, dirs, _ in os.walk(folder):
-        for name in dirs:
-            child = os.path.join(path, name)
-            if not os.path.islink(child):
+    top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    failed: list[str] = []
+    moved = 0
+    try:
+        queue = [entry.name for entry in os.scandir(top)]
+        while queue:
+            name = queue.pop()
+            try:
+                if not stat.S_ISDIR(os.stat(name, dir_fd=top, follow_symlinks=False).st_mode):
+                    os.unlink(name, dir_fd=top)
+                    continue
+                _open_to_lab(name, top)
+                inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
                 try:
-                    os.chmod(child, 0o700)
-                except OSError:
-                    pass
-    shutil.rmtree(folder, ignore_errors=True)
+                    with os.scandir(inner) as entries:
+                        children = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+                    for child, is_dir in children:
+                        if not is_dir:
+                            os.unlink(child, dir_fd=inner)
+                            continue
+                        _open_to_lab(child, inner)       # (moving a folder rewrites its "..")
+                        while os.path.lexists(os.path.join(folder, f".up-{moved}")):
+                            moved += 1
+                        os.rename(child, f".up-{moved}", src_dir_fd=inner, dst_dir_fd=top)
+                        queue.append(f".up-{moved}")
+                finally:
+                    os.close(inner)
+                os.rmdir(name, dir_fd=top)
+            except OSError as err:
+                failed.append(f"{name}: {err.strerror or err}")
+    finally:
+        os.close(top)
+    try:
+        os.rmdir(folder)
+    except OSError as err:
+        failed.append(f"{folder}: {err.strerror or err}")
+    if failed:
+        raise OSError(f"{folder}: could not remove all the vendor's state_dir left ({len(failed):,} entries: "
+                      f"first {failed[0]})")
+
+
+def _mount_state(state: str, limit_mb: int, owner: tuple[int, int] | None) -> None:
+    """Mount a file system of ``limit_mb`` MiB on ``state`` (root only): a tmpfs of that size and one
+    inode per 4 KiB of it, mode 0700, owned by ``owner``, no device files or set-uid programs. The
+    kernel refuses the write that would cross it (ENOSPC); it lives on the host, so it is the same
+    file system across every restart of the vendor."""
+    uid, gid = owner if owner is not None else (os.getuid(), os.getgid())
+    options = f"size={limit_mb * MIB},nr_inodes={limit_mb * 256},mode=0700,uid={uid},gid={gid}"
+    if _LIBC.mount(b"tablecert-state", os.fsencode(state), b"tmpfs", MS_NOSUID | MS_NODEV,
+                   options.encode()) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot mount the state_dir's file system on {state}: {os.strerror(err)}")
+
+
+def _unmount_state(state: str) -> None:
+    """Detach the file system :func:`_mount_state` put on ``state`` (its contents go with it)."""
+    if os.path.ismount(state) and _LIBC.umount2(os.fsencode(state), MNT_DETACH) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot unmount the state_dir's file system on {state}: {os.strerror(err)}")
+
+
+@functools.lru_cache(maxsize=1)
+def state_mounts() -> bool:
+    """Whether a run's ``state_dir`` is a file system of its own, of ``--max-state-mb``, rather
+    than a folder measured after each answer: as root where a tmpfs can be mounted (tried once per
+    process on an empty folder of its own; root without CAP_SYS_ADMIN, in a container, cannot),
+    never for an unprivileged user."""
+    if os.geteuid() != 0:
+        return False
+    probe = tempfile.mkdtemp(prefix=".tablecert-mount-probe-")
+    try:
+        _mount_state(probe, 1, None)
+    except OSError:
+        return False
+    else:
+        _unmount_state(probe)
+        return True
+    finally:
+        os.rmdir(probe)
 
 
 @contextmanager
-def vendor_state_dir(base: Path, owner: tuple[int, int] | None) -> Iterator[str]:
-    """A fresh ``state_dir`` in a new 0700 folder under ``base`` (removed at the end, whatever happens)."""
+def vendor_state_dir(base: Path, owner: tuple[int, int] | None, limit_mb: int | None = None) -> Iterator[str]:
+    """A fresh ``state_dir`` in a new 0700 folder under ``base`` (removed at the end, whatever
+    happens); as root with a ``limit_mb``, a file system of that size (:func:`_mount_state`)."""
     parent = tempfile.mkdtemp(prefix=STATE_PREFIX, dir=base)
+    state = os.path.join(parent, "state")
     try:
-        state = os.path.join(parent, "state")
         os.mkdir(state, 0o700)
         if owner is not None:
             os.chown(state, *owner)
+        if limit_mb is not None and state_mounts():
+            _mount_state(state, limit_mb, owner)
         yield state
     finally:
-        remove_state(parent)
+        try:
+            _unmount_state(state)
+        finally:
+            remove_state(parent)
 
 
 def remove_stale_state(base: Path) -> int:
     """Remove the state folders an earlier invocation of this run left in ``base`` (killed before
-    it could remove its own; the run folder's lock says no other run uses them): how many."""
+    it could remove its own, its file system still mounted; the run folder's lock says no other
+    run uses them): how many were removed (one that cannot be is left, and the run goes on)."""
     stale = [p for p in base.glob(STATE_PREFIX + "*") if p.is_dir() and not p.is_symlink()]
+    removed = 0
     for folder in stale:
-        remove_state(str(folder))
-    return len(stale)
+        try:                     # as well as it can: the run goes on either way
+            _unmount_state(str(folder / "state"))
+            remove_state(str(folder))
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def live_opener(target: str, options: SessionOptions, state_dir: str) -> Callable[[], LiveSession]:

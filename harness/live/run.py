@@ -28,7 +28,8 @@ from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIM
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
-from tablecert.harness.live.instance import InstanceControl, live_opener, remove_stale_state, vendor_state_dir
+from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, state_mounts,
+                                             vendor_state_dir)
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
 from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
@@ -69,15 +70,24 @@ class LiveRun:
     plan: LivePlan | None = None
     plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
+    cleanup_failure: str | None = None        # why the state_dir could not be removed (the run goes on)
     _stack: ExitStack = field(default_factory=ExitStack)
 
     def __enter__(self) -> LiveRun:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.control is not None:
-            self.control.close()
-        self._stack.close()
+        """The vendor instance closed and the state_dir removed; a removal that fails is kept in
+        :attr:`cleanup_failure` (:func:`record_cleanup` puts it in the run's record), never raised:
+        what the vendor left cannot cost the run its outputs."""
+        try:
+            if self.control is not None:
+                self.control.close()
+        finally:
+            try:
+                self._stack.close()
+            except OSError as err:
+                self.cleanup_failure = f"the state_dir was not removed: {err}"
 
     def unit(self, batch: Batch, context: LiveContext) -> LiveBatch:
         """A live batch of the run's suite as a unit of the run pipeline
@@ -90,7 +100,8 @@ class LiveRun:
         if self.control is None:
             argv = shlex.split(self.target)
             remove_stale_state(self.base)
-            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options)))
+            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options),
+                                                                        self.options.max_state_mb))
             opener = live_opener(self.target, self.options, self.state_dir)
             self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
         return self.control
@@ -107,9 +118,23 @@ class LiveRun:
         if not self.plan_kept:          # once per run (a plan given by a test too)
             self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
-                                "state_dir": "a fresh folder for the run, 0700, owned by the vendor's user, bound "
-                                             "writable into its sandbox, kept across restarts, removed at the end"})
+                                "state_dir": STATE_DIR_MOUNTED if state_mounts() else STATE_DIR_MEASURED})
         return self.plan
+
+
+STATE_DIR_KEPT = ("a fresh folder for the run, 0700, owned by the vendor's user, bound writable into its sandbox, "
+                  "kept across restarts, removed at the end")
+STATE_DIR_MOUNTED = STATE_DIR_KEPT + ("; a file system of its own of --max-state-mb (tmpfs): the write that "
+                                      "would cross it is refused")
+STATE_DIR_MEASURED = STATE_DIR_KEPT + ("; measured after every answer against --max-state-mb (not root: no file "
+                                       "system of its own can be mounted)")
+
+
+def record_cleanup(live: LiveRun | None, book: MetaBook) -> None:
+    """Put a failed removal of the run's state_dir (:attr:`LiveRun.cleanup_failure`) in the run's
+    ``live`` meta (``state_dir_cleanup``; summary.json's ``live`` shows it)."""
+    if live is not None and live.cleanup_failure is not None:
+        book.set_meta(live={**(book.meta().get("live") or {}), "state_dir_cleanup": live.cleanup_failure})
 
 
 def supports_live(hello: Any) -> bool:
@@ -185,4 +210,5 @@ def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dic
 
 LIVE_SUITE_OPS = LiveRun.ops
 """The live suite's ops (``craps.table``, ``paigow.table``): each batch of them is played here."""
-__all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveBatch", "LiveRun", "LiveSettings", "live_summary", "supports_live"]
+__all__ = ["DIMENSION", "LIVE_SUITE_OPS", "LiveBatch", "LiveRun", "LiveSettings", "live_summary", "record_cleanup",
+           "supports_live"]

@@ -27,6 +27,7 @@ from tablecert.harness.instance import RunError   # raised by a vendor instance,
 
 _FACE = {
     "CertifyOptions": "certify", "OutputOptions": "certify", "SuiteOptions": "certify", "prepare_suite": "certify",
+    "write_concluded": "certify",
     "RunOptions": "options", "HandSlice": "hand_slices", "SliceError": "hand_slices",
     "validate_responses": "offline", "progress_callback": "progress",
     "Runner": "runner", **dict.fromkeys(("RerunError", "RerunSelection", "rerun_selection", "same_suite"), "rerun"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -31,10 +31,11 @@ from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
 from tablecert.harness.confine.sandbox import fix_binds
 from tablecert.harness.contract import VendorFault
-from tablecert.harness.live.run import LiveRun, LiveSettings
+from tablecert.harness.live.run import LiveRun, LiveSettings, record_cleanup
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.runner import Runner, RunResult, VendorNotGreeted
+from tablecert.harness.store import RunStore, open_reader
 from tablecert.harness.lab_files import check_database_files, new_folder, refuse_link, remove_our_folder, replace_folder
 from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE
@@ -219,9 +220,11 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
             with live_run or nullcontext():
                 result = runner.run()
         except VendorNotGreeted:
+            _record_cleanup(out, live_run)
             seal.seal_folder(out, key)
             write_outputs(out)
             raise
+        _record_cleanup(out, live_run)
         seal.seal_folder(out, key)
         summary = write_outputs(out)
         if options.then is not None:
@@ -237,3 +240,28 @@ def _binds_fixed(vendor: VendorTarget) -> VendorTarget:
     except VendorFault:
         return vendor
     return replace(vendor, options=fix_binds(argv, vendor.options))
+
+
+def _record_cleanup(out: Path, live: LiveRun | None) -> None:
+    """A live state_dir that could not be removed, in the run's record before it is sealed (the
+    outputs are written all the same)."""
+    if live is not None and live.cleanup_failure is not None:
+        with closing(RunStore(out / "run.db")) as db:
+            record_cleanup(live, db)
+
+
+def write_concluded(out: Path, seal_key: Path | None, then: ReportStep | None = None) -> dict[str, Any]:
+    """The outputs of a run that concluded without writing them (stopped between its conclusion
+    and its ``summary.json``; ``--resume`` checked its record first): its record sealed if it is
+    not yet, ``summary.json`` and the rest written as :func:`certify` writes them, then ``then``
+    (the report step); the run folder held throughout. Returns the summary."""
+    key = seal.run_key(seal_key)
+    with locked_run_folder(out):
+        with closing(open_reader(out / "run.db")) as db:
+            sealed = seal.SEAL in db.meta()
+        if not sealed:
+            seal.seal_folder(out, key)
+        summary = write_outputs(out)
+        if then is not None:
+            then(out, [key.public_key()])
+    return summary
