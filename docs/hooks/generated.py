@@ -65,6 +65,16 @@ def _generated(name: str) -> str:
     raise ValueError(f"docs: no generated text named {name!r}")
 
 
+def on_post_build(config) -> None:  # noqa: ANN001 (mkdocs' hook signature)
+    """The search plugin's index again as a script (``search/search_index.js``), which a page opened
+    from the file system can load (a fetch or a worker cannot): docs/assets/offline-search.js
+    searches it there."""
+    folder = Path(config["site_dir"]) / "search"
+    index = (folder / "search_index.json").read_text(encoding="utf-8")
+    (folder / "search_index.js").write_text("window.tablecertSearch = " + index.replace("</", "<\\/") + ";\n",
+                                            encoding="utf-8")
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ANN001 (mkdocs' hook signature)
     while "<!-- generated: " in markdown:
         start = markdown.index("<!-- generated: ")
