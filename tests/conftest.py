@@ -101,3 +101,14 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     likewise: a test that changes a suite copies it first (a module that defines its own ``edge``
     fixture uses that one)."""
     return shared_suite(tmp_path_factory, "edge")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The commands of the docs run as written (tests/test_docs_commands.py), counted per page."""
+    pages = [value for report in terminalreporter.stats.get("passed", [])
+             for name, value in getattr(report, "user_properties", ()) if name == "docs_commands"]
+    if not pages:
+        return
+    terminalreporter.write_sep("-", f"docs: {sum(p[1] for p in pages)} commands run as written on {len(pages)} pages")
+    for page, count, seconds, skipped in sorted(pages):
+        terminalreporter.write_line(f"{page}: {count} commands in {seconds} s" + (f"; skipped {skipped}" if skipped else ""))

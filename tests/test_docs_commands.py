@@ -29,6 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,13 +217,30 @@ def test_every_block_with_a_command_runs_or_says_it_does_not() -> None:
 
 
 @pytest.mark.parametrize("page", runnable_pages())
-def test_page_commands_run_as_written(page: str, cache_home: Path) -> None:
+def test_page_commands_run_as_written(page: str, cache_home: Path, record_property: Any) -> None:
+    """The page's commands, as written (the count and time go to the terminal summary and junit.xml:
+    tests/conftest.py prints them)."""
     run = run_page(REPO / page, cache_home)
     if run.done is None:
         pytest.skip(f"every block of {page} needs a missing program: {run.skipped}")
     assert run.done.returncode == 0, (f"{page}: a command failed after {run.commands} ran\n"
                                       f"{run.done.stderr[-3000:]}\n--- stdout ---\n{run.done.stdout[-3000:]}")
-    print(f"docs: {page}: {run.commands} commands in {run.seconds:.1f} s; skipped {run.skipped or 'none'}")
+    record_property("docs_commands", (page, run.commands, round(run.seconds, 1), run.skipped))
+
+
+def test_a_broken_command_in_a_copy_of_a_page_fails_it(cache_home: Path, tmp_path: Path) -> None:
+    """A copy of docs/labs/certify.md whose command names a suite that does not exist fails at that
+    command's line (the page itself is run above)."""
+    page = tmp_path / "docs" / "labs" / "certify.md"
+    page.parent.mkdir(parents=True)
+    text = (REPO / "docs" / "labs" / "certify.md").read_text(encoding="utf-8")
+    [command] = [c for b in blocks(REPO / "docs" / "labs" / "certify.md") if b.tag == "sh" for c in commands(b)]
+    assert "--suite edge " in command.text
+    page.write_text(text.replace(command.text, command.text.replace("--suite edge ", "--suite edgy ")), encoding="utf-8")
+    run = run_page(page, cache_home, tmp_path)
+    assert run.done is not None and run.done.returncode == 99 and run.commands == 1
+    assert f"docs: docs/labs/certify.md:{command.line}: exit 2, the page says 0" in run.done.stderr
+    assert "--suite edgy: unknown suite" in run.done.stderr
 
 
 def test_a_broken_command_fails_its_page(cache_home: Path, tmp_path: Path) -> None:
