@@ -261,3 +261,14 @@ def test_a_broken_command_fails_its_page(cache_home: Path, tmp_path: Path) -> No
     assert run.commands == 1                  # stopped there
     page.write_text(good.replace("```sh\ntablecert kit", "```\ntablecert kit"), encoding="utf-8")
     assert [b.line for b in blocks(page, tmp_path) if unmarked(b)] == [3]
+
+
+def test_the_debian_packages_the_pages_install_are_the_ones_ci_installs() -> None:
+    """Each ``apt-get install`` line of the pages (not run: it needs root) names Debian packages that
+    kits/toolchains.sh installs for the tests, so the names are the ones CI proves."""
+    known = set(re.findall(r"[a-z0-9][a-z0-9.+-]+", (REPO / "kits" / "toolchains.sh").read_text(encoding="utf-8")))
+    installs = [(b.page, line) for p in doc_pages() for b in blocks(p) for line in b.lines if "apt-get install" in line]
+    assert len(installs) >= 8                 # start.md, kits.md's three, the four kits' READMEs
+    for page, line in installs:
+        names = line.split("apt-get install", 1)[1].split()
+        assert names and set(names) <= known, (page, set(names) - known)
