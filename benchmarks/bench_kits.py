@@ -5,7 +5,7 @@ answers on ``standard``'s ``craps.settle`` vectors against the reference vendor'
 
 * Build: ``tablecert kit LANG`` into a fresh folder, then the kit's build commands (as
   tests/kit_checks.py runs them), timed by the wall clock (the machine's load is printed beside).
-* Speed: every settle request of the suite (one per group of up to 1,000 cases, 422,431 cases) is
+* Speed: every settle request of the suite (one per group of up to 1,000 cases, 424,351 cases) is
   written to the vendor's stdin by a thread while its answers are read; the time runs from the
   first request to the last answer (the vendor's start and hello excluded). Every vendor runs
   unconfined (``python -m tablecert.oracle.vendor`` for the reference, its fastest start) and the

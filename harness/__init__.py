@@ -77,7 +77,7 @@ _FACE = {
                      "rerun_selection", "same_suite", "validate_responses", "write_concluded"), "run"),
     "StorageError": "store", **dict.fromkeys(("check_database_files", "remove_our_folder", "write_atomically"), "lab_files"),
     **dict.fromkeys(("check_new_run_folder", "concluded_run", "locked_run_folder", "prepare_run_folder", "resumed_head",
-                     "run_is_live", "run_key", "trusted_seal_keys", "write_outputs"), "record"),
+                     "run_command", "run_is_live", "run_key", "trusted_seal_keys", "write_outputs"), "record"),
 }
 __all__ = sorted(_FACE)
 __getattr__ = lazy_face(__name__, _FACE)

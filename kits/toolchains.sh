@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the toolchains the vendor kits' tests build with (tests/test_kits.py), from Debian:
+# Installs the toolchains the vendor kits' tests build with (tests/test_kit_*.py, and the kits' pages that
+# tests/test_docs_commands.py runs), from Debian:
 #   C++         g++, make, nlohmann-json3-dev (JSON)
 #   C#          mono-devel (mcs, mono, Mono.Posix), libnewtonsoft-json-cil-dev (JSON)
 #   Java        openjdk-17-jdk-headless (javac, jar), libjackson2-databind-java (JSON)
@@ -7,7 +8,8 @@
 #               itself comes from the npm registry, pinned by kits/typescript/package-lock.json,
 #               when the kit is built (npm ci)
 # Idempotent: when everything is there it only asks dpkg (well under a second) and installs
-# nothing. Needs root (or sudo) only when something is missing. .ci/run calls it before make test.
+# nothing. Needs root (or sudo) only when something is missing. .ci/system-packages calls it, which
+# make test runs first (.ci/run runs only make test).
 set -euo pipefail
 
 packages=(g++ make nlohmann-json3-dev mono-devel libnewtonsoft-json-cil-dev openjdk-17-jdk-headless

@@ -32,7 +32,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from tablecert.harness.answers.causes import cause_key
+from tablecert.harness.answers.causes import Cause, cause_key
 from tablecert.harness.answers.differences import all_differences, answered, is_cut, stored_differences, unwrapped
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.model import Failure, replay_name
@@ -125,6 +125,32 @@ def replay_command(meta: dict[str, Any]) -> str:
     return "VENDOR"
 
 
+TRANSITIONS_SHOWN = 6       # "expected -> answered" pairs in a cause's "how the values differ" cell
+
+
+def how_they_differ(cause: Cause) -> str:
+    """A cause's "how the values differ" cell, for every kind of cause: an amount's measure over
+    its failures (``detail``: units, ratio, range); else what the oracle's values were answered as
+    (a label, disposition, point or error: ``transitions``, most frequent first, hand suites'
+    label causes included); else the first of its smallest failures' first difference."""
+    if cause.detail:
+        return cause.detail
+    if cause.transitions:
+        shown = [f"{t.replace(' -> ', ' answered as ')} ({n:,})" for t, n in cause.transitions[:TRANSITIONS_SHOWN]]
+        rest = len(cause.transitions) - TRANSITIONS_SHOWN
+        return "; ".join(shown) + (f"; and {rest:,} more (summary.json lists them)" if rest > 0 else "")
+    for example in cause.examples:
+        for d in example.differences[:1]:
+            return f"e.g. tcId {example.tc_id}: {d.path} {_compact(d.expected)} answered as {_compact(d.actual)}"
+    return f"{cause.kind}: see its vectors below"
+
+
+def cause_words(cause: Cause) -> str:
+    """What a text search of the page matches a cause's vectors by, besides their own lines: the
+    cause's title and the factors every one of its failures shares ("a hand holds the joker")."""
+    return " ".join([cause.title, *(f.name for f in cause.factors)])
+
+
 def _compact(value: Any) -> str:
     """JSON that cannot end the script element it sits in (``<`` written as ``\\u003c``), in ASCII:
     a vendor's text that is not valid Unicode (a lone surrogate) is written as its escape, never as
@@ -211,7 +237,8 @@ def render_page(data: ReportData, rows: Iterable[FailingVector] | None = None) -
     page = environment().get_template("report.html.j2").render(
         d=data, causes=causes, vectors=vectors, titles=titles, page_rows=PAGE_ROWS, version=__version__,
         column_base=COLUMN_BASE, vendor={k: shown(v) for k, v in data.vendor.items()},
-        replay=replay_command(data.meta), shown=shown, failed=sum(c.failed for c in causes))
+        replay=replay_command(data.meta), shown=shown, how_they_differ=how_they_differ,
+        cause_words=[cause_words(c) for c in causes], failed=sum(c.failed for c in causes))
     return page.encode("utf-8"), vectors.sidecar()
 
 

@@ -140,8 +140,9 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     harness.check_database_files(out / "run.db")
     if not args.resume:
         if (out / "run.db").exists():
-            raise UsageError(f"{out}: holds a run already (run.db): continue it by running the same command "
-                             "again with --resume, or give a new run folder")
+            was = harness.run_command(out)
+            raise UsageError(f"{out}: holds a run already (run.db): give a new --out, or --resume to continue that run"
+                             + (f" (its command was: {was})" if was else " (with the command that started it)"))
         return None
     concluded = harness.concluded_run(out)
     if concluded is None:
@@ -328,8 +329,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         verdicts.append((name, result.verdict))
     print()
     for name, verdict in verdicts:
-        print(f"{name}: {verdict.upper()}  (certificate: {out / name / 'certificate.pdf'}, "
-              f"findings: {out / name / 'findings.pdf'})")
+        print(f"{name}: {verdict.upper()}  (open {out / name / 'report.html'} in a browser; certificate: "
+              f"{out / name / 'certificate.pdf'}, findings: {out / name / 'findings.pdf'})")
     return 0
 
 

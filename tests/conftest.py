@@ -81,7 +81,8 @@ def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
 # The test files that take longest go first: pytest-xdist hands whole files (--dist loadfile) to
 # whichever worker is free in collection order (--no-loadscope-reorder in pyproject: by default it
 # orders files by their number of tests), so a long file met last would run alone at the end.
-LONGEST_FIRST = ("test_live_vendors.py", "test_fuzz_command.py", "test_suite_strength.py", "test_crapssim_peer.py",
+LONGEST_FIRST = ("test_live_vendors.py", "test_docs_commands.py", "test_fuzz_command.py", "test_suite_strength.py",
+                 "test_crapssim_peer.py",
                  "test_verdicts.py", "test_resume_kill.py", "test_cut_vendors.py", "test_live_stations.py",
                  "test_vectors.py", "test_round_vendors.py", "test_round_fuzz.py", "test_recovery.py",
                  "test_install.py", "test_stake_dispositions.py",
@@ -100,3 +101,14 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     likewise: a test that changes a suite copies it first (a module that defines its own ``edge``
     fixture uses that one)."""
     return shared_suite(tmp_path_factory, "edge")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The commands of the docs run as written (tests/test_docs_commands.py), counted per page."""
+    pages = [value for report in terminalreporter.stats.get("passed", [])
+             for name, value in getattr(report, "user_properties", ()) if name == "docs_commands"]
+    if not pages:
+        return
+    terminalreporter.write_sep("-", f"docs: {sum(p[1] for p in pages)} commands run as written on {len(pages)} pages")
+    for page, count, seconds, skipped in sorted(pages):
+        terminalreporter.write_line(f"{page}: {count} commands in {seconds} s" + (f"; skipped {skipped}" if skipped else ""))

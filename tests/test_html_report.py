@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -32,7 +33,7 @@ import pytest
 from tablecert.harness.vendors.demo_vendor import DemoVendor
 from tablecert.reports import write_reports
 from tablecert.reports.data import load_report_data
-from tablecert.reports.html import CHUNK_ROWS, COLUMN_BASE, EMBEDDED_ROWS, NOT_ANALYSED, SIDECAR, FailingVector, failing_vectors, replay_command, write_html_report
+from tablecert.reports.html import CHUNK_ROWS, COLUMN_BASE, EMBEDDED_ROWS, NOT_ANALYSED, SIDECAR, FailingVector, failing_vectors, how_they_differ, replay_command, write_html_report
 from tablecert.reports.site import write_site
 from test_reports import run_vendor
 from waits import HANG
@@ -155,6 +156,122 @@ def test_failures_past_the_analysis_window_are_listed_under_a_last_cause(runs: P
 ])
 def test_the_replay_line_starts_the_vendor_the_run_started(meta: dict[str, Any], line: str) -> None:
     assert replay_command(meta) == line
+
+
+def cells(page: str, table: str, column: int) -> list[str]:
+    """The text of one column of a table of the page, row by row (the header row left out)."""
+    body = re.search(rf'<table id="{table}">(.*?)</table>', page, re.S).group(1)
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[1:]
+    return [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)[column]).strip() for row in rows]
+
+
+def test_every_cause_says_how_its_values_differ(runs: Path) -> None:
+    """The "how the values differ" cell is filled for every kind of cause: the demo's two amount
+    causes by their measure, its label cause (the joker hands) by what each label was answered as
+    (summary.json's transitions, the demo's two straights labelled wrongly among them); a hand
+    suite's label cause (no detail, transitions only), a cause with only its smallest failures and
+    one with neither, built from those, likewise."""
+    page = (runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8")
+    how = cells(page, "causes", 5)
+    causes = json.loads((runs / "demo-3.2.0" / "summary.json").read_text())["causes"]["causes"]
+    assert len(how) == len(causes) == 3 and all(how)
+    for text, cause in zip(how, causes):
+        if cause["kind"] == "amount":
+            assert text == cause["detail"] != ""
+        else:
+            assert cause["detail"] == "" and cause["transitions"]
+            for change, n in cause["transitions"].items():
+                assert f"{change.replace(' -> ', ' answered as ')} ({n:,})" in html_text(text)
+    label = next(c for c in load_report_data(runs / "demo-3.2.0").causes.causes if c.kind == "label")
+    hands = replace(label, detail="", examples=[], transitions=[("four_of_a_kind -> none", 7)] * 8)
+    assert how_they_differ(hands) == "; ".join(["four_of_a_kind answered as none (7)"] * 6) + "; and 2 more (summary.json lists them)"
+    first = label.examples[0]
+    assert how_they_differ(replace(label, transitions=[])) == (
+        f"e.g. tcId {first.tc_id}: {first.differences[0].path} {json.dumps(first.differences[0].expected)} answered as "
+        f"{json.dumps(first.differences[0].actual)}")
+    assert how_they_differ(replace(label, transitions=[], examples=[])) == "label: see its vectors below"
+
+
+def html_text(text: str) -> str:
+    import html
+
+    return html.unescape(text)
+
+
+PARTIAL = "partial_vendor:CrapsOnly"
+CRAPS = "craps.odds_limits,craps.place_odds,craps.settle"
+
+
+def certify_partial(edge: Path, out: Path, *more: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-plugin", PARTIAL, "--suite", "edge",
+                           "--suite-dir", str(edge), *more, "--out", str(out)],
+                          capture_output=True, text=True, timeout=HANG, env=env)
+
+
+def pdf_text(path: Path, *pages: str) -> str:
+    return " ".join(subprocess.run(["pdftotext", *pages, str(path), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+
+
+def test_a_partial_implementation_is_told_the_require_line_that_certifies_it(edge: Path, tmp_path: Path) -> None:
+    """A vendor declaring only the craps ops, on edge with every op required: NOT CERTIFIED, and the
+    terminal, report.html and findings.pdf name the ops missing and the --require line that would
+    certify what it declared (the findings on page 1); run with that line it is CERTIFIED FOR 3 OF 6
+    OPS (exit 0). The same
+    run folder given another command is refused naming the command that started its run."""
+    first = certify_partial(edge, tmp_path / "all")
+    assert first.returncode == 1, first.stderr
+    missing = "required ops not tested (not declared in the vendor's hello): paigow.player_bonus, paigow.banker_bonus, paigow.settle"
+    hint = (f"to certify what it declares, run again with --require {CRAPS} (the certificate then says CERTIFIED FOR 3 "
+            "OF 6 OPS and names the ops not tested)")
+    assert f"why: {missing}; {hint}" in first.stdout
+    page = html_text(re.sub(r"<[^>]+>", "", (tmp_path / "all" / "report.html").read_text(encoding="utf-8")))
+    assert f"{missing}; {hint}" in page
+    findings = pdf_text(tmp_path / "all" / "findings.pdf", "-f", "1", "-l", "1")     # on page 1
+    assert f"--require {CRAPS}" in findings and "paigow.banker_bonus" in findings
+    scoped = certify_partial(edge, tmp_path / "craps", "--require", CRAPS)
+    assert scoped.returncode == 0, scoped.stdout + scoped.stderr
+    assert "CERTIFIED FOR 3 OF 6 OPS" in pdf_text(tmp_path / "craps" / "certificate.pdf")
+    again = certify_partial(edge, tmp_path / "all", "--require", CRAPS)
+    assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1
+    assert again.stderr.strip().endswith(
+        f"holds a run already (run.db): give a new --out, or --resume to continue that run (its command was: "
+        f"tablecert certify --vendor-plugin {PARTIAL} --suite edge --out {tmp_path / 'all'})"), again.stderr
+
+
+def test_the_replay_line_is_copied_whole_in_the_browser(runs: Path, browser: Any) -> None:
+    """A failing vector's replay line is shown whole (wrapped in its box, not cut) and its copy
+    button puts that line, and nothing else, on the clipboard or in the selection."""
+    open_page(browser, runs / "demo-3.2.0" / "report.html")
+    line = browser.find_element("css selector", ".vec code.replay")
+    text = line.text
+    assert text.endswith(".jsonl") and " < failures/" in text
+    assert browser.execute_script("var e = arguments[0]; return e.scrollWidth <= e.clientWidth + 1", line)
+    button = browser.find_element("css selector", ".vec button.copy")
+    button.click()
+    assert browser.execute_script("return window.getSelection().toString()") == text
+    assert button.text in ("copied", "selected: Ctrl+C")
+
+
+def test_search_matches_the_words_of_the_causes(runs: Path, browser: Any) -> None:
+    """"joker" finds the vectors whose hands hold the joker (cards ``JK``) and those of the cause
+    every one of whose failures has one; a hand name as words ("three of a kind") finds the
+    vectors whose answers name that label (``three_of_a_kind``)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    open_page(browser, runs / "demo-3.2.0" / "report.html")
+    index, rows = embedded((runs / "demo-3.2.0" / "report.html").read_text(encoding="utf-8"))
+    joker = {str(tc) for tc, row in zip(index["tc"], rows) if '"JK"' in row[5]}
+    assert joker
+    search = browser.find_element("id", "search")
+    search.send_keys("joker")
+    WebDriverWait(browser, 10).until(lambda b: set(shown_tc_ids(b)) == joker)
+    three = {str(tc) for tc, row in zip(index["tc"], rows) if "three_of_a_kind" in json.dumps(row)}
+    assert three
+    search.clear()
+    search.send_keys("three of a kind")
+    WebDriverWait(browser, 10).until(lambda b: set(shown_tc_ids(b)) == three)
 
 
 def test_a_hostile_vendor_name_is_shown_as_text(edge: Path, tmp_path: Path) -> None:
@@ -302,7 +419,7 @@ def test_report_html_in_the_browser_filters_and_searches(runs: Path, browser: An
     target = str(next(t for t in reversed(index["tc"]) if index["tc"].count(t) == 1))
     browser.find_element("id", "search").send_keys(target)
     WebDriverWait(browser, 10).until(lambda b: shown_tc_ids(b) == [target])
-    assert "< failures/" in browser.find_element("css selector", ".vec input.replay").get_attribute("value")
+    assert "< failures/" in browser.find_element("css selector", ".vec code.replay").text
 
 
 def test_the_site_in_the_browser(runs: Path, browser: Any, tmp_path: Path) -> None:

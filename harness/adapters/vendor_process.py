@@ -17,13 +17,16 @@ confined vendor's crash before its hello into a fault that says what to bind.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import shlex
 import signal
+import stat
 import subprocess
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
 from tablecert.harness.confine.sandbox import SAFE_PATH, exit_code, plan, resolve
@@ -256,4 +259,30 @@ def confined_start_hint(fault: VendorFault, bound: tuple[str, ...]) -> VendorFau
                            + " (tablecert sandbox-check shows what it sees)", fault.stderr_tail)
     if not any(words in fault.stderr_tail for words in OUT_OF_VIEW):
         return fault
-    return VendorFault(fault.kind, fault.detail + CONFINED_HINT, fault.stderr_tail)
+    return VendorFault(fault.kind, fault.detail + (unreadable_hint(fault.stderr_tail, bound) or CONFINED_HINT),
+                       fault.stderr_tail)
+
+
+def unreadable_hint(stderr_tail: str, bound: tuple[str, ...]) -> str | None:
+    """When the vendor's last line on stderr says "Permission denied" on a file of the host: the
+    file (or its folder, from the bound folder down) other users cannot read or enter, with its
+    mode, since the vendor runs as a user of its own; None when the line names no such file."""
+    lines = [line for line in stderr_tail.splitlines() if line.strip()]
+    if not lines or "Permission denied" not in lines[-1]:
+        return None
+    for named in re.findall(r"/[^\s:'\"]+", lines[-1]):
+        path = Path(named)
+        tops = [Path(b) for b in bound if path == Path(b) or Path(b) in path.parents]
+        chain = [path] if not tops else [*reversed([q for q in path.parents if tops[0] in (q, *q.parents)]), path]
+        for entry in chain:
+            try:
+                mode = entry.stat().st_mode
+            except OSError:
+                continue
+            need = 0o005 if stat.S_ISDIR(mode) or mode & 0o100 else 0o004
+            if mode & need != need:
+                what, cannot = (("folder", "enter") if stat.S_ISDIR(mode) else ("file", "run") if need == 0o005
+                                else ("file", "read"))
+                return (f"; the {what} {entry} is mode {stat.S_IMODE(mode):04o}: the vendor runs as a user of its own, "
+                        f"which cannot {cannot} it (chmod o+{'rx' if need == 0o005 else 'r'} {shlex.quote(str(entry))})")
+    return None

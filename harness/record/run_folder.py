@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -86,6 +87,29 @@ def concluded_run(out: Path) -> dict[str, object] | None:
     if meta is None:
         return None
     return meta if meta.get("state") == "finished" and meta.get("verdict") else None
+
+
+VENDOR_OPTIONS = {"subprocess": "--vendor-cmd", "python": "--vendor-plugin", "http": "--vendor-url"}
+
+
+def run_command(out: Path) -> str | None:
+    """The certify command that started the run in ``out``, as far as its run database's meta says
+    (the vendor, the suite, the ops required when not all of the suite's, the run folder), for a
+    lab who gave another command on that folder; None when it says too little."""
+    db_path = out / "run.db"
+    if db_path.is_symlink() or not db_path.is_file():
+        return None
+    meta = concluded_meta(db_path, ("adapter", "target", "suite", "required_ops", "suite_ops"))
+    option = VENDOR_OPTIONS.get(str((meta or {}).get("adapter")))
+    if meta is None or option is None or not meta.get("target") or not meta.get("suite"):
+        return None
+    target = meta["target"]
+    words = ["tablecert", "certify", option, shlex.join(map(str, target)) if isinstance(target, list) else str(target),
+             "--suite", str(meta["suite"])]
+    required = meta.get("required_ops")
+    if isinstance(required, list) and required and required != meta.get("suite_ops"):
+        words += ["--require", ",".join(map(str, required))]
+    return shlex.join(words + ["--out", str(out)])
 
 
 @contextmanager

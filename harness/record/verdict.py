@@ -202,6 +202,16 @@ def _scope(db: RunReader, meta: Mapping[str, Any]) -> Scope:
                  round_scope(by_op, feature_totals))
 
 
+def scope_hint(scope: Scope) -> str:
+    """What a partial implementation is told to do when required ops are not declared: the
+    ``--require`` that would certify what it did declare, and what the certificate then says."""
+    if not scope.tested:
+        return "; it declared none of the suite's ops, so there is nothing to certify yet"
+    ops = ",".join(scope.tested)
+    return (f"; to certify what it declares, run again with --require {ops} (the certificate then says "
+            f"CERTIFIED FOR {len(scope.tested)} OF {len(scope.suite_ops)} OPS and names the ops not tested)")
+
+
 def decide(db: RunReader) -> Decision:
     """The verdict of the run in ``db`` (see the module docstring); its meta says whether only a
     part of the suite was run on purpose (``sliced``)."""
@@ -226,7 +236,8 @@ def decide(db: RunReader) -> Decision:
         reasons += given_up(rows, db.totals("op"))
     if scope.required_untested:
         reasons.append("required op" + ("s" if len(scope.required_untested) != 1 else "")
-                       + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}")
+                       + f" not tested (not declared in the vendor's hello): {', '.join(scope.required_untested)}"
+                       + scope_hint(scope))
     undeclared = scope.features.get("required_features_undeclared")
     if undeclared:
         reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
