@@ -3,22 +3,38 @@ runs as (issue 53): the hint names that file and its mode, not ``--vendor-path``
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 from tablecert.harness.adapters.vendor_process import CONFINED_HINT, confined_start_hint, unreadable_hint
 from tablecert.harness.contract import FaultKind, VendorFault
 
 
-def test_permission_denied_names_the_folder_or_file_and_its_mode(tmp_path: Path) -> None:
-    build = tmp_path / "kit" / "build"
+def test_permission_denied_names_the_folder_or_file_and_its_mode() -> None:
+    top = Path(tempfile.mkdtemp(prefix="tablecert-hint-"))
+    try:
+        top.chmod(0o755)
+        _names_the_folder_or_file_and_its_mode(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _names_the_folder_or_file_and_its_mode(top: Path) -> None:
+    build = top / "kit" / "build"
     build.mkdir(parents=True)
     program = build / "example"
     program.write_text("#!/bin/sh\n")
     program.chmod(0o755)
-    (tmp_path / "kit").chmod(0o700)                     # above the bound folder: it does not matter
     line = f"setpriv: failed to execute {program}: Permission denied"
     bound = (str(build),)
     assert unreadable_hint(line, bound) is None
+    (top / "kit").chmod(0o711)                 # above the bound folder: searchable is enough (issue 47)
+    assert unreadable_hint(line, bound) is None
+    (top / "kit").chmod(0o700)                 # inside the sandbox it keeps the host's mode: the cause
+    assert unreadable_hint(line, bound) == (f"; the folder {top / 'kit'} is mode 0700: the vendor runs as a user of "
+                                            f"its own, which cannot enter it (chmod o+x {top / 'kit'})")
+    (top / "kit").chmod(0o755)
     build.chmod(0o700)
     assert unreadable_hint(line, bound) == (f"; the folder {build} is mode 0700: the vendor runs as a user of its own, "
                                             f"which cannot enter it (chmod o+rx {build})")

@@ -265,24 +265,27 @@ def confined_start_hint(fault: VendorFault, bound: tuple[str, ...]) -> VendorFau
 
 def unreadable_hint(stderr_tail: str, bound: tuple[str, ...]) -> str | None:
     """When the vendor's last line on stderr says "Permission denied" on a file of the host: the
-    file (or its folder, from the bound folder down) other users cannot read or enter, with its
-    mode, since the vendor runs as a user of its own; None when the line names no such file."""
+    first folder on its way that other users cannot enter, or the file they cannot read or run,
+    with its mode, since the vendor runs as a user of its own (inside the sandbox the folders above
+    a bind keep the host's modes: they must be searchable, ``o+x``; the bound folder and what lies
+    in it readable too); None when the line names no such file."""
     lines = [line for line in stderr_tail.splitlines() if line.strip()]
     if not lines or "Permission denied" not in lines[-1]:
         return None
     for named in re.findall(r"/[^\s:'\"]+", lines[-1]):
         path = Path(named)
         tops = [Path(b) for b in bound if path == Path(b) or Path(b) in path.parents]
-        chain = [path] if not tops else [*reversed([q for q in path.parents if tops[0] in (q, *q.parents)]), path]
-        for entry in chain:
+        for entry in [*reversed(path.parents[:-1]), path]:
             try:
                 mode = entry.stat().st_mode
             except OSError:
                 continue
-            need = 0o005 if stat.S_ISDIR(mode) or mode & 0o100 else 0o004
+            above = bool(tops) and entry in tops[0].parents
+            need = 0o001 if above else 0o005 if stat.S_ISDIR(mode) or mode & 0o100 else 0o004
             if mode & need != need:
                 what, cannot = (("folder", "enter") if stat.S_ISDIR(mode) else ("file", "run") if need == 0o005
                                 else ("file", "read"))
+                fix = "x" if need == 0o001 else "rx" if need == 0o005 else "r"
                 return (f"; the {what} {entry} is mode {stat.S_IMODE(mode):04o}: the vendor runs as a user of its own, "
-                        f"which cannot {cannot} it (chmod o+{'rx' if need == 0o005 else 'r'} {shlex.quote(str(entry))})")
+                        f"which cannot {cannot} it (chmod o+{fix} {shlex.quote(str(entry))})")
     return None
