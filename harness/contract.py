@@ -69,6 +69,8 @@ class FaultKind(str, Enum):
     START = "start"
     #: New: a live vendor's state_dir grew past the lab's ``--max-state-mb``
     STATE_LIMIT = "state_limit"
+    #: *Since 1.0.*: a file of the vendor's build, as bound, changed during the run (named in the detail)
+    BUILD_CHANGED = "build_changed"
 
 
 class VendorFault(Exception):

@@ -74,6 +74,7 @@ def summary(db: RunReader) -> dict[str, Any]:
         "stopped": meta.get("stopped"),
         "shard": meta.get("shard"),
         **({"rerun_of": meta["rerun_of"]} if "rerun_of" in meta else {}),
+        **({"build": build_summary(db, meta["build"])} if isinstance(meta.get("build"), dict) else {}),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),
@@ -95,6 +96,13 @@ def summary(db: RunReader) -> dict[str, Any]:
         **({"live": live_summary(meta["live"], db.totals(LIVE_DIMENSION))} if meta.get("live") else {}),
         "causes": analyse(db, Path(db.path).parent, meta).as_json(),
     }
+
+
+def build_summary(db: RunReader, build: dict[str, Any]) -> dict[str, Any]:
+    """The vendor's build as the run recorded it (:mod:`tablecert.harness.run.vendor_build`): its
+    signature, counts and manifest, and every file (path, kind, mode, size, sha256)."""
+    files = [dict(zip(("path", "kind", "mode", "size", "sha256"), row)) for row in db.build_files()]
+    return {**build, **({"listing": files} if build.get("authenticated") else {})}
 
 
 def write_summary(db: RunStore, run_dir: Path) -> dict[str, Any]:

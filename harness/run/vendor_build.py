@@ -1,0 +1,103 @@
+"""The build ``certify`` judges: the vendor's files as the sandbox binds them, digested before the
+first vector (:mod:`tablecert.harness.confine.build_files`), checked against the submission
+manifest (``--manifest``, :mod:`tablecert.harness.confine.build_manifest`), recorded in run.db
+under the run's seal, and digested again when the run ends: a file changed meanwhile is a
+``build_changed`` fault naming it, which fails the run.
+
+Which files: the paths the sandbox binds read-only beside the system folders
+(:attr:`tablecert.harness.confine.sandbox.Sandbox.bound`). Those of the harness's own runtime (the
+interpreter's prefix, ``sys.base_prefix`` and ``sys.prefix``, and the folders its own packages are
+imported from) are the *runtime*: listed by path, the vendor's interpreter digested, never
+walked; the rest is the vendor's *build*. A vendor reached through HTTP, an offline responses
+file, or one run without a sandbox binds nothing: its build is not authenticated, and the run
+says so in words.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.adapters.vendor_process import command_argv
+from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build
+from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
+from tablecert.harness.confine.sandbox import plan, resolve
+from tablecert.harness.confine.vendor_trees import inside, own_source_trees
+from tablecert.harness.contract import VendorFault
+
+NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
+             "http": "the vendor was reached over HTTP: the lab could read none of its files",
+             "python": "the vendor is a Python plugin in the harness's own process: no files were bound"}
+
+
+@dataclass(frozen=True)
+class VendorBuild:
+    """The build as bound when the run began, and the manifest it was checked against."""
+
+    listing: BuildListing
+    manifest: Manifest | None = None
+
+    def meta(self) -> dict[str, Any]:
+        """run.db's meta ``build``."""
+        return {"authenticated": True, **self.listing.meta(),
+                "manifest": self.manifest.meta() if self.manifest is not None else {"verified": False}}
+
+    def rows(self) -> list[tuple[str, str, int, int, str]]:
+        return [(f.path, f.kind, f.mode, f.size, f.sha256) for f in self.listing.files]
+
+    def changed(self) -> list[str]:
+        """The files that differ now from when the run began (changed, missing or extra)."""
+        again = digest_build(list(self.listing.roots), list(self.listing.runtime_roots))
+        return [] if again.signature == self.listing.signature else changed_files(self.listing, again)
+
+
+OWN_RUNTIME = "the vendor's program runs from the harness's own environment: its files are the lab's runtime"
+
+
+def not_authenticated(why: str) -> dict[str, Any]:
+    """run.db's meta ``build`` of a vendor whose files were not bound, saying why."""
+    return {"authenticated": False, "why": why}
+
+
+def split_bound(bound: list[str], program: str | None) -> tuple[list[str], list[str]]:
+    """(the vendor's roots, the runtime's) among ``bound``; the program itself is a runtime root
+    when it lies in the runtime."""
+    own = [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)] + [sys.base_prefix, sys.prefix]
+    own += own_source_trees()
+    vendor = [p for p in bound if not inside(p, own) and not inside(os.path.realpath(p), own)]
+    runtime = [p for p in bound if p not in vendor]
+    if program is not None and not any(inside(program, [v]) for v in vendor):
+        runtime.insert(0, os.path.realpath(program))
+    return vendor, runtime
+
+
+def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuild | None, dict[str, Any]]:
+    """The vendor's build as its sandbox binds it, checked against ``manifest`` (ManifestError,
+    ManifestMismatch: one line, before anything is recorded), and run.db's meta ``build``; no build
+    when nothing of the vendor's is bound (then a manifest given is refused: there is nothing to
+    check it against)."""
+    declared = load_manifest(manifest) if manifest is not None else None
+    roots: list[str] = []
+    program = None
+    if vendor.adapter == "subprocess" and vendor.options.isolation != "none":
+        try:
+            argv = resolve(command_argv(vendor.target))
+            sandbox = plan(argv, vendor.options)
+        except (VendorFault, ValueError):
+            sandbox = None                    # the run meets the same fault when it starts the vendor
+        if sandbox is not None and sandbox.prefix:
+            roots, program = list(sandbox.bound), argv[0]
+    vendor_roots, runtime_roots = split_bound(roots, program)
+    if not vendor_roots:
+        why = OWN_RUNTIME if roots else NOT_BOUND.get(vendor.adapter, f"the {vendor.adapter} adapter binds no files")
+        if declared is not None:
+            raise ValueError(f"--manifest {manifest}: {why}; there are no files to check the manifest against")
+        return None, not_authenticated(why)
+    built = VendorBuild(digest_build(vendor_roots, runtime_roots), declared)
+    if declared is not None:
+        check_manifest(declared, built.listing)
+    return built, built.meta()
