@@ -71,6 +71,8 @@ class FaultKind(str, Enum):
     STATE_LIMIT = "state_limit"
     #: *Since 1.0.*: a file of the vendor's build, as bound, changed during the run (named in the detail)
     BUILD_CHANGED = "build_changed"
+    #: *Since 1.0.*: the vendor's answer to ``build.authenticate`` is not the harness's own over the bound bytes
+    BUILD_AUTHENTICATION = "build_authentication"
 
 
 class VendorFault(Exception):

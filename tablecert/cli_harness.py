@@ -135,6 +135,8 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
         raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(oracle.SUITE_NAMES)})")
     if args.manifest:
         harness.load_build_manifest(Path(args.manifest))   # a bad one refused at once (ValueError: one line, exit 2)
+    if args.previous and not (Path(args.previous) / "run.db").is_file():
+        raise UsageError(f"--previous {args.previous}: not a run folder (no run.db)")
     out = Path(args.out)
     harness.check_new_run_folder(out)
     if harness.run_is_live(out):
@@ -185,7 +187,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         outputs = harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign),
                                         cert=_path(args.cert), submission=_path(args.submission),
                                         declared=_path(args.declared), run_id=args.run_id,
-                                        manifest=_path(args.manifest))
+                                        manifest=_path(args.manifest), previous=_path(args.previous))
         run = harness.RunOptions(batch_size=args.batch_size, resume=args.resume, policy=policy, require=args.require,
                                  max_run_answer_bytes=args.max_run_answer_mb << 20,
                                  max_run_seconds=args.max_run_seconds, hand_slice=hand_slice, parallel=_parallel(args),
@@ -389,6 +391,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     add_parallel_arguments(p)
     p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--manifest", metavar="FILE", help=MANIFEST_HELP)
+    p.add_argument("--previous", metavar="RUN", help="an earlier run folder of this vendor: when the vendor declares "
+                   "the same build (name, version, build) but its files differ, the certificate says so")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
     p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")

@@ -27,7 +27,7 @@ import hashlib
 import hmac
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,10 +233,10 @@ def digest_build(vendor_roots: list[str], runtime_roots: list[str]) -> BuildList
     return BuildListing(tuple(vendor_roots), files, runtime, tuple(runtime_roots), signature_of(files))
 
 
-def changed_files(listing: BuildListing, again: BuildListing) -> list[str]:
+def changed_files(before: Iterable[BuildFile], after: Iterable[BuildFile]) -> list[str]:
     """The paths that differ between two listings of one build (changed, missing or extra), in order."""
-    before, after = listing.by_path(), again.by_path()
-    return [p for p in dict.fromkeys([*before, *after]) if before.get(p) != after.get(p)]
+    old, new = {f.path: f for f in before}, {f.path: f for f in after}
+    return [p for p in dict.fromkeys([*old, *new]) if old.get(p) != new.get(p)]
 
 
 def file_digest(roots: list[str], path: str, make: Hasher = hashlib.sha256) -> str | None:

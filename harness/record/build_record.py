@@ -20,7 +20,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from tablecert.harness.confine.build_files import BuildFile, keyed_signature, signature_of, walk_roots
+from tablecert.harness.confine.build_files import BuildFile, changed_files, keyed_signature, signature_of, walk_roots
 from tablecert.harness.record.seal import SealError, check_seal
 from tablecert.harness.store import RunReader, open_reader
 
@@ -98,4 +98,41 @@ def verify_build(run_dir: Path, trees: list[str], trusted: list[Ed25519PublicKey
     return FieldCheck(sealed_by, str(build["signature"]), checks, keyed)
 
 
-__all__ = ["BuildRecordError", "FieldCheck", "FileCheck", "SealError", "compare", "recorded_build", "verify_build"]
+DECLARED = ("name", "version", "build")
+"""What a hello declares the build to be (the meta ``vendor``'s keys compared)."""
+
+
+@dataclass(frozen=True)
+class RecordedBuild:
+    """What one run recorded of its vendor: the declared identity, the build signature, the files."""
+
+    run: str
+    vendor: dict[str, object]
+    signature: str
+    files: list[BuildFile]
+
+
+def read_recorded(run_dir: Path) -> RecordedBuild | None:
+    """A run folder's recorded build (None: it recorded none, or its listing does not give its
+    signature)."""
+    with open_reader(run_dir / "run.db") as db:
+        vendor = db.meta().get("vendor") or {}
+        try:
+            build, files = recorded_build(db, str(run_dir))
+        except BuildRecordError:
+            return None
+    return RecordedBuild(str(run_dir), vendor, str(build["signature"]), files)
+
+
+def same_declared_build(old: RecordedBuild, vendor: dict[str, object], signature: str,
+                        files: list[BuildFile]) -> str | None:
+    """"same declared build, different files: N changed, first X" when the vendor declares the
+    build ``old`` declared (name, version, build) but the files differ; else None."""
+    if any(old.vendor.get(k) != vendor.get(k) for k in DECLARED) or old.signature == signature:
+        return None
+    changed = changed_files(old.files, files)
+    first = changed[0] if changed else "(the listing's order)"
+    return f"same declared build, different files: {len(changed):,} changed, first {first} (against {old.run})"
+
+
+__all__ = ["DECLARED", "RecordedBuild", "read_recorded", "same_declared_build", "BuildRecordError", "FieldCheck", "FileCheck", "SealError", "compare", "recorded_build", "verify_build"]

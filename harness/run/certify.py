@@ -33,6 +33,7 @@ from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.runner import Runner, RunResult, VendorNotGreeted
 from tablecert.harness.run.vendor_build import bound_build
+from tablecert.harness.record.build_record import read_recorded
 from tablecert.harness.lab_files import check_database_files, new_folder, refuse_link, remove_our_folder, replace_folder
 from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE
@@ -124,7 +125,8 @@ class OutputOptions:
     ``declared`` what the report step uses (their folders are hidden from a confined vendor);
     ``run_id`` names the run (its shards must share it to be merged); ``manifest`` the vendor's
     submission manifest, checked against its build as bound before the first vector
-    (:mod:`tablecert.harness.run.vendor_build`)."""
+    (:mod:`tablecert.harness.run.vendor_build`); ``previous`` an earlier run folder of the vendor
+    (the certificate notes the same declared build with different files)."""
 
     seal_key: Path | None = None
     sign_key: Path | None = None
@@ -133,6 +135,7 @@ class OutputOptions:
     declared: Path | None = None
     run_id: str | None = None
     manifest: Path | None = None
+    previous: Path | None = None
 
 
 ReportStep = Callable[[Path, list[Any]], None]
@@ -201,10 +204,13 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
         secret = [out, folder, key_folder, *([scope.suite_dir] if scope.suite_dir is not None else []),
                   *(path.resolve().parent for path in (outputs.sign_key, outputs.cert, outputs.submission,
                                                        outputs.declared, outputs.manifest) if path is not None),
-                  *([scope.cache_dir] if scope.cache_dir is not None else [])]
+                  *([scope.cache_dir] if scope.cache_dir is not None else []),
+                  *([outputs.previous] if outputs.previous is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
         build, build_meta = bound_build(vendor, outputs.manifest)     # before the first vector: a refusal records nothing
+        if build is not None and outputs.previous is not None:
+            build = replace(build, previous=read_recorded(outputs.previous))
         run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
                     **({"run_id": outputs.run_id} if outputs.run_id is not None else {}),
                     **({} if build is not None else {"build": build_meta})}

@@ -37,8 +37,8 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
-from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, bound_of, isolation_of,
-                                       limits_of)
+from tablecert.harness.contract import (FaultKind, Hello, RawExchange, VendorFault, VendorSession, bound_of,
+                                       isolation_of, limits_of)
 from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
 from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
@@ -56,7 +56,7 @@ from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.instance.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.run.rerun import RerunSelection, chosen_batches
-from tablecert.harness.run.vendor_build import VendorBuild
+from tablecert.harness.run.vendor_build import AUTHENTICATE, VendorBuild, vendor_answer
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
@@ -250,6 +250,26 @@ class Runner:
                          vendor_capabilities=hello.raw.get("capabilities"),
                          isolation=isolation_of(session) or "unknown (outside adapter)",
                          vendor_limits=limits_of(session), vendor_bound=bound_of(session))
+        if self.options.build is not None:
+            self._vouched(self.options.build, session, hello, identity)
+
+    def _vouched(self, build: VendorBuild, session: VendorSession, hello: Hello, identity: dict[str, Any]) -> None:
+        """What the meta ``build`` adds once the vendor is greeted: its own answer to
+        ``build.authenticate`` when it declares it (a wrong one is a ``build_authentication`` fault
+        naming the file, which fails the run), and the note against the lab's previous run."""
+        wrong = None
+        added: dict[str, Any] = {}
+        if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, RawExchange):
+            wrong = vendor_answer(session, build)
+            added["vendor_answer"] = "matched" if wrong is None else wrong
+        note = build.against_previous(identity)
+        if note is not None:
+            added["previous"] = note
+        if added:
+            self.db.set_meta(build={**(self.db.meta().get("build") or build.meta()), **added})
+        if wrong is not None:
+            self.db.record_start_fault(FaultKind.BUILD_AUTHENTICATION.value, wrong, "",
+                                       then=self.recorder.judged.add_fault)
 
     @property
     def progress(self) -> Callable[[int, int], None] | None:

@@ -15,6 +15,7 @@ says so in words.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -23,11 +24,12 @@ from typing import Any
 
 from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
-from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build
+from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build, walk_roots
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside, own_source_trees
-from tablecert.harness.contract import VendorFault
+from tablecert.harness.contract import RawExchange, VendorFault
+from tablecert.harness.record.build_record import RecordedBuild, same_declared_build
 
 NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
              "http": "the vendor was reached over HTTP: the lab could read none of its files",
@@ -40,6 +42,7 @@ class VendorBuild:
 
     listing: BuildListing
     manifest: Manifest | None = None
+    previous: RecordedBuild | None = None    # the lab's --previous run, to note the same declared build
 
     def meta(self) -> dict[str, Any]:
         """run.db's meta ``build``."""
@@ -49,12 +52,22 @@ class VendorBuild:
     def rows(self) -> list[tuple[str, str, int, int, str]]:
         return [(f.path, f.kind, f.mode, f.size, f.sha256) for f in self.listing.files]
 
+    def against_previous(self, vendor: dict[str, object]) -> str | None:
+        """"same declared build, different files: ..." when ``vendor`` (the hello's identity)
+        declares the build the previous run declared and the files differ."""
+        if self.previous is None:
+            return None
+        return same_declared_build(self.previous, vendor, self.listing.signature, list(self.listing.files))
+
     def changed(self) -> list[str]:
         """The files that differ now from when the run began (changed, missing or extra)."""
         again = digest_build(list(self.listing.roots), list(self.listing.runtime_roots))
-        return [] if again.signature == self.listing.signature else changed_files(self.listing, again)
+        return [] if again.signature == self.listing.signature else changed_files(self.listing.files, again.files)
 
 
+AUTHENTICATE = "build.authenticate"
+"""The optional contract op (*Since 1.0.*): the vendor's keyed digests of its own files for a seed."""
+SEED_BYTES = 32
 OWN_RUNTIME = "the vendor's program runs from the harness's own environment: its files are the lab's runtime"
 
 
@@ -83,17 +96,18 @@ def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuil
     declared = load_manifest(manifest) if manifest is not None else None
     roots: list[str] = []
     program = None
+    why = NOT_BOUND.get(vendor.adapter, f"the {vendor.adapter} adapter binds no files")
     if vendor.adapter == "subprocess" and vendor.options.isolation != "none":
         try:
             argv = resolve(command_argv(vendor.target))
             sandbox = plan(argv, vendor.options)
-        except (VendorFault, ValueError):
-            sandbox = None                    # the run meets the same fault when it starts the vendor
+        except (VendorFault, ValueError) as err:     # the run meets the same fault when it starts the vendor
+            sandbox, why = None, f"the vendor could not be confined: {getattr(err, 'detail', err)}"
         if sandbox is not None and sandbox.prefix:
             roots, program = list(sandbox.bound), argv[0]
     vendor_roots, runtime_roots = split_bound(roots, program)
     if not vendor_roots:
-        why = OWN_RUNTIME if roots else NOT_BOUND.get(vendor.adapter, f"the {vendor.adapter} adapter binds no files")
+        why = OWN_RUNTIME if roots else why
         if declared is not None:
             raise ValueError(f"--manifest {manifest}: {why}; there are no files to check the manifest against")
         return None, not_authenticated(why)
@@ -101,3 +115,28 @@ def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuil
     if declared is not None:
         check_manifest(declared, built.listing)
     return built, built.meta()
+
+
+def vendor_answer(session: RawExchange, build: VendorBuild) -> str | None:
+    """Ask a vendor that declares ``build.authenticate`` for the keyed digests of every file of
+    its build, with a fresh random seed, and compare them with the harness's own over the bound
+    bytes: None when all are equal, else one line naming the first file that is not."""
+    seed = os.urandom(SEED_BYTES)
+    expected = {f.path: f.sha256 for f in walk_roots(list(build.listing.roots), seed) if f.kind == "file"}
+    files = [f.path for f in build.listing.files if f.kind == "file"]
+    rid = session.reserve_id()
+    line = session.exchange_raw(json.dumps({"id": rid, "op": AUTHENTICATE, "seed": seed.hex(), "files": files},
+                                           separators=(",", ":")).encode("utf-8"))
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        return f"{AUTHENTICATE}: the answer is not JSON"
+    result = answer.get("result") if isinstance(answer, dict) else None
+    got = result.get("files") if isinstance(result, dict) else None
+    if not isinstance(got, dict):
+        return f"{AUTHENTICATE}: the answer has no result.files"
+    for path in files:
+        if got.get(path) != expected.get(path):
+            return (f"{AUTHENTICATE}: the vendor's keyed digest of {path} is not that of the bytes bound "
+                    "(answered from another build, or from a stored table)")
+    return None
