@@ -168,3 +168,19 @@ def test_a_json_manifest_naming_a_path_twice_is_refused(tmp_path: Path) -> None:
         load_manifest(path)
     with pytest.raises(ManifestError, match="cannot be read"):
         load_manifest(tmp_path / "none.toml")
+
+
+def test_a_restart_recheck_stats_the_tree_and_reads_again_only_what_moved(tree: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    listing = digest_build([str(tree)], [])
+    reads: list[str] = []
+    real = build_files.file_digest
+    monkeypatch.setattr(build_files, "file_digest", lambda roots, path, *a: (reads.append(path), real(roots, path, *a))[1])
+    assert build_files.recheck(listing) == [] and reads == []           # nothing moved: nothing read
+    os.utime(tree / "engine.py", ns=(1, 1))                             # same bytes, another time
+    assert build_files.recheck(listing) == [] and reads == ["engine.py"]
+    assert build_files.recheck(listing) == [] and reads == ["engine.py"]   # its new stamp kept: not read again
+    (tree / "lib.txt").write_bytes(b"y")
+    (tree / "lib" / "sub" / "a.txt").unlink()
+    (tree / "new.so").write_bytes(b"")
+    assert build_files.recheck(listing) == ["lib/sub/a.txt", "lib.txt", "new.so"]

@@ -69,6 +69,7 @@ class BuildListing:
     runtime: tuple[BuildFile, ...] = ()
     runtime_roots: tuple[str, ...] = ()
     signature: str = field(default="")
+    stamps: dict[str, tuple[int, int, int, int]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def total_bytes(self) -> int:
@@ -160,28 +161,42 @@ def _read(dir_fd: int | None, name: str | bytes, where: str, make: Hasher = hash
     raise BuildError(f"{where}: changed while it was digested (size or modification time), twice")
 
 
-def _walk(root: str, prefix: str, key: bytes | None = None) -> Iterator[BuildFile]:
+@dataclass
+class _How:
+    """How a walk reads: ``key`` HMAC-SHA256 instead of SHA-256; ``stamps`` filled with each
+    entry's (mode, size, mtime, inode); ``read`` False: regular files are only stat'ed (their
+    digest column left empty), for :func:`recheck`."""
+
+    key: bytes | None = None
+    stamps: dict[str, tuple[int, int, int, int]] | None = None
+    read: bool = True
+
+
+def _walk(root: str, prefix: str, how: _How) -> Iterator[BuildFile]:
     """Every entry under ``root`` (a folder, or one file), as the module says."""
     try:
         top = os.stat(root)
     except OSError as err:
         raise BuildError(f"{root}: cannot be read ({err.strerror})") from None
     if not stat.S_ISDIR(top.st_mode):
-        name = os.path.basename(root)
-        mode, size, digest = _read(None, root, root, hasher(key))
-        yield BuildFile(prefix + quoted(os.fsencode(name)), "file", mode, size, digest)
+        rel = prefix + quoted(os.fsencode(os.path.basename(root)))
+        if how.stamps is not None:
+            how.stamps[rel] = (top.st_mode, top.st_size, top.st_mtime_ns, top.st_ino)
+        mode, size, digest = _read(None, root, root, hasher(how.key)) if how.read else \
+            (stat.S_IMODE(top.st_mode), top.st_size, "")
+        yield BuildFile(rel, "file", mode, size, digest)
         return
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as err:
         raise BuildError(f"{root}: cannot be read ({err.strerror})") from None
     try:
-        yield from _folder(fd, root, prefix, key)
+        yield from _folder(fd, root, prefix, how)
     finally:
         os.close(fd)
 
 
-def _folder(fd: int, where: str, prefix: str, key: bytes | None) -> Iterator[BuildFile]:
+def _folder(fd: int, where: str, prefix: str, how: _How) -> Iterator[BuildFile]:
     names = sorted(os.listdir(fd), key=os.fsencode)
     for name in names:
         path = f"{where}/{name}"
@@ -191,25 +206,26 @@ def _folder(fd: int, where: str, prefix: str, key: bytes | None) -> Iterator[Bui
         except OSError as err:
             raise BuildError(f"{path}: cannot be read ({err.strerror})") from None
         kind = stat.S_IFMT(st.st_mode)
+        if how.stamps is not None and kind != stat.S_IFDIR:
+            how.stamps[rel] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
         if kind == stat.S_IFDIR:
             try:
                 sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             except OSError as err:
                 raise BuildError(f"{path}: cannot be read ({err.strerror})") from None
             try:
-                yield from _folder(sub, path, rel + "/", key)
+                yield from _folder(sub, path, rel + "/", how)
             finally:
                 os.close(sub)
         elif kind == stat.S_IFREG:
-            mode, size, digest = _read(fd, name, path, hasher(key))
+            mode, size, digest = _read(fd, name, path, hasher(how.key)) if how.read else \
+                (stat.S_IMODE(st.st_mode), st.st_size, "")
             yield BuildFile(rel, "file", mode, size, digest)
         elif kind == stat.S_IFLNK:
-            target = os.readlink(name, dir_fd=fd)
-            text = os.fsencode(target)
-            digest = hasher(key)()
-            digest.update(text)
-            digest = digest.hexdigest()
-            yield BuildFile(rel, "link", 0o777, len(text), digest)
+            text = os.fsencode(os.readlink(name, dir_fd=fd))
+            link = hasher(how.key)()
+            link.update(text)
+            yield BuildFile(rel, "link", 0o777, len(text), link.hexdigest())
         else:
             yield BuildFile(rel, KINDS.get(kind, "other"), stat.S_IMODE(st.st_mode), 0, NOT_READ)
 
@@ -219,20 +235,45 @@ def root_prefix(index: int) -> str:
     return "" if index == 0 else f"@{index}/"
 
 
-def walk_roots(roots: list[str], key: bytes | None = None) -> Iterator[BuildFile]:
+def walk_roots(roots: list[str], key: bytes | None = None, how: _How | None = None) -> Iterator[BuildFile]:
     """Every entry of the vendor's roots, in canonical order (HMAC-SHA256 with ``key`` instead of
     SHA-256 when given)."""
+    how = how or _How(key)
     for index, root in enumerate(roots):
-        yield from _walk(root, root_prefix(index), key)
+        yield from _walk(root, root_prefix(index), how)
 
 
 def digest_build(vendor_roots: list[str], runtime_roots: list[str]) -> BuildListing:
     """The vendor's build as bound: every file under ``vendor_roots`` digested, the signature over
-    the listing; ``runtime_roots`` listed apart (a file among them digested, a folder by its path)."""
-    files = tuple(walk_roots(vendor_roots))
+    the listing; ``runtime_roots`` listed apart (a file among them digested, a folder by its path).
+    Each entry's (mode, size, mtime, inode) is kept with it for :func:`recheck`."""
+    stamps: dict[str, tuple[int, int, int, int]] = {}
+    files = tuple(walk_roots(vendor_roots, how=_How(stamps=stamps)))
     runtime = tuple(BuildFile(quoted(os.fsencode(p)), "file", *_read(None, p, p)) for p in runtime_roots
                     if os.path.isfile(p))
-    return BuildListing(tuple(vendor_roots), files, runtime, tuple(runtime_roots), signature_of(files))
+    return BuildListing(tuple(vendor_roots), files, runtime, tuple(runtime_roots), signature_of(files), stamps)
+
+
+def recheck(listing: BuildListing) -> list[str]:
+    """The files of ``listing`` that differ now, found cheaply (a live-table restart's check): the
+    tree is only stat'ed, and only an entry whose (mode, size, mtime, inode) moved is digested
+    again; its stamp is then kept, so an unchanged rewrite is read once."""
+    now: dict[str, tuple[int, int, int, int]] = {}
+    entries = {f.path: f for f in walk_roots(list(listing.roots), how=_How(stamps=now, read=False))}
+    before = listing.by_path()
+    changed = []
+    for path in dict.fromkeys([*before, *entries]):
+        old, new = before.get(path), entries.get(path)
+        if old is None or new is None:
+            changed.append(path)
+        elif listing.stamps.get(path) != now.get(path):
+            if new.kind == "file":
+                new = BuildFile(path, "file", new.mode, new.size, file_digest(list(listing.roots), path) or "")
+            if new != old:
+                changed.append(path)
+            else:
+                listing.stamps[path] = now[path]
+    return changed
 
 
 def changed_files(before: Iterable[BuildFile], after: Iterable[BuildFile]) -> list[str]:

@@ -220,7 +220,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
                                                                                                 vendor=vendor)))
         live_run = None
         if vendor.adapter == "subprocess":
-            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()))
+            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()),
+                               recheck=build.recheck if build is not None else None)
         runner.live = live_run
         try:
             with live_run or nullcontext():

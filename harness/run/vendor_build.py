@@ -24,11 +24,11 @@ from typing import Any
 
 from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
-from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build, walk_roots
+from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build, recheck, walk_roots
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside, own_source_trees
-from tablecert.harness.contract import RawExchange, VendorFault
+from tablecert.harness.contract import FaultKind, RawExchange, VendorFault
 from tablecert.harness.record.build_record import RecordedBuild, same_declared_build
 
 NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
@@ -58,6 +58,14 @@ class VendorBuild:
         if self.previous is None:
             return None
         return same_declared_build(self.previous, vendor, self.listing.signature, list(self.listing.files))
+
+    def recheck(self) -> None:
+        """A live-table restart's check (:func:`~tablecert.harness.confine.build_files.recheck`):
+        VendorFault ``build_changed`` naming the first file that differs now."""
+        changed = recheck(self.listing)
+        if changed:
+            more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+            raise VendorFault(FaultKind.BUILD_CHANGED, f"the vendor's build changed during the run: {changed[0]}{more}")
 
     def changed(self) -> list[str]:
         """The files that differ now from when the run began (changed, missing or extra)."""
