@@ -89,7 +89,7 @@ def quoted(raw: bytes) -> str:
     """A file name's bytes as one line of text: UTF-8 kept, a backslash doubled, any other byte
     that is not printable UTF-8 (a newline, a tab, an invalid sequence) as ``\\xNN``."""
     text = raw.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
+    return text if text.isprintable() else "".join(c if c.isprintable() else _escape(c) for c in text)
 
 
 def _escape(c: str) -> str:
@@ -123,9 +123,11 @@ def hasher(key: bytes | None) -> Hasher:
     return hashlib.sha256 if key is None else lambda: hmac.new(key, digestmod=hashlib.sha256)
 
 
-def _read(dir_fd: int | None, name: str | bytes, where: str, make: Hasher = hashlib.sha256) -> tuple[int, int, str]:
+def _read(dir_fd: int | None, name: str | bytes, where: str, make: Hasher = hashlib.sha256,
+          buffer: bytearray | None = None) -> tuple[int, int, str]:
     """(mode, size, hex digest) of the regular file ``name`` (relative to ``dir_fd``), hashed with
-    ``make``, read as the module says; BuildError if it is not one or keeps changing."""
+    ``make``, read as the module says (into ``buffer``, else a new one); BuildError if it is not
+    one or keeps changing."""
     for _attempt in (1, 2):
         try:
             handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
@@ -142,8 +144,7 @@ def _read(dir_fd: int | None, name: str | bytes, where: str, make: Hasher = hash
             os.close(handle)
         try:
             digest = make()
-            buffer = bytearray(CHUNK)
-            view = memoryview(buffer)
+            view = memoryview(buffer if buffer is not None else bytearray(CHUNK))
             read, limit = 0, before.st_size + 1      # a file growing as it is read is read no further
             while read < limit:
                 n = os.readv(fd, [view[:min(CHUNK, limit - read)]])
@@ -170,6 +171,7 @@ class _How:
     key: bytes | None = None
     stamps: dict[str, tuple[int, int, int, int]] | None = None
     read: bool = True
+    buffer: bytearray | None = None       # one a walk that reads, whatever its files (made by walk_roots)
 
 
 def _walk(root: str, prefix: str, how: _How) -> Iterator[BuildFile]:
@@ -218,7 +220,7 @@ def _folder(fd: int, where: str, prefix: str, how: _How) -> Iterator[BuildFile]:
             finally:
                 os.close(sub)
         elif kind == stat.S_IFREG:
-            mode, size, digest = _read(fd, name, path, hasher(how.key)) if how.read else \
+            mode, size, digest = _read(fd, name, path, hasher(how.key), how.buffer) if how.read else \
                 (stat.S_IMODE(st.st_mode), st.st_size, "")
             yield BuildFile(rel, "file", mode, size, digest)
         elif kind == stat.S_IFLNK:
@@ -239,6 +241,8 @@ def walk_roots(roots: list[str], key: bytes | None = None, how: _How | None = No
     """Every entry of the vendor's roots, in canonical order (HMAC-SHA256 with ``key`` instead of
     SHA-256 when given)."""
     how = how or _How(key)
+    if how.read and how.buffer is None:
+        how.buffer = bytearray(CHUNK)
     for index, root in enumerate(roots):
         yield from _walk(root, root_prefix(index), how)
 
