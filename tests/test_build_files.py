@@ -184,3 +184,22 @@ def test_a_restart_recheck_stats_the_tree_and_reads_again_only_what_moved(tree: 
     (tree / "lib" / "sub" / "a.txt").unlink()
     (tree / "new.so").write_bytes(b"")
     assert build_files.recheck(listing) == ["lib/sub/a.txt", "lib.txt", "new.so"]
+
+
+def test_a_python_plugin_s_build_is_its_distribution_s_record(edge: Path, tmp_path: Path) -> None:
+    from importlib import metadata
+
+    from tablecert.harness.adapters import VendorTarget
+    from tablecert.harness.run.certify import certify
+
+    _, summary = certify(VendorTarget("python", "demo"), "edge", tmp_path / "run", suite_dir=edge)
+    build = summary["build"]
+    dist = next(ep.dist for ep in metadata.entry_points(group="tablecert.vendors") if ep.name == "demo")
+    recorded = sorted(p.as_posix() for p in dist.files or [] if ".." not in p.parts)
+    assert build["authenticated"] and [f["path"] for f in build["listing"]] == recorded
+    first = build["listing"][0]
+    assert first["sha256"] == sha(Path(str(dist.locate_file(first["path"]))).read_bytes())
+    _, unknown = certify(VendorTarget("python", "faulty_vendors:FreeOddsLimitUnitLow"), "edge", tmp_path / "other",
+                         suite_dir=edge)
+    assert unknown["build"] == {"authenticated": False, "why": "the Python plugin is not an installed distribution: "
+                                                               "it has no RECORD of its files"}

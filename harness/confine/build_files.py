@@ -70,6 +70,7 @@ class BuildListing:
     runtime_roots: tuple[str, ...] = ()
     signature: str = field(default="")
     stamps: dict[str, tuple[int, int, int, int]] = field(default_factory=dict, compare=False, repr=False)
+    listed: tuple[str, ...] = ()      # the files named (a plugin's RECORD) instead of a walk of the roots
 
     @property
     def total_bytes(self) -> int:
@@ -256,6 +257,40 @@ def digest_build(vendor_roots: list[str], runtime_roots: list[str]) -> BuildList
     runtime = tuple(BuildFile(quoted(os.fsencode(p)), "file", *_read(None, p, p)) for p in runtime_roots
                     if os.path.isfile(p))
     return BuildListing(tuple(vendor_roots), files, runtime, tuple(runtime_roots), signature_of(files), stamps)
+
+
+def digest_listed(root: str, paths: list[str]) -> BuildListing:
+    """A build that is a list of files under ``root`` (a Python plugin's distribution, as its
+    installed RECORD names them): each read as a walk reads a file, the folders on the way opened
+    without following a link; a path that leaves ``root`` is left out, one that is not a regular
+    file there is listed ``missing``."""
+    buffer = bytearray(CHUNK)
+    files = []
+    for path in sorted(p for p in dict.fromkeys(paths) if p and not p.startswith("/") and ".." not in p.split("/")):
+        parts = path.split("/")
+        try:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as err:
+            raise BuildError(f"{root}: cannot be read ({err.strerror})") from None
+        try:
+            for part in parts[:-1]:
+                sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                os.close(fd)
+                fd = sub
+            mode, size, digest = _read(fd, parts[-1], f"{root}/{path}", hashlib.sha256, buffer)
+            files.append(BuildFile(quoted(os.fsencode(path)), "file", mode, size, digest))
+        except (OSError, BuildError):
+            files.append(BuildFile(quoted(os.fsencode(path)), "missing", 0, 0, NOT_READ))
+        finally:
+            os.close(fd)
+    return BuildListing((root,), tuple(files), signature=signature_of(files), listed=tuple(paths))
+
+
+def again(listing: BuildListing) -> BuildListing:
+    """The same build digested again, as it was first (a tree walked, or the files listed)."""
+    if listing.listed:
+        return digest_listed(listing.roots[0], list(listing.listed))
+    return digest_build(list(listing.roots), list(listing.runtime_roots))
 
 
 def recheck(listing: BuildListing) -> list[str]:

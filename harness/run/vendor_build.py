@@ -4,7 +4,8 @@ manifest (``--manifest``, :mod:`tablecert.harness.confine.build_manifest`), reco
 under the run's seal, and digested again when the run ends: a file changed meanwhile is a
 ``build_changed`` fault naming it, which fails the run.
 
-Which files: the paths the sandbox binds read-only beside the system folders
+Which files: for a Python plugin, the files its installed distribution's RECORD names
+(:func:`plugin_build`); for a subprocess vendor, the paths the sandbox binds read-only beside the system folders
 (:attr:`tablecert.harness.confine.sandbox.Sandbox.bound`). Those of the harness's own runtime (the
 interpreter's prefix, ``sys.base_prefix`` and ``sys.prefix``, and the folders its own packages are
 imported from) are the *runtime*: listed by path, the vendor's interpreter digested, never
@@ -18,22 +19,25 @@ from __future__ import annotations
 import json
 import os
 import sys
+from importlib import metadata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
-from tablecert.harness.confine.build_files import BuildListing, changed_files, digest_build, recheck, walk_roots
+from tablecert.harness.confine.build_files import (BuildListing, again, changed_files, digest_build, digest_listed,
+                                                   recheck, walk_roots)
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside, own_source_trees
-from tablecert.harness.contract import FaultKind, RawExchange, VendorFault
+from tablecert.harness.contract import VENDOR_GROUP, FaultKind, RawExchange, VendorFault
 from tablecert.harness.record.build_record import RecordedBuild, same_declared_build
 
 NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
              "http": "the vendor was reached over HTTP: the lab could read none of its files",
              "python": "the vendor is a Python plugin in the harness's own process: no files were bound"}
+NOT_INSTALLED = "the Python plugin is not an installed distribution: it has no RECORD of its files"
 
 
 @dataclass(frozen=True)
@@ -69,8 +73,8 @@ class VendorBuild:
 
     def changed(self) -> list[str]:
         """The files that differ now from when the run began (changed, missing or extra)."""
-        again = digest_build(list(self.listing.roots), list(self.listing.runtime_roots))
-        return [] if again.signature == self.listing.signature else changed_files(self.listing.files, again.files)
+        now = again(self.listing)
+        return [] if now.signature == self.listing.signature else changed_files(self.listing.files, now.files)
 
 
 AUTHENTICATE = "build.authenticate"
@@ -82,6 +86,22 @@ OWN_RUNTIME = "the vendor's program runs from the harness's own environment: its
 def not_authenticated(why: str) -> dict[str, Any]:
     """run.db's meta ``build`` of a vendor whose files were not bound, saying why."""
     return {"authenticated": False, "why": why}
+
+
+def plugin_build(spec: str) -> BuildListing | str:
+    """A Python plugin's build: the files its installed distribution's RECORD names, under the
+    folder it was installed in (or why there is none). The distribution is the entry point's, or
+    for ``module:attr`` the one that installed the module's top-level package."""
+    dist = None
+    if ":" in spec:
+        names = metadata.packages_distributions().get(spec.partition(":")[0].split(".")[0]) or []
+        dist = metadata.distribution(names[0]) if names else None
+    else:
+        found = [ep for ep in metadata.entry_points(group=VENDOR_GROUP) if ep.name == spec]
+        dist = found[0].dist if found else None
+    if dist is None or not dist.files:
+        return NOT_INSTALLED
+    return digest_listed(os.path.abspath(str(dist.locate_file(""))), [p.as_posix() for p in dist.files])
 
 
 def split_bound(bound: list[str], program: str | None) -> tuple[list[str], list[str]]:
@@ -113,6 +133,15 @@ def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuil
             sandbox, why = None, f"the vendor could not be confined: {getattr(err, 'detail', err)}"
         if sandbox is not None and sandbox.prefix:
             roots, program = list(sandbox.bound), argv[0]
+    if vendor.adapter == "python":
+        plugin = plugin_build(vendor.target)
+        if isinstance(plugin, str):
+            why = plugin
+        else:
+            built = VendorBuild(plugin, declared)
+            if declared is not None:
+                check_manifest(declared, built.listing)
+            return built, built.meta()
     vendor_roots, runtime_roots = split_bound(roots, program)
     if not vendor_roots:
         why = OWN_RUNTIME if roots else why
