@@ -37,6 +37,7 @@ from tablecert.harness.record.build_record import RecordedBuild, same_declared_b
 NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
              "http": "the vendor was reached over HTTP: the lab could read none of its files",
              "python": "the vendor is a Python plugin in the harness's own process: no files were bound"}
+OFFLINE = "offline answers: the lab ran none of the vendor's files"
 NOT_INSTALLED = "the Python plugin is not an installed distribution: it has no RECORD of its files"
 
 
