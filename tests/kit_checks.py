@@ -46,7 +46,7 @@ class Kit:
 
 KITS = {
     "cpp": Kit("cpp", ("g++", "make"), (("make", "-j2"),), ("build/skeleton",), ("build/example",),
-               "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",)),
+               "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",), authenticates=True),
     "csharp": Kit("csharp", ("mcs", "mono", "make"), (("make",),), ("mono", "build/skeleton.exe"),
                   ("mono", "build/example.exe"), "src/LedgerTables.cs", ("make", "build/LedgerTables.exe"),
                   ("mono", "build/LedgerTables.exe")),
