@@ -107,6 +107,17 @@ def cmd_verify_build(args: argparse.Namespace) -> int:
     keys = harness.trusted_seal_keys(args.trust, Path(args.seal_key) if args.seal_key else None)
     found = harness.verify_build(run_dir, list(args.tree), keys, seed)
     say(f"run seal: checked (key {found.sealed_by}); build signature {found.signature}")
+    if (run_dir / "summary.json.sig").is_file():
+        from tablecert.reports.signing import trusted_keys, verify_summary  # lazy: the command line's dispatch
+
+        trust = args.trust or os.environ.get("TABLECERT_TRUST") or None
+        ok, what = verify_summary(run_dir / "summary.json", trusted_keys(None, None, trust) if trust else None)
+        stated = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("build") or {}
+        if ok is False:
+            raise UsageError(f"{run_dir}: summary.json's signature: {what}")
+        if stated.get("signature") != found.signature:
+            raise UsageError(f"{run_dir}: summary.json's build signature is not the one its run seal covers")
+        say(f"summary signature: {'ok' if ok else 'not checked'} ({what})")
     say(*(f.line() for f in found.files))
     if seed is not None:
         say(f"build    hmac-sha256 {found.keyed_build}")

@@ -226,3 +226,18 @@ def test_the_build_listing_cannot_be_changed_after_the_seal(two_runs: dict[str, 
     done = tablecert("verify-build", str(forged), "--tree", str(two_runs["tree"]))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, (done.stdout, done.stderr)
     assert "does not give the sealed build signature" in done.stderr
+
+
+def test_verify_build_checks_a_signed_summary_too(two_runs: dict[str, Path], lab: Path) -> None:
+    signed = lab / "signed"
+    shutil.copytree(two_runs["run1"], signed)
+    key = lab / "lab" / "sign.pem"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", str(key)], check=True, capture_output=True)
+    done = tablecert("report", str(signed), "--kind", "certificate", "--sign", str(key))
+    assert done.returncode == 0, done.stderr
+    done = tablecert("verify-build", str(signed), "--tree", str(lab / "vendor" / "v1"))
+    assert "summary signature: not checked (intact" in done.stdout, (done.stdout, done.stderr)
+    summary = (signed / "summary.json").read_text().replace('"files": 3', '"files": 4')
+    (signed / "summary.json").write_text(summary)
+    done = tablecert("verify-build", str(signed), "--tree", str(lab / "vendor" / "v1"))
+    assert done.returncode == 2 and "summary.json's signature" in done.stderr, (done.stdout, done.stderr)
