@@ -135,4 +135,6 @@ def same_declared_build(old: RecordedBuild, vendor: dict[str, object], signature
     return f"same declared build, different files: {len(changed):,} changed, first {first} (against {old.run})"
 
 
-__all__ = ["DECLARED", "RecordedBuild", "read_recorded", "same_declared_build", "BuildRecordError", "FieldCheck", "FileCheck", "SealError", "compare", "recorded_build", "verify_build"]
+__all__ = ["DECLARED", "RecordedBuild", "read_recorded", "same_declared_build", "BuildRecordError",
+           "FieldCheck", "FileCheck", "SealError", "compare", "recorded_build",
+           "verify_build"]
