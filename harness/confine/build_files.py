@@ -82,6 +82,7 @@ class BuildListing:
     def meta(self) -> dict[str, object]:
         """What run.db's meta ``build`` holds (the files themselves go in their own table)."""
         return {"signature": self.signature, "files": len(self.files), "bytes": self.total_bytes,
+                **({"source": "record"} if self.listed else {}),
                 "roots": list(self.roots), "runtime_roots": list(self.runtime_roots),
                 "runtime": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.runtime]}
 

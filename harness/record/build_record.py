@@ -20,7 +20,8 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from tablecert.harness.confine.build_files import BuildFile, changed_files, keyed_signature, signature_of, walk_roots
+from tablecert.harness.confine.build_files import (BuildFile, changed_files, digest_listed, file_digest, hasher,
+                                                   keyed_signature, signature_of, walk_roots)
 from tablecert.harness.record.seal import SealError, check_seal
 from tablecert.harness.store import RunReader, open_reader
 
@@ -53,11 +54,17 @@ def recorded_build(db: RunReader, where: str) -> tuple[dict[str, object], list[B
     return build, files
 
 
-def compare(recorded: list[BuildFile], trees: list[str], seed: bytes | None = None) -> list[FileCheck]:
+def compare(recorded: list[BuildFile], trees: list[str], seed: bytes | None = None,
+            listed: bool = False) -> list[FileCheck]:
     """Each file of the record and of the copy under ``trees``: match, changed, missing or extra
-    (the record's order, then the extra ones in the copy's)."""
-    copy = {f.path: f for f in walk_roots(trees)}
-    keyed = {f.path: f.sha256 for f in walk_roots(trees, seed)} if seed is not None else {}
+    (the record's order, then the extra ones in the copy's). ``listed``: the build is the files a
+    plugin's RECORD names, not a whole tree: only those are read (none is extra)."""
+    if listed:
+        copy = {f.path: f for f in digest_listed(trees[0], [f.path for f in recorded]).files if f.kind != "missing"}
+        keyed = {p: file_digest(trees[:1], p, hasher(seed)) or "" for p in copy} if seed is not None else {}
+    else:
+        copy = {f.path: f for f in walk_roots(trees)}
+        keyed = {f.path: f.sha256 for f in walk_roots(trees, seed)} if seed is not None else {}
     checks = []
     for f in recorded:
         there = copy.pop(f.path, None)
@@ -93,8 +100,12 @@ def verify_build(run_dir: Path, trees: list[str], trusted: list[Ed25519PublicKey
     for tree in trees:
         if not Path(tree).exists():
             raise BuildRecordError(f"--tree {tree}: no such folder")
-    checks = compare(files, trees, seed)
-    keyed = keyed_signature(seed, list(walk_roots(trees, seed))) if seed is not None else ""
+    listed = build.get("source") == "record"
+    checks = compare(files, trees, seed, listed)
+    keyed = ""
+    if seed is not None:
+        keyed = keyed_signature(seed, [BuildFile(c.path, "file", 0, 0, c.keyed) for c in checks if c.keyed] if listed
+                                else list(walk_roots(trees, seed)))
     return FieldCheck(sealed_by, str(build["signature"]), checks, keyed)
 
 
