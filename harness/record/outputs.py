@@ -4,7 +4,10 @@
   :mod:`tablecert.harness.record.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
-  wrong hands per op, confusion cell and cause;
+  wrong hands per op, confusion cell and cause; ``build``: the vendor's build as bound (its
+  ``signature``, ``files``, ``bytes``, ``roots``, the ``manifest`` verified, ``vendor_answer`` to
+  ``build.authenticate``, ``previous``, and every file in ``listing``: path, kind, mode, size,
+  sha256), or ``authenticated`` false and ``why``;
 * ``junit.xml``: one test suite per op, one failing test case per cause of wrong answers (each
   failing vector in exactly one, with the cause's smallest failures), a passing one per flag no
   vector failed, and one erroring test case per vendor fault naming the cases it hit, for a
