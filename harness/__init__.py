@@ -69,6 +69,7 @@ _FACE = {
     "VendorFault": "contract", "VendorSession": "contract", "for_terminal": "vendor_text",
     "VendorTarget": "adapters", "find_adapter": "adapters", "find_python_vendor": "adapters",
     "certify": "run.certify", "check_sandbox": "run.sandbox_check:check", "vendor_path_problem": "confine",
+    "load_build_manifest": "confine.build_manifest:load_manifest", "verify_build": "record.build_record",
     "LiveSettings": "live", "default_cache_dir": "suites",
     "EXIT_CODES": "model", "Verdict": "model",
     "FaultPolicy": "instance",

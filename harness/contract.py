@@ -69,6 +69,10 @@ class FaultKind(str, Enum):
     START = "start"
     #: New: a live vendor's state_dir grew past the lab's ``--max-state-mb``
     STATE_LIMIT = "state_limit"
+    #: *Since 1.0.*: a file of the vendor's build, as bound, changed during the run (named in the detail)
+    BUILD_CHANGED = "build_changed"
+    #: *Since 1.0.*: the vendor's answer to ``build.authenticate`` is not the harness's own over the bound bytes
+    BUILD_AUTHENTICATION = "build_authentication"
 
 
 class VendorFault(Exception):

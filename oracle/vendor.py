@@ -17,7 +17,9 @@ station tables' ``table.meters``, ``table.disconnect``, ``table.reconnect``, ``t
 kept persistently in the ``state_dir`` its ``hello`` names (:mod:`tablecert.oracle.table_journal`:
 an append-only journal, fsync'd, replayed when it starts). ``python -m tablecert.oracle.vendor``
 serves it as ``tablecert reference-vendor`` does, without the command line's imports (a vendor
-restarted after each interruption of a live run starts in a third of the time).
+restarted after each interruption of a live run starts in a third of the time). Given the root of
+its build (``--build-root DIR``), it also answers the optional ``build.authenticate``
+(*Since 1.0.*, :mod:`tablecert.oracle.build_authenticate`) and declares it in hello's ``ops``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import IO, Any
 
 from tablecert import __version__
 from tablecert.oracle import craps, craps_round, paigow
+from tablecert.oracle.build_authenticate import OP as BUILD_OP, authenticate
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import FEATURES
 from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
@@ -90,9 +93,12 @@ class ReferenceVendor:
     journal_class = TableJournal
     journal: TableJournal | None = None     # the live tables, once a hello named a state_dir
 
-    def __init__(self, protocols: tuple[str, ...] = SPOKEN) -> None:
+    build_root: str | None = None           # *Since 1.0.*: the root of its build, for build.authenticate
+
+    def __init__(self, protocols: tuple[str, ...] = SPOKEN, build_root: str | None = None) -> None:
         self.protocols = protocols
         self.protocol = protocols[0]
+        self.build_root = build_root
 
     def hello(self) -> dict[str, Any]:
         ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
@@ -100,7 +106,7 @@ class ReferenceVendor:
         features = {"table_features": [*FEATURES, PAIGOW_RECORDS]} if self.protocol == V2 else {}
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
-            "ops": ops + list(OUTCOME_OPS) + live,
+            "ops": ops + list(OUTCOME_OPS) + live + ([BUILD_OP] if self.build_root is not None else []),
             "rng": HELLO_RNG,
             **features,
         }
@@ -130,6 +136,8 @@ class ReferenceVendor:
             return {"id": rid, **self.hello(), **({"protocol": V2} if asked == V2 else {})}
         if op == "bye":
             return {"id": rid}
+        if op == BUILD_OP and self.build_root is not None:
+            return {"id": rid, **authenticate(self.build_root, request)}
         if (op in LIVE_OPS or op in STATION_OPS) and self.protocol == V2:
             return {"id": rid, **self.live(op, request)}
         if op not in OPS and op not in OUTCOME_OPS:

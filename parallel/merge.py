@@ -115,6 +115,10 @@ def check_shards(shards: list[ShardRun]) -> None:
                                  f"({_shown(s.meta.get(key))} against {_shown(first.meta.get(key))})")
         if not same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
             raise MergeError(f"{s.path}: shard {s.shard} is of another vendor than {first.path}")
+        theirs, ours = _build_signature(s), _build_signature(first)      # the vendor's files, as bound (issue 49)
+        if theirs != ours:
+            raise MergeError(f"{s.path}: shard {s.shard} ran another build of the vendor's files than {first.path} "
+                             f"(build signature {str(theirs)[:16]}..., not {str(ours)[:16]}...)")
     missing = [f"{k}/{count}" for k in range(1, count + 1) if k not in seen]
     if missing:
         raise MergeError(f"missing shard {', '.join(missing)} (given: {', '.join(str(s.shard) for s in shards)})")
@@ -124,6 +128,11 @@ def _shown(value: Any) -> str:
     """A meta value in a refusal's one line (JSON, cut to :data:`SHOWN` characters)."""
     text = json.dumps(value, ensure_ascii=True, sort_keys=True)
     return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+
+
+def _build_signature(shard: ShardRun) -> object:
+    build = shard.meta.get("build")
+    return build.get("signature") if isinstance(build, dict) else None
 
 
 def run_order(suite_dir: Path, meta: dict[str, Any]) -> list[tuple[int, tuple[str, str, int, int]]]:
@@ -197,6 +206,8 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
     run = RunStore(db_path)
     try:
         run.set_meta(**meta)
+        if isinstance(meta.get("build"), dict) and meta["build"].get("authenticated"):
+            run.put_build(shards[0].db.build_files(), meta["build"])     # the same files in every shard
         with run.merging():
             for s in shards:                              # a vendor never greeted: faults of op hello
                 run.add_rows(BatchOutcome("", "hello", 0, 0, "", faults=s.db.start_faults()), batch_row=False)

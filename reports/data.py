@@ -256,6 +256,8 @@ class ReportData:
     protocol_note: str | None = None  # what an earlier contract version left unchecked (page 1)
     causes: CauseAnalysis | None = None  # the failures by cause (tablecert.harness.answers.causes)
     live: dict[str, Any] | None = None   # a live run's interruptions made and survived (summary.json's live)
+    build: dict[str, Any] | None = None  # the vendor's build as bound (meta ``build``; None: the run predates it)
+    build_files: list[tuple[str, str, int, int, str]] = field(default_factory=list)  # path, kind, mode, size, sha256
 
     @property
     def suite_anchor(self) -> dict[str, Any]:
@@ -558,6 +560,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         batches = db.batch_statuses()
         protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
         live = live_summary(meta["live"], _totals(db, LIVE_DIMENSION)) if meta.get("live") else None
+        build_files = list(db.build_files())
     finally:
         db.close()
     problems = []
@@ -600,7 +603,8 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         poisoned=poisoned, poisoned_total=poisoned_total, math=math,
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
-        problems=problems + math.problems, hands=hands, causes=causes, live=live)
+        problems=problems + math.problems, hands=hands, causes=causes, live=live,
+        build=meta["build"] if isinstance(meta.get("build"), dict) else None, build_files=build_files)
 
 
 def _paths_first(value: Any, paths: list[str], prefix: str = "") -> Any:

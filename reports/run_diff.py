@@ -7,7 +7,9 @@ findings) and its failing vectors read from its run database (file, op, tcId). A
 (with how many of its vectors were fixed and how many newly fail), **newly failing** when only the
 new run has it. Vector by vector: *fixed* vectors failed before and not now; *regressed* vectors
 fail now and did not before. The comparison **regressed** when any vector newly fails or any new
-fault kind appears; ``tablecert diff`` then exits 1.
+fault kind appears; ``tablecert diff`` then exits 1. When both runs' vendors declare the same
+build (name, version, build) but their recorded build signatures differ, the comparison says so
+("same declared build, different files: N changed, first X"; :mod:`tablecert.harness.record.build_record`).
 
 The two runs must be of the same suite (the same manifest sha256). The result is integers and
 sorted lists (the same two runs give the same bytes): on the terminal, as JSON and as a one-page
@@ -23,6 +25,7 @@ from typing import Any
 
 from tablecert.harness.answers.causes import CauseAnalysis, cause_key, run_causes
 from tablecert.harness.answers.differences import differences, is_cut, stored_differences
+from tablecert.harness.record.build_record import read_recorded, same_declared_build
 from tablecert.harness.store import SchemaError, UnreadableRun, open_reader
 from tablecert import __version__
 from tablecert.reports.layout import build_pdf
@@ -62,6 +65,7 @@ class RunDiff:
     causes: list[CauseChange]
     new_fault_kinds: list[str]
     fixed_fault_kinds: list[str]
+    build: str | None = None  # "same declared build, different files: ..." (harness.record.build_record)
 
     @property
     def regressed(self) -> bool:
@@ -77,7 +81,8 @@ class RunDiff:
                 "vectors_newly_failing": self.regressed_vectors, "regressed": self.regressed,
                 "fault_kinds_new": self.new_fault_kinds, "fault_kinds_fixed": self.fixed_fault_kinds,
                 "causes": {status: [c.as_json() for c in self.of(status)]
-                           for status in ("fixed", "still failing", "newly failing")}}
+                           for status in ("fixed", "still failing", "newly failing")},
+                **({"build": self.build} if self.build else {})}
 
 
 def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
@@ -126,12 +131,21 @@ def run_diff(old_run: Path, new_run: Path) -> RunDiff:
     return RunDiff(str(old_run), str(new_run), _vendor(old_meta), _vendor(new_meta), str(new_meta.get("suite")),
                    len(old_failing), len(new_failing), len(set(old_failing) - set(new_failing)),
                    len(set(new_failing) - set(old_failing)), changes, sorted(new_kinds - old_kinds),
-                   sorted(old_kinds - new_kinds))
+                   sorted(old_kinds - new_kinds), _build_note(Path(old_run), Path(new_run)))
+
+
+def _build_note(old_run: Path, new_run: Path) -> str | None:
+    """Whether the two runs' vendors declare one build but ran different files (else None)."""
+    old, new = read_recorded(old_run), read_recorded(new_run)
+    if old is None or new is None:
+        return None
+    return same_declared_build(old, new.vendor, new.signature, new.files)
 
 
 def terminal_lines(diff: RunDiff) -> list[str]:
     lines = [f"old: {diff.old_run}: {diff.old_vendor}, {diff.old_failed:,} failing vectors",
              f"new: {diff.new_run}: {diff.new_vendor}, {diff.new_failed:,} failing vectors",
+             *([f"build: {diff.build}"] if diff.build else []),
              f"vectors: {diff.fixed_vectors:,} fixed, {diff.regressed_vectors:,} newly failing"]
     for status in ("newly failing", "still failing", "fixed"):
         changes = diff.of(status)

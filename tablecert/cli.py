@@ -48,7 +48,7 @@ def cmd_math(args: argparse.Namespace) -> int:
 def cmd_reference_vendor(args: argparse.Namespace) -> int:
     oracle.use_private_cache()      # confined (a read-only install): the kernels compiled in the tree, not again
     versions = (oracle.V1,) if args.protocol == "1" else oracle.SPOKEN
-    return oracle.serve(sys.stdin, sys.stdout, oracle.ReferenceVendor(versions))
+    return oracle.serve(sys.stdin, sys.stdout, oracle.ReferenceVendor(versions, args.build_root))
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--protocol", choices=("1", "2"), default="2",
                    help="2 (default): speak tablecert-vendor/2 and /1; 1: only tablecert-vendor/1, as a vendor "
                         "of the earlier contract (refuses a v2 hello with unsupported_protocol)")
+    p.add_argument("--build-root", metavar="DIR", help="answer build.authenticate (HMAC-SHA256 of the named files "
+                   "under DIR with the harness's seed) and declare it in hello; default: not declared")
     p = add("profiles", cmd_profiles, "List the shipped rule profiles (table configurations) and "
             "whether each is compliant.")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -18,6 +18,10 @@ PROFILE_HELP = ("rule profile: a shipped id (`tablecert profiles`) or a table co
 SUBMISSION_HELP = ("a TOML or JSON file of the certificate's submission fields (strings): lab, product, "
                    "submission_id (on page 1), signatory, signatory_title (on the signature page); any other key "
                    "is refused")
+MANIFEST_HELP = ("the vendor's submission manifest: a TOML (or .json) file whose table 'files' maps paths "
+                 "relative to the vendor's tree to their SHA-256 (or SHA-1, marked weaker); checked against the "
+                 "files the sandbox binds before the first vector: a missing or different file refuses the run "
+                 "(exit 2, nothing recorded)")
 SIGN_HELP = ("the lab's Ed25519 private key (PEM) that signs summary.json and the PDFs; make one with "
              "'openssl genpkey -algorithm ed25519 -out lab-sign.pem' (keep it 0600) and give its public key, "
              "'openssl pkey -in lab-sign.pem -pubout -out lab-sign.pub', to whoever runs verify-report")

@@ -11,7 +11,7 @@ from typing import Any
 from tablecert import harness, oracle
 from tablecert.cli_rerun import RERUN_HELP, rerun_inputs, rerun_result
 from tablecert.parallel.options import add_parallel_arguments, parallel_options
-from tablecert.cli_common import (PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
+from tablecert.cli_common import (MANIFEST_HELP, PROFILE_HELP, SIGN_HELP, SUBMISSION_HELP, UsageError, add_seal_arguments,
                                   add_vendor_arguments, chosen_vendor, existing_dir, progress_bar, sandbox_options, say,
                                   step_printer, subcommand)
 
@@ -133,6 +133,10 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
         existing_dir(args.suite_dir)
     elif args.suite not in oracle.SUITE_NAMES:
         raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(oracle.SUITE_NAMES)})")
+    if args.manifest:
+        harness.load_build_manifest(Path(args.manifest))   # a bad one refused at once (ValueError: one line, exit 2)
+    if args.previous and not (Path(args.previous) / "run.db").is_file():
+        raise UsageError(f"--previous {args.previous}: not a run folder (no run.db)")
     out = Path(args.out)
     harness.check_new_run_folder(out)
     if harness.run_is_live(out):
@@ -172,7 +176,7 @@ def _outputs(args: argparse.Namespace) -> Any:
     """The certify run's OutputOptions (keys, certificate, submission and declared files, run id)."""
     return harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
                                  submission=_path(args.submission), declared=_path(args.declared),
-                                 run_id=args.run_id)
+                                 run_id=args.run_id, manifest=_path(args.manifest), previous=_path(args.previous))
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -414,6 +418,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.add_argument("--seed", type=int, metavar="S", help="the seed of --sample (default 0)")
     add_parallel_arguments(p)
     p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
+    p.add_argument("--manifest", metavar="FILE", help=MANIFEST_HELP)
+    p.add_argument("--previous", metavar="RUN", help="an earlier run folder of this vendor: when the vendor declares "
+                   "the same build (name, version, build) but its files differ, the certificate says so")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")
     p.add_argument("--sign", metavar="KEY", help=SIGN_HELP)
     p.add_argument("--cert", help="X.509 certificate (PEM) for the PDF signature (default: self-signed for KEY)")

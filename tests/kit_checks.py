@@ -41,19 +41,21 @@ class Kit:
     ledger_source: str             # where tests/kit_vendors' ledger-tables vendor goes in the kit
     ledger_build: tuple[str, ...]
     ledger: tuple[str, ...]
+    authenticates: bool = False    # its shell answers build.authenticate (Since 1.0)
 
 
 KITS = {
     "cpp": Kit("cpp", ("g++", "make"), (("make", "-j2"),), ("build/skeleton",), ("build/example",),
-               "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",)),
+               "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",), authenticates=True),
     "csharp": Kit("csharp", ("mcs", "mono", "make"), (("make",),), ("mono", "build/skeleton.exe"),
                   ("mono", "build/example.exe"), "src/LedgerTables.cs", ("make", "build/LedgerTables.exe"),
                   ("mono", "build/LedgerTables.exe")),
     "java": Kit("java", ("javac", "jar", "java", "make"), (("make",),), ("build/skeleton",), ("build/example",),
-                "src/tablecert/kit/LedgerTables.java", ("make", "build/LedgerTables"), ("build/LedgerTables",)),
+                "src/tablecert/kit/LedgerTables.java", ("make", "build/LedgerTables"), ("build/LedgerTables",),
+                authenticates=True),
     "typescript": Kit("typescript", ("node", "npm"), (("npm", "ci", "--no-audit", "--no-fund"), ("npm", "run", "build")),
                       ("node", "build/skeleton.js"), ("node", "build/example_craps.js"), "src/ledger_tables.ts",
-                      ("npm", "run", "build"), ("node", "build/ledger_tables.js")),
+                      ("npm", "run", "build"), ("node", "build/ledger_tables.js"), authenticates=True),
 }
 LEDGER_VENDORS = Path(__file__).parent / "kit_vendors"
 
@@ -124,7 +126,7 @@ def check_skeleton_unsupported(folder: Path, kit: Kit, edge: Path, out: Path) ->
     summary = json.loads((out / "summary.json").read_text())
     total = json.loads((edge / "manifest.json").read_text())["numberOfTests"]
     assert summary["totals"] == {"pass": 0, "fail": 0, "unsupported": total, "fault": 0}
-    assert summary["vendor_hello"]["ops"] == []
+    assert [op for op in summary["vendor_hello"]["ops"] if op != "build.authenticate"] == []
     assert summary["verdict"] == "fail" and any("craps.settle" in r for r in summary["verdict_reasons"])
 
 
@@ -142,6 +144,8 @@ def check_example_passes(folder: Path, kit: Kit, standard: Path, out: Path) -> N
     assert summary["totals"]["fail"] == 0 and summary["totals"]["fault"] == 0 and not summary["faults"]
     assert summary["verdict"] == "scoped_pass"
     assert summary["isolation"].startswith("bubblewrap"), summary["isolation"]
+    if kit.authenticates:           # its answers to build.authenticate equal the harness's over the bound files
+        assert summary["build"]["authenticated"] and summary["build"]["vendor_answer"] == "matched", summary["build"]
 
 
 class Vendor:

@@ -373,6 +373,7 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
                      ("tablecert/cli_reports.py", "cmd_diff"), ("tablecert/cli_reports.py", "cmd_report"),
                      ("tablecert/cli_reports.py", "write_diff"), ("tablecert/cli_rerun.py", "rerun_result"),
                      ("tablecert/cli_reports.py", "cmd_verify_report"), ("tablecert/cli_rng.py", "_from_vendor"),
+                     ("tablecert/cli_reports.py", "cmd_verify_build"),
                      ("tablecert/cli_rng.py", "cmd_rng"), ("tablecert/cli_rng.py", "cmd_rng_raw"),
                      ("tablecert/cli_site.py", "cmd_site"), ("tablecert/cli_vectors.py", "cmd_export"),
                      ("tablecert/cli_vectors.py", "cmd_generate"), ("tablecert/cli_vectors.py", "cmd_lint"),

@@ -351,7 +351,7 @@ def test_an_offline_run_of_the_expected_answers_is_certified_signed_verified_and
     one_line_refusal(tablecert("report", str(out), "--sign", str(keys["sign"])), "not the one judged")
 
 
-HOW_ANSWERED = {"adapter", "target", "isolation", "vendor_limits", "responses", "host"}
+HOW_ANSWERED = {"adapter", "target", "isolation", "vendor_limits", "responses", "host", "build"}
 """What says how the answers were obtained (a live session, or a responses file): the rest of a
 summary is what was judged."""
 

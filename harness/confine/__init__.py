@@ -1,5 +1,7 @@
 """Confining a vendor's process: the sandbox (bubblewrap), the folders it may see (``tablecert sandbox-check`` is
-:mod:`tablecert.harness.run.sandbox_check`).
+:mod:`tablecert.harness.run.sandbox_check`), and the vendor's build as bound: its files digested
+(:mod:`~tablecert.harness.confine.build_files`) and checked against a submission manifest
+(:mod:`~tablecert.harness.confine.build_manifest`).
 
 Public face (:data:`__all__`), each name imported when first asked for."""
 

@@ -71,6 +71,7 @@ class LiveRun:
     plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
     cleanup_failure: str | None = None        # why the state_dir could not be removed (the run goes on)
+    recheck: Callable[[], None] | None = None  # the vendor's build checked at every restart (VendorFault when changed)
     _stack: ExitStack = field(default_factory=ExitStack)
 
     def __enter__(self) -> LiveRun:
@@ -103,8 +104,15 @@ class LiveRun:
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options),
                                                                         self.options.max_state_mb))
             opener = live_opener(self.target, self.options, self.state_dir)
-            self.control = InstanceControl(opener, lambda hello: restarted_as_before(identity_of(hello), began))
+            self.control = InstanceControl(opener, lambda hello: self._restarted(hello, began))
         return self.control
+
+    def _restarted(self, hello: Any, began: Identity) -> None:
+        """Each instance checked to be the run's vendor, its build unchanged (a stat of every
+        file; only one whose size, time or inode moved is read again)."""
+        restarted_as_before(identity_of(hello), began)
+        if self.recheck is not None:
+            self.recheck()
 
     def plan_of(self, suite: SuiteRun, book: MetaBook) -> LivePlan:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""

@@ -4,7 +4,10 @@
   :mod:`tablecert.harness.record.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
-  wrong hands per op, confusion cell and cause;
+  wrong hands per op, confusion cell and cause; ``build``: the vendor's build as bound (its
+  ``signature``, ``files``, ``bytes``, ``roots``, the ``manifest`` verified, ``vendor_answer`` to
+  ``build.authenticate``, ``previous``, and every file in ``listing``: path, kind, mode, size,
+  sha256), or ``authenticated`` false and ``why``;
 * ``junit.xml``: one test suite per op, one failing test case per cause of wrong answers (each
   failing vector in exactly one, with the cause's smallest failures), a passing one per flag no
   vector failed, and one erroring test case per vendor fault naming the cases it hit, for a
@@ -74,6 +77,7 @@ def summary(db: RunReader) -> dict[str, Any]:
         "stopped": meta.get("stopped"),
         "shard": meta.get("shard"),
         **({"rerun_of": meta["rerun_of"]} if "rerun_of" in meta else {}),
+        **({"build": build_summary(db, meta["build"])} if isinstance(meta.get("build"), dict) else {}),
         "host": meta.get("host"),
         "started": meta.get("started"),
         "finished": meta.get("finished"),
@@ -95,6 +99,13 @@ def summary(db: RunReader) -> dict[str, Any]:
         **({"live": live_summary(meta["live"], db.totals(LIVE_DIMENSION))} if meta.get("live") else {}),
         "causes": analyse(db, Path(db.path).parent, meta).as_json(),
     }
+
+
+def build_summary(db: RunReader, build: dict[str, Any]) -> dict[str, Any]:
+    """The vendor's build as the run recorded it (:mod:`tablecert.harness.run.vendor_build`): its
+    signature, counts and manifest, and every file (path, kind, mode, size, sha256)."""
+    files = [dict(zip(("path", "kind", "mode", "size", "sha256"), row)) for row in db.build_files()]
+    return {**build, **({"listing": files} if build.get("authenticated") else {})}
 
 
 def write_summary(db: RunStore, run_dir: Path) -> dict[str, Any]:

@@ -60,7 +60,8 @@ HAND_STREAM_OPS = HAND_OPS
 OP_GROUPS = {"craps": tuple(op for op in KNOWN_OPS if op.startswith("craps.")),
              "paigow": tuple(op for op in KNOWN_OPS if op.startswith("paigow."))}
 SEVERE_FIRST = ("crash", "timeout", "start", "bad_hello", "malformed", "wrong_id", "wrong_count", "wrong_op",
-                "request_error", "state_limit", "not_sent")
+                "request_error", "state_limit", "build_changed", "build_authentication",
+                "not_sent")
 """Fault kinds, the ones that stop a game in the middle of a round first (the reports' order)."""
 
 

@@ -36,6 +36,8 @@ from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.runner import Runner, RunResult, VendorNotGreeted
 from tablecert.harness.store import RunStore, open_reader
+from tablecert.harness.run.vendor_build import bound_build
+from tablecert.harness.record.build_record import read_recorded
 from tablecert.harness.lab_files import check_database_files, new_folder, refuse_link, remove_our_folder, replace_folder
 from tablecert.harness.record.run_folder import locked_run_folder
 from tablecert.oracle.profiles import DEFAULT_PROFILE
@@ -125,7 +127,10 @@ class OutputOptions:
     """The lab's files of a run: ``seal_key`` the run key sealing the record (None: the lab's,
     :func:`tablecert.harness.record.seal.run_key`); ``sign_key``, ``cert``, ``submission``,
     ``declared`` what the report step uses (their folders are hidden from a confined vendor);
-    ``run_id`` names the run (its shards must share it to be merged)."""
+    ``run_id`` names the run (its shards must share it to be merged); ``manifest`` the vendor's
+    submission manifest, checked against its build as bound before the first vector
+    (:mod:`tablecert.harness.run.vendor_build`); ``previous`` an earlier run folder of the vendor
+    (the certificate notes the same declared build with different files)."""
 
     seal_key: Path | None = None
     sign_key: Path | None = None
@@ -133,6 +138,8 @@ class OutputOptions:
     submission: Path | None = None
     declared: Path | None = None
     run_id: str | None = None
+    manifest: Path | None = None
+    previous: Path | None = None
 
 
 ReportStep = Callable[[Path, list[Any]], None]
@@ -200,21 +207,27 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
         # and submission files. The sandbox covers the outermost of them.
         secret = [out, folder, key_folder, *([scope.suite_dir] if scope.suite_dir is not None else []),
                   *(path.resolve().parent for path in (outputs.sign_key, outputs.cert, outputs.submission,
-                                                       outputs.declared) if path is not None),
-                  *([scope.cache_dir] if scope.cache_dir is not None else [])]
+                                                       outputs.declared, outputs.manifest) if path is not None),
+                  *([scope.cache_dir] if scope.cache_dir is not None else []),
+                  *([outputs.previous] if outputs.previous is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
         if vendor.adapter == "subprocess":     # every instance, restarted, threaded or on a Ray node, binds the same
             vendor = _binds_fixed(vendor)
+        build, build_meta = bound_build(vendor, outputs.manifest)     # before the first vector: a refusal records nothing
+        if build is not None and outputs.previous is not None:
+            build = replace(build, previous=read_recorded(outputs.previous))
         run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),
-                    **({"run_id": outputs.run_id} if outputs.run_id is not None else {})}
-        runner = Runner(vendor.opener(), folder, out, replace(run, run_meta=run_meta,
+                    **({"run_id": outputs.run_id} if outputs.run_id is not None else {}),
+                    **({} if build is not None else {"build": build_meta})}
+        runner = Runner(vendor.opener(), folder, out, replace(run, run_meta=run_meta, build=build,
                                                               checkpoints=chain.Checkpoints(key, head),
                                                               parallel=run.parallel and replace(run.parallel,
                                                                                                 vendor=vendor)))
         live_run = None
         if vendor.adapter == "subprocess":
-            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()))
+            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()),
+                               recheck=build.recheck if build is not None else None)
         runner.live = live_run
         try:
             with live_run or nullcontext():

@@ -55,6 +55,7 @@ from tablecert.harness.store.responses import AnswerIndex
 from tablecert.harness.run import RunError
 from tablecert.harness.instance.vendor_instance import VendorInstance, identity_of
 from tablecert.harness.run.judging import judge
+from tablecert.harness.run.vendor_build import OFFLINE, not_authenticated
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.lab_files import remove_our_folder
 from tablecert.harness.record.run_folder import locked_run_folder
@@ -340,7 +341,8 @@ def _judge(responses: Responses, suite_dir: Path, db_path: Path, manifest: dict[
     db.set_meta(tablecert_version=__version__, started=utc_now(), suite=manifest["suite"],
                 suite_manifest_sha256=manifest_digest(suite_dir), profile=manifest["profile"],
                 suite_anchor=anchor.meta(), adapter="offline", target=str(responses.path), state="running",
-                protocol=protocol, responses=responses.meta(), **vendor_meta(responses, protocol), **scope_meta)
+                protocol=protocol, responses=responses.meta(), **vendor_meta(responses, protocol), **scope_meta,
+                build=not_authenticated(OFFLINE))
     instance = VendorInstance(lambda: OfflineSession(responses, protocol), FaultPolicy())
     instance.session()                                  # greeted: every op, the answers' contract version
     recorder = Recorder(db, progress=progress)

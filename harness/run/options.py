@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tablecert.harness.record.chain import Checkpoints
     from tablecert.harness.instance.context import SpreadContext
     from tablecert.harness.run.rerun import RerunSelection
+    from tablecert.harness.run.vendor_build import VendorBuild
 
 
 class SpreadRun(Protocol):
@@ -60,7 +61,9 @@ class RunOptions:
     key's chain, signing every transaction committed to the run's database (a resumed run's
     checked before, :mod:`tablecert.harness.record.chain`; ``certify`` always gives one; None:
     none, as for a run in a test); ``rerun``: send only these vectors of an earlier run, which
-    failed or faulted there (:mod:`tablecert.harness.run.rerun`; never certified)."""
+    failed or faulted there (:mod:`tablecert.harness.run.rerun`; never certified); ``build``: the
+    vendor's files as bound (:mod:`tablecert.harness.run.vendor_build`), recorded when the run
+    begins and digested again when it ends (a resumed run goes on only with the same build)."""
 
     batch_size: int | None = None
     hand_batch_size: int | None = None
@@ -77,3 +80,4 @@ class RunOptions:
     progress: Callable[[int, int], None] | None = None
     checkpoints: Checkpoints | None = None
     rerun: RerunSelection | None = None
+    build: VendorBuild | None = None

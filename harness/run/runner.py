@@ -37,8 +37,8 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
-from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, bound_of, isolation_of,
-                                       limits_of)
+from tablecert.harness.contract import (FaultKind, Hello, RawExchange, VendorFault, VendorSession, bound_of,
+                                       isolation_of, limits_of)
 from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
 from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
@@ -56,6 +56,7 @@ from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.instance.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.run.rerun import RerunSelection, chosen_batches
+from tablecert.harness.run.vendor_build import AUTHENTICATE, VendorBuild, vendor_answer
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
@@ -136,6 +137,8 @@ class Runner:
                              suite=manifest["suite"], suite_manifest_sha256=digest, profile=manifest["profile"],
                              state="running", **self.run_meta)
         self._scope_meta(manifest, digest, options.require)
+        if options.build is not None:
+            self._record_build(options.build)
         self.hand_suite = manifest["suite"] in HAND_SUITES
         self.hand_batch_size = self._hand_batch_size(options.hand_batch_size) if self.hand_suite else 0
         try:
@@ -178,6 +181,26 @@ class Runner:
         self.scope_meta = {"suite_ops": ops, "suite_tests": int(manifest["numberOfTests"]), "required_ops": required,
                            "required_features": features, "suite_manifest_sha256": digest}
         self.db.set_meta(**self.scope_meta)
+
+    def _record_build(self, build: VendorBuild) -> None:
+        """Record the vendor's build as bound; a resumed run goes on only with the build it began with."""
+        recorded = self.db.meta().get("build") or {}
+        if recorded.get("signature") not in (None, build.listing.signature):
+            self.db.close()
+            raise RunError(f"this run began with the vendor's build {recorded['signature'][:16]}...; its files now "
+                           f"give {build.listing.signature[:16]}...: a run is resumed only with the build it began "
+                           "with (start a new run folder)")
+        if not recorded.get("signature"):
+            self.db.put_build(build.rows(), build.meta())
+
+    def _check_build(self, build: VendorBuild) -> None:
+        """The vendor's files digested again as the run ends: any change is a ``build_changed``
+        fault naming the first file, which fails the run."""
+        changed = build.changed()
+        if changed:
+            more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+            self.db.record_start_fault(FaultKind.BUILD_CHANGED.value, f"the vendor's build changed during the run: "
+                                       f"{changed[0]}{more}", "", then=self.recorder.judged.add_fault)
 
     def _rerun_meta(self, rerun: RerunSelection, digest: str) -> str:
         """Keep what a rerun sends again in the meta (``rerun_of``) and return how its verdict
@@ -227,6 +250,26 @@ class Runner:
                          vendor_capabilities=hello.raw.get("capabilities"),
                          isolation=isolation_of(session) or "unknown (outside adapter)",
                          vendor_limits=limits_of(session), vendor_bound=bound_of(session))
+        if self.options.build is not None:
+            self._vouched(self.options.build, session, hello, identity)
+
+    def _vouched(self, build: VendorBuild, session: VendorSession, hello: Hello, identity: dict[str, Any]) -> None:
+        """What the meta ``build`` adds once the vendor is greeted: its own answer to
+        ``build.authenticate`` when it declares it (a wrong one is a ``build_authentication`` fault
+        naming the file, which fails the run), and the note against the lab's previous run."""
+        wrong = None
+        added: dict[str, Any] = {}
+        if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, RawExchange):
+            wrong = vendor_answer(session, build)
+            added["vendor_answer"] = "matched" if wrong is None else wrong
+        note = build.against_previous(identity)
+        if note is not None:
+            added["previous"] = note
+        if added:
+            self.db.set_meta(build={**(self.db.meta().get("build") or build.meta()), **added})
+        if wrong is not None:
+            self.db.record_start_fault(FaultKind.BUILD_AUTHENTICATION.value, wrong, "",
+                                       then=self.recorder.judged.add_fault)
 
     @property
     def progress(self) -> Callable[[int, int], None] | None:
@@ -257,6 +300,8 @@ class Runner:
             if connection is not None:
                 connection.cancel()
             self.instance.drop()
+        if self.options.build is not None:
+            self._check_build(self.options.build)
         self.db.set_meta(finished=utc_now(), state="finished", **({"sliced": self.sliced} if self.sliced else {}))
         decision = self._conclude()
         result = RunResult(decision.verdict, self.db.outcome_totals(), self.run_dir, self.instance.stats)

@@ -381,6 +381,13 @@ class RunReader:
             "SELECT simplicity, tc_id, features FROM hand_failures WHERE op = ? AND expected = ? "
             "AND actual = ? AND cause = ? ORDER BY simplicity, tc_id LIMIT ?", (op, expected, actual, cause, limit))]
 
+    def build_files(self) -> Iterator[tuple[str, str, int, int, str]]:
+        """The vendor's build as bound: (path, kind, mode, size, sha256) in the listing's order
+        (nothing for a run of an earlier schema, or of a vendor whose files were not bound)."""
+        if not self._has("build_files"):
+            return iter(())
+        return iter(self.db.execute("SELECT path, kind, mode, size, sha256 FROM build_files ORDER BY seq"))
+
     def hand_answers(self) -> list[HandAnswer]:
         if not self._has("hand_answers"):
             return []

@@ -2,8 +2,9 @@
 its columns.
 
 The version is SQLite's ``PRAGMA user_version``: :data:`SCHEMA_VERSION` for a database this
-release writes. A run database of the previous release has version 0 (it never set one) and may
-lack what was added since: the ``faults.recovered`` and ``failures.comment`` columns (added to
+release writes. A run database of an earlier release has version 1 (it lacks the ``build_files``
+table, created empty by :func:`create_or_migrate`) or 0 (it never set one) and may lack what was added
+since: the ``faults.recovered`` and ``failures.comment`` columns (added to
 the table by :func:`migrate`, holding 0 and ``''``), and the ``hand_causes`` counts (counted once
 from its wrong hands). The writer migrates a version-0 database when it opens it (a run resumed
 or a shard merged); the reader reads either version as it is, without writing (a report, a diff
@@ -26,7 +27,10 @@ Tables (every value of a JSON column is compact JSON text, :func:`tablecert.harn
   ``hand_causes`` (op, expected, actual, cause, n): how many of them each cause of each
   confusion cell has, added up as batches are written;
 * ``counts`` (dimension, key, outcome, n): vectors per op, clause, flag ... and outcome;
-* ``confusion`` (op, expected, actual, n): expected x answered labels.
+* ``confusion`` (op, expected, actual, n): expected x answered labels;
+* ``build_files`` (path, kind, mode, size, sha256): the vendor's build as bound, one row a file
+  (:mod:`tablecert.harness.confine.build_files`), in the listing's order (``seq``); its signature
+  is the meta's ``build``. Added in schema version 2 (a database of version 1 gains it, empty).
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from typing import Any
 
 from tablecert.harness.model import Failure, Fault, FaultRequest, HandAnswer, PoisonedCase
 
-SCHEMA_VERSION = 1
-"""The ``PRAGMA user_version`` of a run database this release writes (0: the previous release's)."""
+SCHEMA_VERSION = 2
+"""The ``PRAGMA user_version`` of a run database this release writes (0 and 1: earlier releases')."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
@@ -52,6 +56,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "hand_failures": ("op", "expected", "actual", "cause", "simplicity", "tc_id", "features"),
     "hand_answers": ("op", "tc_id", "actual"),
     "hand_causes": ("op", "expected", "actual", "cause", "n"),
+    "build_files": ("seq", "path", "kind", "mode", "size", "sha256"),
 }
 """Every table's columns in order (the rows :func:`row` makes and the reader reads)."""
 
@@ -89,6 +94,9 @@ CREATE TABLE IF NOT EXISTS hand_answers (
 CREATE TABLE IF NOT EXISTS hand_causes (
     op INTEGER NOT NULL, expected INTEGER NOT NULL, actual INTEGER NOT NULL, cause INTEGER NOT NULL,
     n INTEGER NOT NULL, PRIMARY KEY (op, expected, actual, cause)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS build_files (
+    seq INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, mode INTEGER NOT NULL,
+    size INTEGER NOT NULL, sha256 TEXT NOT NULL);
 """
 
 

@@ -75,6 +75,17 @@ class RunStore(RunReader):
         """Write one meta value inside the transaction being committed (a :attr:`before_commit` step)."""
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, dumps(value)))
 
+    # -- the vendor's build
+    def put_build(self, files: Iterable[tuple[str, str, int, int, str]], build: dict[str, Any]) -> None:
+        """The vendor's build as bound: its files (path, kind, mode, size, sha256) in the listing's
+        order, and the meta ``build`` (its signature ...), in one transaction replacing any before."""
+        with self._storage(), self.db:
+            self.db.execute("BEGIN")
+            self.db.execute("DELETE FROM build_files")
+            self.db.executemany(insert("build_files"), ((seq, *row) for seq, row in enumerate(files)))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", ("build", dumps(build)))
+            self._before_commit()
+
     # -- batches
     def record(self, outcome: BatchOutcome, then: Callable[[], None] | None = None) -> bool:
         """Write one batch's results atomically; a batch already recorded is left as it is (a batch

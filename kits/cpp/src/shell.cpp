@@ -4,9 +4,11 @@
 #include "tablecert_vendor.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -28,6 +30,109 @@ Json with_id(const Json& id, const char* key, Json value) {
 }
 
 bool is_int(const Json& v) { return v.is_number_integer(); }  // a JSON boolean is not an integer
+
+// Since 1.0: build.authenticate, the keyed digests (HMAC-SHA256, RFC 2104 over FIPS 180-4) of the
+// vendor's own files, for the harness's seed.
+const char* AUTHENTICATE = "build.authenticate";
+
+std::string sha256(const std::string& data) {
+    static const uint32_t k[64] = {
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+    auto rot = [](uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    std::string padded = data + '\x80';
+    while (padded.size() % 64 != 56) padded += '\0';
+    const uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+    for (int i = 7; i >= 0; --i) padded += static_cast<char>(bits >> (8 * i));
+    uint32_t w[64];
+    for (size_t b = 0; b < padded.size(); b += 64) {
+        for (int t = 0; t < 16; ++t) {
+            w[t] = 0;
+            for (int j = 0; j < 4; ++j) w[t] = w[t] << 8 | static_cast<unsigned char>(padded[b + 4 * t + j]);
+        }
+        for (int t = 16; t < 64; ++t)
+            w[t] = w[t - 16] + (rot(w[t - 15], 7) ^ rot(w[t - 15], 18) ^ (w[t - 15] >> 3)) + w[t - 7] +
+                   (rot(w[t - 2], 17) ^ rot(w[t - 2], 19) ^ (w[t - 2] >> 10));
+        uint32_t a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+        for (int t = 0; t < 64; ++t) {
+            const uint32_t t1 = hh + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + k[t] + w[t];
+            const uint32_t t2 = (rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
+            hh = g; g = f; f = e; e = d + t1; d = c; c = bb; bb = a; a = t1 + t2;
+        }
+        h[0] += a; h[1] += bb; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    }
+    std::string out;
+    for (int i = 0; i < 32; ++i) out += static_cast<char>(h[i / 4] >> (24 - 8 * (i % 4)));
+    return out;
+}
+
+std::string hmac_hex(std::string key, const std::string& data) {
+    if (key.size() > 64) key = sha256(key);
+    key.resize(64, '\0');
+    std::string inner(64, '\0'), outer(64, '\0');
+    for (int i = 0; i < 64; ++i) { inner[i] = key[i] ^ 0x36; outer[i] = key[i] ^ 0x5c; }
+    const std::string digest = sha256(outer + sha256(inner + data));
+    static const char* hex = "0123456789abcdef";
+    std::string text;
+    for (unsigned char c : digest) { text += hex[c >> 4]; text += hex[c & 15]; }
+    return text;
+}
+
+// The keyed digest of the file `name` under `root` (no link followed on the way, nothing but a
+// regular file read), or null.
+Json keyed_file(const std::string& root, const std::string& name, const std::string& key) {
+    if (name.empty() || name[0] == '/') return nullptr;
+    int dir = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return nullptr;
+    std::string rest = name;
+    for (;;) {
+        const size_t slash = rest.find('/');
+        const std::string part = rest.substr(0, slash);
+        if (part.empty() || part == "." || part == "..") { close(dir); return nullptr; }
+        const bool last = slash == std::string::npos;
+        const int fd = openat(dir, part.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY));
+        close(dir);
+        if (fd < 0) return nullptr;
+        if (!last) { dir = fd; rest = rest.substr(slash + 1); continue; }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); return nullptr; }
+        std::string data;
+        char chunk[1 << 16];
+        ssize_t n;
+        while ((n = read(fd, chunk, sizeof chunk)) > 0) data.append(chunk, static_cast<size_t>(n));
+        close(fd);
+        if (n < 0) return nullptr;
+        return hmac_hex(key, data);
+    }
+}
+
+// build.authenticate's result: the files' keyed digests, paths relative to the program's folder.
+Json authenticate(const Json& request) {
+    const Json seed = request.value("seed", Json()), files = request.value("files", Json());
+    if (!seed.is_string() || !files.is_array()) throw CaseError("invalid_request", "build.authenticate takes 'seed' (hex) and 'files' (a list of paths)");
+    const std::string hex = seed.get<std::string>();
+    if (hex.empty() || hex.size() % 2 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw CaseError("invalid_request", "'seed' must be hex");
+    std::string key;
+    for (size_t i = 0; i < hex.size(); i += 2) key += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    char exe[4096];
+    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    std::string root = len > 0 ? std::string(exe, static_cast<size_t>(len)) : ".";
+    root = root.substr(0, root.rfind('/'));
+    Json answers = Json::object();
+    for (const Json& f : files) {
+        if (!f.is_string()) throw CaseError("invalid_request", "'files' must be a list of paths");
+        answers[f.get<std::string>()] = keyed_file(root, f.get<std::string>(), key);
+    }
+    return Json{{"files", answers}};
+}
 
 bool table_id(const Json& id) {   // 1 to 64 letters, digits, '.', '_' or '-'
     if (!id.is_string()) return false;
@@ -165,6 +270,13 @@ public:
         const std::string op = op_json.is_string() ? op_json.get<std::string>() : "";
         if (op == "hello") return hello(id, request);
         if (op == "bye") { done = true; return Json{{"id", id}}; }
+        if (op == AUTHENTICATE) {
+            try {
+                return with_id(id, "result", authenticate(request));
+            } catch (const CaseError& err) {
+                return with_id(id, "error", error(err.code, err.what()));
+            }
+        }
         if (!declared_.count(op)) return with_id(id, "error", error("unknown_op", "unknown op '" + op + "'"));
         if (is_live(op)) return live(id, op, request);
         const Json cases = request.value("cases", Json());
@@ -186,6 +298,7 @@ private:
         }
         Json answer{{"id", id}, {"protocol", PROTOCOL}, {"implementation", vendor_.implementation()},
                     {"ops", vendor_.ops()}};
+        answer["ops"].push_back(AUTHENTICATE);
         if (!vendor_.capabilities().empty()) answer["capabilities"] = vendor_.capabilities();
         return answer;
     }

@@ -1,12 +1,40 @@
 // The protocol shell: framing (one JSON object a line), ids, hello with ops and capabilities,
 // versions, batches, bye, request-level errors and the live tables' journal in state_dir.
 // A vendor never edits this file; it implements Vendor (vendor.ts) and calls serve().
+import * as crypto from "crypto";
 import * as fs from "fs";
 import { Json, JsonObject, JsonSyntaxError, isObject, parse, write } from "./json";
 import { CaseError, ConfigError, Vendor } from "./vendor";
 
 const PROTOCOL = "tablecert-vendor/2";
 const LIVE_OPS = ["table.open", "table.step", "table.resume", "table.recall", "table.close"];
+const AUTHENTICATE = "build.authenticate";  // Since 1.0: the keyed digests of the vendor's own files
+
+/** build.authenticate: HMAC-SHA256, keyed with the seed, of each named file of this build (paths
+ * relative to the folder of the program's script; a link, a folder or '..' answered null). */
+function authenticate(request: JsonObject): JsonObject {
+  const seed = request.seed, files = request.files;
+  if (typeof seed !== "string" || !/^([0-9a-fA-F]{2})+$/.test(seed) || !Array.isArray(files)
+      || !files.every((f) => typeof f === "string"))
+    throw new CaseError("invalid_request", "build.authenticate takes 'seed' (hex) and 'files' (a list of paths)");
+  const key = new Uint8Array(seed.length / 2).map((_, i) => parseInt(seed.slice(2 * i, 2 * i + 2), 16));
+  const script = process.argv[1], root = script.slice(0, script.lastIndexOf("/"));
+  const answers: JsonObject = {};
+  for (const file of files as string[]) {
+    let digest: string | null = null;
+    const parts = file.split("/");
+    if (file && !file.startsWith("/") && !parts.some((p) => p === "" || p === "." || p === "..")) {
+      let path = root, plain = true;
+      for (const part of parts) {       // no link followed on the way
+        path += "/" + part;
+        try { const st = fs.lstatSync(path); plain = plain && (st.isDirectory() || st.isFile()); } catch { plain = false; }
+      }
+      if (plain && fs.lstatSync(path).isFile()) digest = crypto.createHmac("sha256", key).update(fs.readFileSync(path)).digest("hex");
+    }
+    answers[file] = digest;
+  }
+  return { files: answers };
+}
 
 const error = (code: string, message: string): JsonObject => ({ code, message });
 
@@ -120,6 +148,10 @@ class Session {
     const op = typeof request.op === "string" ? request.op : "";
     if (op === "hello") return this.hello(id, request);
     if (op === "bye") { this.done = true; return { id }; }
+    if (op === AUTHENTICATE) {
+      try { return { id, result: authenticate(request) }; }
+      catch (err) { if (err instanceof CaseError) return { id, error: error(err.code, err.message) }; throw err; }
+    }
     if (!this.vendor.ops.includes(op)) return { id, error: error("unknown_op", `unknown op '${op}'`) };
     if (LIVE_OPS.includes(op)) return this.live(id, op, request);
     const cases = request.cases;
@@ -146,7 +178,8 @@ class Session {
         return { id, error: error("invalid_request", `state_dir: ${(err as Error).message}`) };
       }
     }
-    const answer: JsonObject = { id, protocol: PROTOCOL, implementation: { ...this.vendor.implementation }, ops: [...this.vendor.ops] };
+    const answer: JsonObject = { id, protocol: PROTOCOL, implementation: { ...this.vendor.implementation },
+                                 ops: [...this.vendor.ops, AUTHENTICATE] };
     if (this.vendor.capabilities) answer.capabilities = this.vendor.capabilities;
     return answer;
   }

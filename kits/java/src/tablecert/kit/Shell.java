@@ -34,6 +34,8 @@ import java.util.regex.Pattern;
 public final class Shell {
     static final String PROTOCOL = "tablecert-vendor/2";
     static final List<String> LIVE_OPS = List.of("table.open", "table.step", "table.resume", "table.recall", "table.close");
+    /** Since 1.0: the keyed digests of the vendor's own files, for the harness's seed. */
+    static final String AUTHENTICATE = "build.authenticate";
     static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -83,6 +85,7 @@ public final class Shell {
         String op = request.path("op").isTextual() ? request.get("op").textValue() : "";
         if (op.equals("hello")) return hello(id, request);
         if (op.equals("bye")) { done = true; return NODES.objectNode().set("id", id); }
+        if (op.equals(AUTHENTICATE)) return authenticate(id, request);
         if (!vendor.ops().contains(op)) return answerOf(id, "error", error("unknown_op", "unknown op '" + op + "'"));
         if (LIVE_OPS.contains(op)) return live(id, op, request);
         JsonNode cases = request.get("cases");
@@ -112,6 +115,46 @@ public final class Shell {
         }
     }
 
+    /** build.authenticate: HMAC-SHA256, keyed with the seed, of each named file of this build
+     * (paths relative to the folder of the program's jar; a link, a folder or '..' answered null). */
+    private ObjectNode authenticate(JsonNode id, JsonNode request) {
+        String seed = request.path("seed").textValue();
+        JsonNode files = request.path("files");
+        if (seed == null || !seed.matches("([0-9a-fA-F]{2})+") || !files.isArray())
+            return answerOf(id, "error", error("invalid_request", "build.authenticate takes 'seed' (hex) and 'files' (a list of paths)"));
+        byte[] key = new BigInteger("01" + seed, 16).toByteArray();
+        key = java.util.Arrays.copyOfRange(key, key.length - seed.length() / 2, key.length);
+        Path root;
+        try {
+            root = Path.of(Shell.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
+        } catch (java.net.URISyntaxException err) {
+            throw new IllegalStateException(err);
+        }
+        ObjectNode answers = NODES.objectNode();
+        for (JsonNode f : files) {
+            String name = f.textValue();
+            String digest = keyed(root, name, key);
+            answers.set(name == null ? "" : name, digest == null ? NODES.nullNode() : NODES.textNode(digest));
+        }
+        return answerOf(id, "result", NODES.objectNode().set("files", answers));
+    }
+
+    private static String keyed(Path root, String name, byte[] key) {
+        if (name == null || name.isEmpty() || name.startsWith("/")) return null;
+        Path path = root;
+        for (String part : name.split("/", -1)) {
+            if (part.isEmpty() || part.equals(".") || part.equals("..")) return null;
+            path = path.resolve(part);
+            if (Files.isSymbolicLink(path)) return null;       // no link followed on the way
+        }
+        if (!Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) return null;
+        try {
+            return Hmac.hex(key, Files.readAllBytes(path));
+        } catch (IOException err) {
+            return null;
+        }
+    }
+
     private ObjectNode hello(JsonNode id, JsonNode request) {
         if (!PROTOCOL.equals(request.path("protocol").textValue()))
             return answerOf(id, "error", error("unsupported_protocol", "this vendor speaks " + PROTOCOL));
@@ -126,6 +169,7 @@ public final class Shell {
         answer.set("implementation", vendor.implementation());
         ArrayNode ops = answer.putArray("ops");
         vendor.ops().forEach(ops::add);
+        ops.add(AUTHENTICATE);
         if (vendor.capabilities() != null) answer.set("capabilities", vendor.capabilities());
         return answer;
     }
