@@ -37,9 +37,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+from tablecert.rng.scale_law import SAMPLE_WORDS, Law, Outcome, describe, example, in_range, is_deck, quote, \
+    sampled, value_of, word_text
 
 Scale = Callable[[str, int, Sequence[int]], tuple[list[Any], list[int]]]
 """``scale(kind, n, words) -> (outcomes, words consumed by each)``: the vendor's ``rng.scale``."""
@@ -80,13 +82,6 @@ outcomes have each)."""
 
 Counts = dict[int, int]
 """Words per outcome -> how many outcomes have that many words."""
-
-
-def _grouped(counts: list[int]) -> Counts:
-    out: Counts = {}
-    for c in counts:
-        out[c] = out.get(c, 0) + 1
-    return out
 
 
 def models(k: int, width: int) -> dict[str, tuple[Callable[[int], int | None], Callable[[], list[int] | Counts | None]]]:
@@ -173,13 +168,15 @@ def probe_words(k: int, width: int) -> list[int]:
     return sorted(words)
 
 
-def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int) -> dict[int, int | None]:
-    """Each probe's outcome (None: rejected), probes sent as [p, F] pairs in one request."""
+def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int,
+             fill_outcome: Any = None) -> dict[int, Any]:
+    """Each probe's outcome as the vendor gave it (None: rejected), probes sent as [p, F] pairs in
+    one request; ``fill_outcome``: the filler's own outcome, which a rejected probe's must be."""
     words: list[int] = []
     for p in probes:
         words += [p, fill]
     outcomes, used = scale(kind, n, words)
-    seen: dict[int, int | None] = {}
+    seen: dict[int, Any] = {}
     pos = 0
     for outcome, k in zip(outcomes, used):
         if pos % 2 == 0:                            # an outcome starting at a probe
@@ -187,17 +184,21 @@ def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int) -> d
             if k == 1:
                 seen[p] = outcome
             elif k == 2:
+                if fill_outcome is not None and outcome != fill_outcome:
+                    raise NotProved(f"word {p:,} and the filler {fill:,} made one outcome {quote(outcome)}, not the "
+                                    f"filler's own {quote(fill_outcome)}: one outcome depends on two words")
                 seen[p] = None
             else:
-                raise NotProved(f"probe {p} and the filler after it made one outcome from {k} words")
+                raise NotProved(f"probe {p:,} and the filler after it made one outcome from {k} words")
         pos += k
     missing = [p for p in probes if p not in seen]
     if missing:
-        raise NotProved(f"{len(missing)} probe words made no outcome of their own (first {missing[0]})")
+        raise NotProved(f"{len(missing)} probe words made no outcome of their own (first {missing[0]:,})")
     return seen
 
 
-def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> None:
+def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> Any:
+    """The filler's outcome, after checking that each filler word makes one outcome."""
     outcomes, used = scale(kind, n, [fill] * 8)
     if used and max(used) > 1:
         a, _ = scale(kind, n, [fill, 1] * 4)
@@ -206,52 +207,96 @@ def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> None:
         raise NotProved(f"each outcome consumed {max(used)} words of fillers, not 1{detail}")
     if len(outcomes) != 8:
         raise NotProved(f"8 filler words made {len(outcomes)} outcomes")
+    return outcomes[0]
 
 
-@dataclass
-class StepLaw:
-    """The exact law of one value from words: its model, each distinct probability and how many
-    values have it, and (k <= PER_VALUE_UP_TO) the probability of each value."""
-
-    model: str
-    distinct: dict[Fraction, int]
-    probabilities: list[Fraction]
-    probes: int
-
-    @staticmethod
-    def of(model: str, counts: list[int] | Counts, probes: int) -> StepLaw:
-        grouped = _grouped(counts) if isinstance(counts, list) else counts
-        total = sum(c * m for c, m in grouped.items())
-        per_value = [Fraction(c, total) for c in counts] if isinstance(counts, list) else []
-        return StepLaw(model, {Fraction(c, total): m for c, m in sorted(grouped.items())}, per_value, probes)
+def _limit_model(seen: dict[int, Outcome | None], k: int, width: int) -> tuple[str, list[int]] | None:
+    """Rejection at some limit L other than 2^W - (2^W mod k), then w mod k, where the probes pin
+    L (L - 1 accepted and L refused, every probe agreeing): the model's name and exact counts."""
+    T = 1 << width
+    refused = [p for p, v in seen.items() if v is None]
+    if k > PER_VALUE_UP_TO or not all(v == p % k for p, v in seen.items() if v is not None):
+        return None
+    L = min(refused, default=T)
+    if any(p >= L for p, v in seen.items() if v is not None) or (L < T and seen.get(L - 1, None) is None):
+        return None
+    counts = [L // k + (j < L % k) for j in range(k)]
+    return (f"rejection at limit {word_text(L, width)}, then w mod k (a correct limit is "
+            f"{word_text(T - T % k, width)})", counts)
 
 
 def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
-              read: Callable[[Any], int] | None = None, enumerate_up_to: int = ENUMERATE_UP_TO) -> StepLaw:
+              read: Callable[[Any], Outcome] | None = None, enumerate_up_to: int = ENUMERATE_UP_TO,
+              also: tuple[int, ...] = ()) -> Law:
     """The exact law of ``kind``'s one-word outcome (``k`` values; ``read`` maps an outcome to its
-    value); every word is sent up to ``enumerate_up_to`` bits, probes above."""
+    value, :func:`~tablecert.rng.scale_law.value_of` by default); every word is sent up to
+    ``enumerate_up_to`` bits, probes above, where the models are tried at ``k`` then at each k of
+    ``also`` (a scaler to the wrong number of values)."""
     k = n if k is None else k
-    read = read or int
+    read = read or value_of
     fill = filler(k, width)
-    _check_one_word(scale, kind, n, fill)
+    fill_outcome = _check_one_word(scale, kind, n, fill)
     if width <= enumerate_up_to:
-        seen = _observe(scale, kind, n, list(range(1 << width)), fill)
+        raw = _observe(scale, kind, n, list(range(1 << width)), fill, fill_outcome if kind != "shuffle" else None)
+        seen = {w: None if o is None else read(o) for w, o in raw.items()}
         counts = [0] * k
+        outside: dict[Outcome, int] = {}
         for value in seen.values():
-            if value is not None:
-                counts[read(value)] += 1
-        return StepLaw.of(f"every one of the 2^{width} words sent", counts, 1 << width)
+            if value is None:
+                continue
+            if in_range(value, k):
+                counts[int(value)] += 1
+            else:
+                outside[value] = outside.get(value, 0) + 1
+        law = Law(f"every one of the 2^{width} words sent", k, counts, outside, 1 << width)
+        law.example = example(law, width, list(seen), seen.get)
+        return law
     probes = probe_words(k, width)
-    seen = {p: (None if v is None else read(v)) for p, v in _observe(scale, kind, n, probes, fill).items()}
-    for name, (model, counts) in models(k, width).items():
-        if all(model(p) == v for p, v in seen.items()):
-            c = counts()
-            if c is None:
-                raise NotProved(f"the scaler agrees with {name} on every probe, whose counts are not derived for k = {k:,}")
-            return StepLaw.of(name, c, len(probes))
-    wrong = next(iter(seen.items()))
-    raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes)} probe words "
-                    f"(e.g. word {wrong[0]} gives {wrong[1]})")
+    raw = _observe(scale, kind, n, probes, fill, fill_outcome if kind != "shuffle" else None)
+    seen = {p: None if o is None else read(o) for p, o in raw.items()}
+    tried: list[tuple[str, Callable[[int], int | None]]] = []
+    for size in (k, *also):
+        if size != k:                              # the words that tell the models at this k apart too
+            more = sorted(set(probe_words(size, width)) - set(seen))
+            raw = _observe(scale, kind, n, more, fill, fill_outcome if kind != "shuffle" else None)
+            seen.update({p: None if o is None else read(o) for p, o in raw.items()})
+            probes = sorted(seen)
+        for name, (model, counts) in models(size, width).items():
+            label = name if size == k else f"{name}, over k - 1 values (the top one never comes)" if size == k - 1 \
+                else f"{name}, over {size} values"
+            tried.append((label, model))
+            if all(model(p) == v for p, v in seen.items()):
+                c = counts()
+                if c is None:
+                    raise NotProved(f"the scaler agrees with {label} on every probe, whose counts are not derived "
+                                    f"for k = {size:,}")
+                law = _law(label, k, c, len(probes))
+                law.example = example(law, width, probes, seen.get)
+                return law
+        limit = _limit_model(seen, size, width) if size == k else None
+        if limit:
+            law = _law(limit[0], k, limit[1], len(probes))
+            law.example = example(law, width, probes, seen.get)
+            return law
+    bad = next(((p, v) for p, v in seen.items() if v is not None and not in_range(v, k)), None)
+    if bad:
+        raise NotProved(f"word {word_text(bad[0], width)} gave {bad[1]}, outside the outcomes 0..{k - 1}")
+    name, model = max(tried, key=lambda nm: sum(nm[1](p) == v for p, v in seen.items()))
+    agree = sum(model(p) == v for p, v in seen.items())
+    w = next(p for p, v in seen.items() if model(p) != v)
+    theirs = "refuses it" if model(w) is None else f"gives {model(w)}"
+    mine = "refused it" if seen[w] is None else f"gave {seen[w]}"
+    raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes):,} probe words; closest: "
+                    f"{name} ({agree:,} of {len(probes):,} agree): word {word_text(w, width)} {mine}, that model {theirs}")
+
+
+def _law(name: str, k: int, counts: list[int] | Counts, probes: int) -> Law:
+    """A model's counts as the law of a value meant to take ``k`` values (counts beyond k are
+    outside; fewer than k: the top values never come)."""
+    if isinstance(counts, dict):
+        return Law(name, k, [], {}, probes, grouped=counts)
+    inside = (counts + [0] * k)[:k]
+    return Law(name, k, inside, {j: c for j, c in enumerate(counts) if j >= k and c}, probes)
 
 
 def _fy_top(n: int, js: Sequence[int]) -> list[int]:
@@ -270,35 +315,45 @@ def _fy_bottom(n: int, js: Sequence[int]) -> list[int]:
     return deck
 
 
-def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[StepLaw]]:
-    """The shuffle's structure and each swap's exact law (swap s picks among n - s positions)."""
+def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[Law]]:
+    """The shuffle's structure and each swap's exact law (swap s is meant to pick among n - s
+    positions; a position outside them, or never its own, is counted as it comes)."""
     steps = n - 1
     zeros = [0] * steps
     structures = {"Fisher-Yates from the top": _fy_top, "Fisher-Yates from the bottom": _fy_bottom}
-    first: NotProved | None = None
+    errors: list[str] = []
     for fill in _shuffle_fillers(n, width):
         try:
             name = _structure(scale, n, fill, structures)
             break
         except NotProved as err:
-            first = first or err
+            errors.append(str(err)) if str(err) not in errors else None
     else:
-        assert first is not None
-        raise first
+        raise NotProved("; ".join(errors))
     simulate = structures[name]
+    top = name.endswith("top")
     laws = []
     for s in range(steps):
         size = n - s
         by_deck = {}
-        for j in range(size):
+        for j in (range(n) if top else range(-s, size)):      # any position of the deck, relative to the swap's first
             js = list(zeros)
             js[s] = j
             by_deck[tuple(simulate(n, js))] = j
-
         law = value_law(_batched(scale, n, fill, s, by_deck), "shuffle", n, width, k=size,
-                        read=lambda v, size=size: _checked(v, size), enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO)
+                        enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO, also=(size - 1, n) if top else (size - 1,))
         laws.append(law)
-    return name, laws
+    return name + _known_fault(laws, top), laws
+
+
+def _known_fault(laws: list[Law], top: bool) -> str:
+    """The name of a known faulty structure the swaps' laws make, or ''."""
+    own = [law.k - 1 if top else 0 for law in laws]           # the value that leaves the card in place
+    if all(law.weights().get(v, 0) == 0 for law, v in zip(laws, own)) and all(not law.outside for law in laws):
+        return ": Sattolo's algorithm (no swap leaves a card in place, so no card ends where it started)"
+    if top and all(max(law.weights()) == len(laws) for law in laws):
+        return f": the naive shuffle (each swap picks any of the {len(laws) + 1} positions, not only those not yet dealt)"
+    return ""
 
 
 def _shuffle_fillers(n: int, width: int) -> list[list[int]]:
@@ -315,20 +370,17 @@ def _structure(scale: Scale, n: int, fill: list[int], structures: dict[str, Call
     decks, used = scale("shuffle", n, fill + fill[:4])
     if not decks:
         raise NotProved(f"{steps + 4} filler words made no deck")
+    if not is_deck(decks[0], n):
+        raise NotProved(f"the filler words {fill[0]:,}, ... dealt {quote(decks[0])}, not a deck of the cards 0..{n - 1}")
     if used[0] < steps:
         raise NotProved(f"a deck of {n} consumed {used[0]} words for {steps} swaps: words are reused")
     if used[0] > steps:
-        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps: words are skipped")
+        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps (filler {fill[0]:,}, ...: "
+                        f"some were refused or skipped)")
     name = next((s for s, f in structures.items() if f(n, [0] * steps) == list(decks[0])), None)
     if name is None:
         raise NotProved("the deck dealt from filler words is not a Fisher-Yates shuffle's")
     return name
-
-
-def _checked(value: Any, size: int) -> int:
-    if not isinstance(value, int) or not 0 <= value < size:
-        raise NotProved("a swap's deck is not explained by one Fisher-Yates swap at that step (words reused?)")
-    return value
 
 
 def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[int, ...], int]) -> Scale:
@@ -349,9 +401,17 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
             decks, used = scale("shuffle", n, request + fill[:2])
             before = len(seen)
             for d, u in zip(decks, used):
+                if len(seen) == len(probes):                   # the trailing fillers made a deck of their own
+                    break
+                p = probes[len(seen)]
+                if not is_deck(d, n):
+                    raise NotProved(f"swap {s + 1}: word {p:,} dealt {quote(d)}, not a deck of the cards 0..{n - 1}")
                 if u == steps:
-                    seen.append(by_deck.get(tuple(d), -1))
-                elif u == steps + 1:
+                    if tuple(d) not in by_deck:
+                        raise NotProved(f"swap {s + 1}: word {p:,} dealt a deck that no one swap at that step explains "
+                                        f"(words reused?)")
+                    seen.append(by_deck[tuple(d)])
+                elif u > steps:        # the probe refused (the deck then ate a word of the next, perhaps refused too)
                     seen.append(None)
                     break
                 else:
@@ -372,25 +432,23 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
     return view
 
 
-def card_position(n: int, structure: str, laws: list[StepLaw]) -> tuple[list[list[int]], int]:
+def card_position(n: int, structure: str, laws: list[Law]) -> tuple[list[list[int]], int]:
     """P(card c ends at position p), exactly, following each card's position through the swaps:
     integer numerators over one common denominator (the product of the swaps' word totals), so
     no fraction is reduced on the way."""
-    weights = []
-    for law in laws:
-        den = math.lcm(*(p.denominator for p in law.probabilities))
-        weights.append(([int(p * den) for p in law.probabilities], den))
+    weights = [(law.weights(), law.total) for law in laws]
+    top = "from the top" in structure
     out = []
     for card in range(n):
         where = [0] * n
         where[card] = 1
         for s, (w, den) in enumerate(weights):
-            fixed = n - 1 - s if structure.endswith("top") else s
-            offset = 0 if structure.endswith("top") else s
+            fixed = n - 1 - s if top else s
+            offset = 0 if top else s
             nxt = [x * den for x in where]
             at_fixed = where[fixed]
             nxt[fixed] = 0
-            for j, cj in enumerate(w):
+            for j, cj in w.items():
                 pos = offset + j
                 if pos == fixed:
                     nxt[fixed] += at_fixed * cj
@@ -402,8 +460,10 @@ def card_position(n: int, structure: str, laws: list[StepLaw]) -> tuple[list[lis
     return out, math.prod(den for _, den in weights)
 
 
-def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0)) -> dict[str, Any]:
-    """The exact analysis of one kind: model(s), probabilities, largest deviation, decision."""
+def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0),
+            sample_words: int = SAMPLE_WORDS) -> dict[str, Any]:
+    """The exact analysis of one kind: model(s), probabilities, largest deviation, decision; a die
+    or range no proof covers on long words is also estimated from ``sample_words`` drawn words."""
     try:
         if kind == "shuffle":
             structure, laws = shuffle_laws(scale, n, width)
@@ -412,22 +472,23 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
             worst = (far[0], far[1])
             matrix = {worst: Fraction(numerators[far[0]][far[1]], den)}
             deviation = abs(matrix[worst] - Fraction(1, n))
-            biased = [s + 1 for s, law in enumerate(laws) if len(law.distinct) > 1]
+            biased = [s + 1 for s, law in enumerate(laws) if len(law.distinct) > 1 or law.outside]
             models_used = sorted({law.model for law in laws})
             detail = {"structure": structure, "models": models_used, "biased_swaps": biased,
-                      "worst": {"card": worst[0], "position": worst[1],
-                                "probability": str(matrix[worst])},
+                      "worst": {"card": worst[0], "position": worst[1], "probability": str(matrix[worst])},
                       "probes": sum(law.probes for law in laws)}
+            outside = False
         else:
-            law = value_law(scale, kind, n, width)
-            target = Fraction(1, n)
-            deviation = max(abs(p - target) for p in law.distinct)
-            detail = {"models": [law.model], "probabilities": [str(p) for p in law.probabilities],
-                      "distinct": [{"probability": str(p), "outcomes": m} for p, m in law.distinct.items()],
-                      "probes": law.probes}
+            law = value_law(scale, kind, n, width, also=(n - 1,) if n > 2 else ())
+            _, deviation = law.worst()
+            detail = describe(law)
+            outside = bool(law.outside)
     except NotProved as err:
-        return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
-                "max_deviation": None, "tolerance": str(tolerance)}
+        result = {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
+                  "max_deviation": None, "tolerance": str(tolerance)}
+        if kind != "shuffle" and width > ENUMERATE_UP_TO and sample_words:
+            result["estimate"] = sampled(lambda words: scale(kind, n, words), n, width, sample_words)
+        return result
     return {"kind": kind, "n": n, "width": width, "proved": True, **detail,
             "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
-            "decision": "fail" if deviation > tolerance else "pass"}
+            "decision": "fail" if deviation > tolerance or outside else "pass"}
