@@ -8,6 +8,8 @@
                                              failures of a good generator, power against each named defect
     python benchmarks/bench_rng_raw.py deep     [--bits 10^10]       a deep collection's collection + counting speed
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
+    python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
+    python benchmarks/bench_rng_raw.py exhaustive [--batches 16]     --scaling exhaustive's words a second, extrapolated to 2^32
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
@@ -50,6 +52,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
@@ -118,6 +122,54 @@ def scaling() -> None:
         print(f"scaling {kind}: {time.perf_counter() - start:.1f} s, {result.get('probes', 0):,} probe words, "
               f"deviation {result['max_deviation']}, {result['decision']}; {load()}")
     s.close()
+
+
+def exhaustive(batches: int) -> None:
+    """``--scaling exhaustive``'s rate through the reference vendor: ``batches`` batches of the
+    die's every-word sweep (stopped there; the state on disk is what a resumed run reads), words a
+    second, the time 2^32 words would take at that rate, and the peak RSS."""
+    from tablecert.rng import scale_exhaustive
+
+    s, decl = session()
+    sent = [0]
+
+    class Enough(Exception):
+        pass
+
+    def scale_words(words):  # type: ignore[no-untyped-def]
+        if sent[0] >= batches * scale_exhaustive.BATCH:
+            raise Enough
+        sent[0] += len(words)
+        return scale(s, decl, "die", 6, words)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        try:
+            scale_exhaustive.exhaustive_law(scale_words, 6, 32, Path(tmp) / "state.json")
+        except Enough:
+            pass
+        took = time.perf_counter() - start
+    rate = sent[0] / took
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"exhaustive: {sent[0]:,} words of the die in {took:.1f} s, {rate:,.0f} words a second; 2^32 words would "
+          f"take {2 ** 32 / rate / 3600:.1f} h at this rate; peak RSS of this process {peak:.0f} MB; {load()}", flush=True)
+    s.close()
+
+
+def paired(runs: int) -> None:
+    """The dealt-stream member family's false failures: ``runs`` seeds of PCG64 words of the default
+    pairing's size (72,000 32-bit words), each through :func:`stream_verdict`."""
+    from tablecert.rng.paired_stream import stream_verdict
+
+    start = time.perf_counter()
+    failed = []
+    for seed in range(52000, 52000 + runs):
+        words = np.random.Generator(np.random.PCG64(seed)).integers(0, 1 << 32, size=72_000, dtype=np.uint64)
+        verdict = stream_verdict(words.astype(">u4").tobytes(), 32)
+        if verdict["decision"] == "fail":
+            failed.append((seed, verdict["rejected"]))
+    print(f"paired: {len(failed)} of {runs} correct streams failed ({interval(len(failed), runs)}), seeds 52000-"
+          f"{52000 + runs - 1}: {failed}; {time.perf_counter() - start:.0f} s; {load()}", flush=True)
 
 
 def deep(bits: int) -> None:
@@ -207,7 +259,8 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired"))
+    parser.add_argument("--batches", type=int, default=16, help="exhaustive: batches of 2^18 words timed (default 16)")
     parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
     parser.add_argument("--good-runs", type=int, default=100)
     parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
@@ -222,6 +275,10 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
+    elif args.mode == "paired":
+        paired(args.runs)
+    elif args.mode == "exhaustive":
+        exhaustive(args.batches)
     elif args.mode == "deep":
         deep(int(args.bits[0]) if args.bits != parser.get_default("bits") else 10 ** 10)
     elif args.mode == "catch":

@@ -18,7 +18,9 @@ of the family here:
 
 A 189th statistic is the words' own (:mod:`tablecert.rng.bit_positions`): the frequency of ones
 at each bit position of the words, which NIST's bit-string tests cannot see (a bit stuck in a
-share of the words); it is one member, Bonferroni over the word's positions inside it.
+share of the words); it is one member, Bonferroni over the word's positions inside it. A 190th,
+the repeats member (:mod:`tablecert.rng.repeats`): a 64-bit window of the whole collection seen
+twice (a period shorter than the collection), one member, fed every word by the collector.
 
 The family (both members of every statistic, and the bit-position member) is decided with :func:`tablecert.rng.plan.holm`
 at family-wise alpha = 0.01, as the outcome battery: a correct generator fails the raw battery
@@ -35,7 +37,7 @@ from collections.abc import Iterable
 import numpy as np
 from scipy import special, stats
 
-from tablecert.rng import bit_positions, nist
+from tablecert.rng import bit_positions, nist, repeats
 from tablecert.rng.plan import ALPHA, TestResult, holm
 
 SEQUENCE_ALPHA = 0.01
@@ -58,6 +60,7 @@ class RawBattery:
         self.p_values: dict[str, list[float]] = defaultdict(list)
         self.sequences = 0
         self.positions = bit_positions.BitPositions(width)
+        self.repeats = repeats.Repeats(width)
 
     def add(self, bits: np.ndarray) -> None:
         """One sequence: whole words of the declared width, each most significant bit first."""
@@ -98,6 +101,8 @@ class RawBattery:
                                       BINS - 1, float(special.gammaincc((BINS - 1) / 2, chi2 / 2)), s, chart=chart))
         if self.positions.words:
             out.append(self.positions.member())
+        if self.repeats.windows:
+            out.append(self.repeats.member())
         return out
 
     def results(self, alpha: float = ALPHA) -> list[TestResult]:
@@ -130,4 +135,8 @@ def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
                          "positions": len(r.chart["ones"]), "worst_position": r.chart["worst_position"],
                          "worst_share": r.chart["worst_share"], "p_value": float(f"{r.p_value:.4g}"),
                          "decision": "fail" if r.rejected else "pass"})
+    for r in results:
+        if r.id.startswith(f"raw.{repeats.TEST}."):
+            rows.append({"test": repeats.TEST, "title": r.title, "statistics": 1, **r.chart,
+                         "p_value": float(f"{r.p_value:.4g}"), "decision": "fail" if r.rejected else "pass"})
     return rows

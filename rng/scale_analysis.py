@@ -38,8 +38,10 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
+from tablecert.rng.scale_exhaustive import exhaustive_law
 from tablecert.rng.scale_law import SAMPLE_WORDS, Law, Outcome, describe, example, in_range, is_deck, quote, \
     sampled, value_of, word_text
 
@@ -461,9 +463,14 @@ def card_position(n: int, structure: str, laws: list[Law]) -> tuple[list[list[in
 
 
 def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0),
-            sample_words: int = SAMPLE_WORDS) -> dict[str, Any]:
+            sample_words: int = SAMPLE_WORDS, exhaustive: Path | None = None,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """The exact analysis of one kind: model(s), probabilities, largest deviation, decision; a die
-    or range no proof covers on long words is also estimated from ``sample_words`` drawn words."""
+    or range no proof covers on long words is also estimated from ``sample_words`` drawn words.
+    ``exhaustive`` (a die or a range): every word is sent (:mod:`tablecert.rng.scale_exhaustive`),
+    its state kept in that file so that a stopped run resumes."""
+    if exhaustive is not None and kind != "shuffle":
+        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress)
     try:
         if kind == "shuffle":
             structure, laws = shuffle_laws(scale, n, width)
@@ -492,3 +499,17 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
     return {"kind": kind, "n": n, "width": width, "proved": True, **detail,
             "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
             "decision": "fail" if deviation > tolerance or outside else "pass"}
+
+
+def _exhaustive(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction, state: Path,
+                progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    try:
+        _check_one_word(scale, kind, n, filler(n, width))
+    except NotProved as err:
+        return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
+                "max_deviation": None, "tolerance": str(tolerance)}
+    law, refused = exhaustive_law(lambda words: scale(kind, n, words), n, width, state, progress=progress)
+    _, deviation = law.worst()
+    return {"kind": kind, "n": n, "width": width, "proved": True, **describe(law), "refused": refused,
+            "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
+            "decision": "fail" if deviation > tolerance or law.outside else "pass"}
