@@ -33,20 +33,23 @@ from tablecert.rng.plan import ALPHA, TestResult, holm
 from tablecert.rng.power import POWER
 from tablecert.rng.repeats import Repeats
 
-MIN_BITS = 20_000
-"""Fewest bits tested (the serial test's 2^16 patterns and the rank test's 32 x 32 matrices need
-about this many to mean anything)."""
+MIN_BITS = 38_912
+"""Fewest bits tested: the rank test's 38 matrices of 32 x 32 (section 2.5.7)."""
 
 LONG_BITS = 1_000_000
 """From here the longest run (M = 10^4) and linear complexity (M = 500) apply."""
 
 
 def _p_values(bits: np.ndarray) -> dict[str, float]:
+    """NIST SP 800-22's parameters, the pattern lengths cut to what the length supports (section
+    2.11.7: m < log2 n - 2 for the serial test; 2.12.7: m < log2 n - 5 for approximate entropy):
+    at the default pairing's 2.3 x 10^6 bits they are Appendix B's, 16 and 10."""
+    log2n = int(math.log2(bits.size))
     out: dict[str, float] = {"frequency": nist.frequency(bits), "block_frequency": nist.block_frequency(bits),
                              "runs": nist.runs(bits), "rank": nist.matrix_rank(bits),
-                             "approximate_entropy": nist.approximate_entropy(bits)}
+                             "approximate_entropy": nist.approximate_entropy(bits, min(nist.ENTROPY_M, log2n - 6))}
     out.update({f"cumulative_sums/{k}": v for k, v in nist.cumulative_sums(bits).items()})
-    out.update({f"serial/{k}": v for k, v in nist.serial(bits).items()})
+    out.update({f"serial/{k}": v for k, v in nist.serial(bits, min(nist.SERIAL_M, log2n - 3)).items()})
     if bits.size >= LONG_BITS:
         out["longest_run"] = nist.longest_run(bits)
         out["linear_complexity"] = nist.linear_complexity(bits)

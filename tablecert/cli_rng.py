@@ -168,10 +168,15 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
               f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
               f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
     for item in data.get("scaling", []):
-        print(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
-              + ("" if item["proved"] else f" (not proved: {item['reason']})"))
+        say(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
+            + ("" if item["proved"] else f" (not proved: {item['reason']})"))
     for item in data.get("pairing", []):
-        print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched")
+        print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched"
+              + (f", {item['outside']:,} outside the game" if item.get("outside") else ""))
+    if "paired_stream" in data:
+        ps = data["paired_stream"]
+        print(f"  dealt words as a stream: {ps['decision']}, {ps['words']:,} words"
+              + (f", rejected {', '.join(ps['rejected'])}" if ps["rejected"] else ""))
     print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf, report.html"
           + (" (and rng-report.pdf, which names it on page 1)" if outcomes_summary is not None else ""))
     return 1 if data["verdict"] == "fail" else 0

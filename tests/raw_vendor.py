@@ -16,6 +16,7 @@ subprocess: ``python tests/raw_vendor.py MODE``, MODE one of
     faces-1-6       good words, the die as 1 + (rejection, w mod 6): faces 1..6, dealt so too
     period-N        rng.raw repeats the same 2^N words (PCG64) over and over
     paired-xorshift rng.raw and rng.scale the reference's, but the dealt words come from xorshift32
+    mt19937         a correct vendor on MT19937 words (raw and dealt: one stream), the reference's scaling
 
 Everything else is the reference vendor's (hello, bye, the other ops).
 """
@@ -85,6 +86,8 @@ class RawVendor(ReferenceVendor):
                 out.append({"words": outcomes.encode_words(gen(1 + self.served, n))})
                 self.served += 1
             return out
+        if self.mode == "mt19937" and op in ("rng.raw", "rng.paired"):
+            return [self.mt19937(op, case) for case in cases]
         if op == "rng.raw" and self.mode.startswith("period-"):
             period = 1 << int(self.mode.split("-")[1])
             cycle = raw_generators.good(1, period)
@@ -125,6 +128,18 @@ class RawVendor(ReferenceVendor):
                 out.append({"outcomes": dealt, "consumed": [1] * len(dealt), "words": outcomes.encode_words(words)})
             return out
         return super().results(op, config, cases)
+
+    def mt19937(self, op: str, case: dict[str, Any]) -> dict[str, Any]:
+        """rng.raw and rng.paired from one MT19937 stream (numpy's, seeded 19937)."""
+        if not hasattr(self, "mt"):
+            self.mt = np.random.Generator(np.random.MT19937(19937))
+        if op == "rng.raw":
+            return {"words": outcomes.encode_words(self.mt.integers(0, 1 << 32, size=case["words"], dtype=np.uint32))}
+        exact = raw_scalers.as_scale(raw_scalers.rejection, lambda w, k, swap: raw_scalers.rejection(w, k))
+        pool = self.mt.integers(0, 1 << 32, size=64 * case["count"], dtype=np.uint32).tolist()
+        got, used = exact(case["kind"], case["n"], pool)
+        got, used = got[:case["count"]], used[:case["count"]]
+        return {"outcomes": got, "consumed": used, "words": outcomes.encode_words(np.array(pool[:sum(used)]))}
 
     def dealt_by(self, scaler: Any, op: str, case: dict[str, Any]) -> dict[str, Any]:
         """rng.scale, or rng.paired dealing good words, through a faulty scaler."""

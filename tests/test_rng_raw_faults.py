@@ -73,3 +73,11 @@ def test_dealt_words_from_another_generator(tmp_path: Path) -> None:
     text = page1(tmp_path / "xorshift")
     assert "The words the game dealt from are not those of a fair generator" in text
     assert "the game does not deal from the stream tested above" in text
+
+
+def test_mt19937_passes(tmp_path: Path) -> None:
+    """MT19937 words, raw and dealt from one stream, scaled by rejection: PASS on every part."""
+    done, s = run_raw(tmp_path / "mt", "mt19937")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert s["verdict"] == "pass" and s["paired_stream"]["decision"] == "pass"
+    assert [x["max_deviation"] for x in s["scaling"]] == ["0", "0", "0"]
