@@ -111,9 +111,10 @@ class RawBattery:
 
 
 def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
-    """One row per test of the 15 (then the bit-position member's) for the report: its statistics, the smallest proportion of
-    passing sequences among them, the smallest uniformity P-value, the P-value histogram of all its
-    statistics together, and whether any member was rejected."""
+    """One row per test of the 15 (then the repeats member's, then the bit-position member's, last)
+    for the report: its statistics, the smallest proportion of passing sequences among them, the
+    smallest uniformity P-value, the P-value histogram of all its statistics together, and whether
+    any member was rejected."""
     rows = []
     for name in nist.TESTS:
         mine = [r for r in results if r.id.startswith(f"raw.{name}.") or r.id.startswith(f"raw.{name}/")]
@@ -130,13 +131,13 @@ def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
                      "min_uniformity_p": float(f"{min(r.p_value for r in uniform):.4g}") if uniform else None,
                      "histogram": histogram, "decision": "fail" if any(r.rejected for r in mine) else "pass"})
     for r in results:
+        if r.id.startswith(f"raw.{repeats.TEST}."):
+            rows.append({"test": repeats.TEST, "title": r.title, "statistics": 1, **r.chart,
+                         "p_value": float(f"{r.p_value:.4g}"), "decision": "fail" if r.rejected else "pass"})
+    for r in results:
         if r.id.startswith(f"raw.{bit_positions.TEST}."):
             rows.append({"test": bit_positions.TEST, "title": r.title, "statistics": 1, "words": r.n,
                          "positions": len(r.chart["ones"]), "worst_position": r.chart["worst_position"],
                          "worst_share": r.chart["worst_share"], "p_value": float(f"{r.p_value:.4g}"),
                          "decision": "fail" if r.rejected else "pass"})
-    for r in results:
-        if r.id.startswith(f"raw.{repeats.TEST}."):
-            rows.append({"test": repeats.TEST, "title": r.title, "statistics": 1, **r.chart,
-                         "p_value": float(f"{r.p_value:.4g}"), "decision": "fail" if r.rejected else "pass"})
     return rows

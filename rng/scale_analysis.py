@@ -56,7 +56,42 @@ deck (n - 1 words), 2^16 of them a swap would be 10^8 words for a 53-card deck."
 
 
 class NotProved(Exception):
-    """The scaler could not be analysed exactly (the reason says why)."""
+    """The scaler could not be analysed exactly (the reason says why); ``probed``: for a die or a
+    range no model fits, its exact law on the words near every power of two and every multiple of
+    k near them (:func:`edge_words`), the only words it is known on."""
+
+    def __init__(self, reason: str, probed: dict[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.probed = probed
+
+
+def edge_words(k: int, width: int) -> list[int]:
+    """The words within 2 of every power of two 2^1 .. 2^W and of the multiples of k next to each."""
+    T = 1 << width
+    out: set[int] = set()
+    for j in range(1, width + 1):
+        p = 1 << j
+        for c in (p, p // k * k, -(-p // k) * k):
+            out.update(w for w in range(c - 2, c + 3) if 0 <= w < T)
+    return sorted(out)
+
+
+def _probed_law(scale: Scale, kind: str, n: int, k: int, width: int, fill: int, fill_outcome: Any,
+                read: Callable[[Any], Outcome]) -> dict[str, Any]:
+    """The exact law of the outcomes of :func:`edge_words` (refused words left out)."""
+    words = edge_words(k, width)
+    seen = {p: read(o) for p, o in _observe(scale, kind, n, words, fill, fill_outcome).items() if o is not None}
+    law = Law("the words near every power of two and multiple of k", k, [0] * k, {}, len(words))
+    for v in seen.values():
+        if in_range(v, k):
+            law.counts[int(v)] += 1
+        else:
+            law.outside[v] = law.outside.get(v, 0) + 1
+    if not law.total:
+        return {"words": len(words), "accepted": 0}
+    value, deviation = law.worst()
+    return {"words": len(words), "accepted": law.total, "deviation": str(deviation),
+            "deviation_float": float(deviation), "worst_outcome": value}
 
 
 def _pow2_above(k: int) -> int:
@@ -280,16 +315,18 @@ def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
             law = _law(limit[0], k, limit[1], len(probes))
             law.example = example(law, width, probes, seen.get)
             return law
+    probed = _probed_law(scale, kind, n, k, width, fill, fill_outcome, read) if kind != "shuffle" else None
     bad = next(((p, v) for p, v in seen.items() if v is not None and not in_range(v, k)), None)
     if bad:
-        raise NotProved(f"word {word_text(bad[0], width)} gave {bad[1]}, outside the outcomes 0..{k - 1}")
+        raise NotProved(f"word {word_text(bad[0], width)} gave {bad[1]}, outside the outcomes 0..{k - 1}", probed)
     name, model = max(tried, key=lambda nm: sum(nm[1](p) == v for p, v in seen.items()))
     agree = sum(model(p) == v for p, v in seen.items())
     w = next(p for p, v in seen.items() if model(p) != v)
     theirs = "refuses it" if model(w) is None else f"gives {model(w)}"
     mine = "refused it" if seen[w] is None else f"gave {seen[w]}"
     raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes):,} probe words; closest: "
-                    f"{name} ({agree:,} of {len(probes):,} agree): word {word_text(w, width)} {mine}, that model {theirs}")
+                    f"{name} ({agree:,} of {len(probes):,} agree): word {word_text(w, width)} {mine}, that model {theirs}",
+                    probed)
 
 
 def _law(name: str, k: int, counts: list[int] | Counts, probes: int) -> Law:
@@ -493,6 +530,8 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
     except NotProved as err:
         result = {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
                   "max_deviation": None, "tolerance": str(tolerance)}
+        if err.probed is not None:
+            result["probed"] = err.probed
         if kind != "shuffle" and width > ENUMERATE_UP_TO and sample_words:
             result["estimate"] = sampled(lambda words: scale(kind, n, words), n, width, sample_words)
         return result

@@ -189,3 +189,17 @@ def test_naive_shuffle_of_53_is_named() -> None:
     result = analyse(s.as_scale(shuffle_step=s.naive(53)), "shuffle", 53, 32)
     assert result["decision"] == "fail" and "naive shuffle" in result["structure"]
     assert Fraction(result["max_deviation"]) > 0
+
+
+def test_the_law_on_the_edge_words_is_exact() -> None:
+    """(w >> 16) % 6 on the words within 2 of every power of two 2^1..2^32 and of the multiples of
+    6 next to them: below 2^16 every word gives 0 (w >> 16 = 0); the words near 2^32 give
+    (2^16 - 1) % 6 = 3. The law on those words, counted here from the scaler's definition."""
+    from tablecert.rng.scale_analysis import edge_words
+
+    result = analyse(s.as_scale(s.high_half), "die", 6, 32, sample_words=0)
+    words = edge_words(6, 32)
+    counts = [sum(1 for w in words if (w >> 16) % 6 == v) for v in range(6)]
+    assert counts[0] >= sum(1 for w in words if w < 1 << 16) > 100         # every small word gives 0
+    expected = max(abs(Fraction(c, len(words)) - Fraction(1, 6)) for c in counts)
+    assert result["probed"]["accepted"] == len(words) and Fraction(result["probed"]["deviation"]) == expected
