@@ -1,35 +1,50 @@
 """Exact analysis of a vendor's scaling (``rng.scale``): each outcome's probability under uniform
 raw words, as a fraction, from the vendor's own scaling function driven with chosen words.
 
+Every outcome is checked before it is counted (:mod:`tablecert.rng.scale_law`): an integer in
+0..k-1, a deck a permutation of 0..n-1; anything else is an outcome outside the range, quoted with
+its word, and fails the scaling.
+
 **One value from words** (kinds ``die`` and ``range``, k outcomes, words of W bits):
 
-* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see below), so the counts of words
-  per outcome, and the probabilities, are read off exactly: nothing is assumed;
+* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see
+  below), so the law of *any* scaler is read off exactly, outcomes outside the range included,
+  with its worst outcome and a true example (word, outcome, what a correct scaler returns);
 * above: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
   below them (where ``w mod k`` is biased and a rejection loop must discard), both sides of every
   multiply-shift boundary ``ceil(j 2^W / k)`` (where ``floor(w k / 2^W)`` and Lemire's rejection
   change value), the words around the next power of two above k and its high-bit counterpart
   (mask and shift rejection), and 64 seeded random words. The scaler must agree on every probe with
-  exactly one of the scalers of :data:`MODELS` (modulo, multiply-shift, float ``floor(u k)``,
-  rejection to a multiple of k, mask rejection, high-bit rejection, Lemire's, rejection then
-  multiply-shift); that model's exact word counts per outcome give the probabilities. A scaler that
-  agrees with none is not proved: it fails, named for source review.
+  one of the scalers of :func:`models` (modulo, multiply-shift, float ``floor(u k)``, rejection to
+  a multiple of k, mask rejection, high-bit rejection, Lemire's, rejection then multiply-shift), or
+  with rejection then ``w mod k`` at a limit the probes pin (:func:`_limit_model`), at k or at the
+  other numbers of values the caller names (``also``: k - 1 for a range that never returns its
+  top; a shuffle's swap to k - 1 or n positions); that model's exact word counts give the law. A
+  scaler that agrees with none is not proved: it fails, naming the closest model and the first probe
+  word where the two disagree, with its exact law on the words near every power of two and multiple
+  of k (:func:`edge_words`) and, in :func:`analyse`, its law estimated from drawn words
+  (:func:`tablecert.rng.scale_law.sampled`). ``exhaustive`` sends every word instead
+  (:mod:`tablecert.rng.scale_exhaustive`).
 
 Each probe word p is sent as ``[p, F]`` with a filler F (:func:`filler`: accepted by every model
-with outcome 0): one outcome consuming both words means p was rejected. A scaler that consumes more than one
-word per outcome of fillers, or whose outcome does not change with a word it consumed, skips words
-(they are consumed and discarded): it fails.
+with outcome 0): one outcome consuming both words means p was rejected (its outcome must then be
+the filler's own). A scaler that consumes more than one word per outcome of fillers, or whose
+outcome does not change with a word it consumed, skips words (they are consumed and discarded): it
+fails.
 
 **Shuffles** (``shuffle``, n items): fillers alone (words meant to pick position 0 of every swap;
-where no one word does so under every model, as at 8 bits, two more sets are tried) identify Fisher-Yates (from the top: for
-i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for i = 0 .. n-2 swap i with j in i..n-1),
-one word a swap; each swap's word is then probed as above (its outcome j read from the deck), the
-swap's scaler identified, and the exact probability of every card at every position computed by
-following each card's position through the swaps (fractions). Fewer words than swaps (words
-reused) or a deck no Fisher-Yates swap explains fails.
+where no one word does so under every model, as at 8 bits, two more sets are tried) identify
+Fisher-Yates (from the top: for i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for
+i = 0 .. n-2 swap i with j in i..n-1), one word a swap; each swap's word is then probed as above
+(its outcome j read from the deck, any position of the deck), the swap's scaler identified, and the
+exact probability of every card at every position computed by following each card's position
+through the swaps (fractions). Sattolo's algorithm (a swap never leaves its card) and the naive
+shuffle (a swap to any of the n positions) are named. Fewer words than swaps (words reused), a deck
+that is not one, or a deck no single swap explains fails.
 
-The largest deviation from uniform (``|P - 1/k|``, or ``|P(card at position) - 1/n|``) is reported
-as an exact fraction; the analysis fails any deviation above the lab's tolerance (0 by default).
+The largest deviation from uniform (``|P - 1/k|``, an outside outcome's P, or
+``|P(card at position) - 1/n|``) is reported as an exact fraction; the analysis fails any deviation
+above the lab's tolerance (0 by default) and any outcome outside the range.
 """
 
 from __future__ import annotations
