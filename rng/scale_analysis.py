@@ -301,6 +301,8 @@ def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
             else:
                 outside[value] = outside.get(value, 0) + 1
         law = Law(f"every one of the 2^{width} words sent", k, counts, outside, 1 << width)
+        if not law.total:
+            raise NotProved(f"every one of the 2^{width} words was refused")
         law.example = example(law, width, list(seen), seen.get)
         return law
     probes = probe_words(k, width)

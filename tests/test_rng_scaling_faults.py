@@ -203,3 +203,12 @@ def test_the_law_on_the_edge_words_is_exact() -> None:
     assert counts[0] >= sum(1 for w in words if w < 1 << 16) > 100         # every small word gives 0
     expected = max(abs(Fraction(c, len(words)) - Fraction(1, 6)) for c in counts)
     assert result["probed"]["accepted"] == len(words) and Fraction(result["probed"]["deviation"]) == expected
+
+
+def test_a_scaler_refusing_all_but_one_word() -> None:
+    """8-bit words, every word refused but 24 (the filler, 0): face 0 has probability 1, off 1/6
+    by 5/6; a scaler refusing even that one makes no outcome from 8 fillers and fails unproved."""
+    result = analyse(s.as_scale(lambda w, k: None if w != 24 else 0), "die", 6, 8)
+    assert result["decision"] == "fail" and result["max_deviation"] == "5/6"
+    nothing = analyse(s.as_scale(lambda w, k: None), "die", 6, 8)
+    assert nothing["decision"] == "fail" and not nothing["proved"] and "made 0 outcomes" in nothing["reason"]
