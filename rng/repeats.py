@@ -7,8 +7,8 @@ is a key; two equal keys at words i < j mean the stream at j repeats it at i. :m
 reports the shortest distance found, ``P`` (the stream repeats after P words), and how many windows
 repeat at exactly that distance (a period repeats every window after it; a coincidence, one).
 
-Memory is bounded: a window is kept when a 64-bit mix of it (splitmix64's finaliser) has its low
-``log2 D`` bits zero, D starting at 1 (every window kept) and doubling whenever more than
+Memory is bounded: a window is kept when the top ``log2 D`` bits of its Fibonacci hash (the key
+times 2^64 / phi, modulo 2^64) are zero, D starting at 1 (every window kept) and doubling whenever more than
 :data:`MOST_KEPT` windows are held (the windows already kept are thinned by the same rule, so the
 rule stays one function of the window). A period P inside a collection of N words repeats N - P
 windows, each kept with probability 1/D: at the default 10^8 bits (3,125,000 32-bit words, D = 1)
@@ -34,13 +34,17 @@ MOST_KEPT = 1 << 22
 """Most windows held (16 bytes each: 64 MB at most)."""
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser (wrapping uint64 arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+"""Fibonacci hashing's multiplier (2^64 / phi, odd): the top bits of ``key * GOLDEN`` depend on
+every bit of the key."""
+
+
+def _kept(keys: np.ndarray, rate: int) -> np.ndarray:
+    """The windows kept at 1 in ``rate`` (a power of two): the top log2(rate) bits of the key's
+    Fibonacci hash all zero; every window at rate 1."""
+    if rate == 1:
+        return np.ones(keys.size, dtype=bool)
+    return (keys * GOLDEN) >> np.uint64(64 - rate.bit_length() + 1) == 0
 
 
 class Repeats:
@@ -70,10 +74,14 @@ class Repeats:
             for j in range(per):
                 key = (key << np.uint64(self.width % 64)) | words[j:j + starts] if per > 1 else words[:starts]
             self.windows += starts
-            chosen = (_mix(key) & np.uint64(self.rate - 1)) == 0
-            self.keys.append(key[chosen])
-            self.where.append(np.arange(first, first + starts, dtype=np.int64)[chosen])
-            self.kept += int(chosen.sum())
+            if self.rate == 1:
+                self.keys.append(key.copy())
+                self.where.append(np.arange(first, first + starts, dtype=np.int64))
+            else:
+                at = np.flatnonzero(_kept(key, self.rate))
+                self.keys.append(key[at])
+                self.where.append(at + first)
+            self.kept += self.keys[-1].size
             while self.kept > MOST_KEPT:
                 self._thin()
         self.carry = data[starts * self.size:].tobytes() if starts else data.tobytes()   # the next windows' first words
@@ -81,7 +89,7 @@ class Repeats:
     def _thin(self) -> None:
         self.rate *= 2
         keys, where = np.concatenate(self.keys), np.concatenate(self.where)
-        chosen = (_mix(keys) & np.uint64(self.rate - 1)) == 0
+        chosen = _kept(keys, self.rate)
         self.keys, self.where = [keys[chosen]], [where[chosen]]
         self.kept = int(chosen.sum())
 
