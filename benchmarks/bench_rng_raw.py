@@ -8,6 +8,9 @@
                                              failures of a good generator, power against each named defect
     python benchmarks/bench_rng_raw.py deep     [--bits 10^10]       a deep collection's collection + counting speed
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
+    python benchmarks/bench_rng_raw.py repeats  [--good-runs 453]    the repeats member alone on the rates seeds' good streams
+    python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
+    python benchmarks/bench_rng_raw.py exhaustive [--batches 16]     --scaling exhaustive's words a second, extrapolated to 2^32
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
@@ -51,6 +54,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
 import raw_generators as g  # noqa: E402
@@ -63,6 +68,7 @@ from tablecert.rng.plan import ALPHA  # noqa: E402
 from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402
 from tablecert.rng.raw_workers import SequenceWorkers, default_workers  # noqa: E402
+from tablecert.rng.repeats import Repeats  # noqa: E402
 
 VENDOR = f"{sys.executable} -m tablecert.oracle.vendor"
 
@@ -120,6 +126,54 @@ def scaling() -> None:
     s.close()
 
 
+def exhaustive(batches: int) -> None:
+    """``--scaling exhaustive``'s rate through the reference vendor: ``batches`` batches of the
+    die's every-word sweep (stopped there; the state on disk is what a resumed run reads), words a
+    second, the time 2^32 words would take at that rate, and the peak RSS."""
+    from tablecert.rng import scale_exhaustive
+
+    s, decl = session()
+    sent = [0]
+
+    class Enough(Exception):
+        pass
+
+    def scale_words(words):  # type: ignore[no-untyped-def]
+        if sent[0] >= batches * scale_exhaustive.BATCH:
+            raise Enough
+        sent[0] += len(words)
+        return scale(s, decl, "die", 6, words)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        try:
+            scale_exhaustive.exhaustive_law(scale_words, 6, 32, Path(tmp) / "state.json")
+        except Enough:
+            pass
+        took = time.perf_counter() - start
+    rate = sent[0] / took
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"exhaustive: {sent[0]:,} words of the die in {took:.1f} s, {rate:,.0f} words a second; 2^32 words would "
+          f"take {2 ** 32 / rate / 3600:.1f} h at this rate; peak RSS of this process {peak:.0f} MB; {load()}", flush=True)
+    s.close()
+
+
+def paired(runs: int) -> None:
+    """The dealt-stream member family's false failures: ``runs`` seeds of PCG64 words of the default
+    pairing's size (72,000 32-bit words), each through :func:`stream_verdict`."""
+    from tablecert.rng.paired_stream import stream_verdict
+
+    start = time.perf_counter()
+    failed = []
+    for seed in range(52000, 52000 + runs):
+        words = np.random.Generator(np.random.PCG64(seed)).integers(0, 1 << 32, size=72_000, dtype=np.uint64)
+        verdict = stream_verdict(words.astype(">u4").tobytes(), 32)
+        if verdict["decision"] == "fail":
+            failed.append((seed, verdict["rejected"]))
+    print(f"paired: {len(failed)} of {runs} correct streams failed ({interval(len(failed), runs)}), seeds 52000-"
+          f"{52000 + runs - 1}: {failed}; {time.perf_counter() - start:.0f} s; {load()}", flush=True)
+
+
 def deep(bits: int) -> None:
     """Collection and counting past a deep run's tested sequences: bits a second, RSS."""
     counts = BitPositions(32)
@@ -167,11 +221,33 @@ def run_battery(pool: SequenceWorkers, generator: g.Words, seed: int, sequences:
     """The members a generator's collection of ``sequences`` x 10^6 bits rejects (one stream per
     seed, cut into sequences as the command cuts the vendor's)."""
     words = nist.SEQUENCE_BITS // 32
-    sink = pool.sink(RawBattery(32))
+    battery = RawBattery(32)
+    sink = pool.sink(battery)
     stream = generator(seed, sequences * words)
+    battery.repeats.add_packed(stream.astype(">u4").tobytes())          # every word, as the collector feeds it
     for q in range(sequences):
         sink(g.bits(stream[q * words:(q + 1) * words]))
     return [r.id for r in pool.finish().results() if r.rejected]
+
+
+def repeats_only(first: int, runs: int, sequences: int, budget: float) -> None:
+    """The repeats member alone on the good generator's collections of seeds ``first`` ..: the
+    NIST members' P-values do not depend on it, and one more member with p = 1 only makes Holm's
+    other thresholds stricter, so the battery's measured failures on those seeds bound the whole
+    family's once this member adds none."""
+    start = time.perf_counter()
+    found, done = [], 0
+    for seed in range(first, first + runs):
+        if time.perf_counter() - start > budget:
+            break
+        r = Repeats(32)
+        r.add_packed(g.good(seed, sequences * (nist.SEQUENCE_BITS // 32)).astype(">u4").tobytes())
+        if r.found()[0]:
+            found.append(seed)
+        done += 1
+    print(f"repeats: {len(found)} of {done} good collections of {sequences} x 10^6 bits repeat a 64-bit window "
+          f"({interval(len(found), done)}), seeds {first}-{first + done - 1}: {found}; "
+          f"{time.perf_counter() - start:.0f} s; {load()}", flush=True)
 
 
 def interval(k: int, n: int) -> str:
@@ -207,7 +283,8 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats"))
+    parser.add_argument("--batches", type=int, default=16, help="exhaustive: batches of 2^18 words timed (default 16)")
     parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
     parser.add_argument("--good-runs", type=int, default=100)
     parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
@@ -222,6 +299,12 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
+    elif args.mode == "repeats":
+        repeats_only(35_000, args.good_runs, args.sequences, args.budget)
+    elif args.mode == "paired":
+        paired(args.runs)
+    elif args.mode == "exhaustive":
+        exhaustive(args.batches)
     elif args.mode == "deep":
         deep(int(args.bits[0]) if args.bits != parser.get_default("bits") else 10 ** 10)
     elif args.mode == "catch":

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.rng import nist
 from tablecert.rng.collect import RngError
 from tablecert.rng.bit_positions import stuck_rate_caught, words_to_catch
+from tablecert.rng.paired_stream import stream_verdict
 from tablecert.rng.plan import ALPHA
 from tablecert.rng.power import POWER
 from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale
@@ -62,6 +64,11 @@ SOURCE_REVIEW = ("What these tests cannot show, and a lab must review in the sou
                  "cryptographic strength, its seeding and reseeding (the entropy source), that rng.scale is the "
                  "code built into the game (the vendor's statement is recorded below, not proved), that no "
                  "outcome is discarded after scaling, and that the build reviewed is the build that deals.")
+
+
+PAIRED_TIE = ("The contract has no op that replays the production generator from a seed, so nothing ties the words the "
+              "game dealt from (rng.paired) to the raw stream tested above word for word: the dealt words are tested as "
+              "a stream of their own, and a vendor could still deal from a generator that passes both.")
 
 
 def stuck_bit_power(words: int, width: int, family: int) -> dict[str, Any]:
@@ -96,31 +103,52 @@ def depth(sequences: int, words: int, width: int) -> dict[str, Any]:
             "bit_positions_on": "every word collected"}
 
 
+@dataclass(frozen=True)
+class ScalingOptions:
+    """How the scaling is analysed: by probes and proofs (``exhaustive`` None), or with every word
+    of a die's and a range's scaling sent, the resumable state kept in the folder ``exhaustive``
+    (``--scaling exhaustive``, 8 to 32-bit words); ``progress(what)`` gives the bar of each kind."""
+
+    exhaustive: Path | None = None
+    progress: Callable[[str], Callable[[int, int], None] | None] = lambda what: None
+
+
 def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
                  pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0), range_n: int = DEFAULT_RANGE,
                  workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                 sequences: int | None = None) -> dict[str, Any]:
+                 sequences: int | None = None, how: ScalingOptions = ScalingOptions()) -> dict[str, Any]:
     """Collect and evaluate; the summary (``collected`` is filled in by the caller). ``sequences``:
     a deep collection's N (None: every whole sequence tested, as without ``--raw-sequences``)."""
     with SequenceWorkers(workers) as pool:              # forked before the session opens
-        return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress, sequences)
+        return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress, sequences,
+                         how)
 
 
 def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
               pairs: int, tolerance: Fraction, range_n: int, progress: Callable[[int, int], None] | None,
-              sequences: int | None) -> dict[str, Any]:
+              sequences: int | None, how: ScalingOptions) -> dict[str, Any]:
     session = find_adapter(adapter).open(target, options)
     try:
         hello = session.hello()
         wanted = ("rng.raw",) + (("rng.scale", "rng.paired") if scaling else ())
         decl = declaration(hello.raw, wanted)
+        if how.exhaustive is not None and decl.raw_bits > 32:
+            raise RngError(f"--scaling exhaustive: the vendor's words are {decl.raw_bits}-bit; every word is sent for "
+                           "words of at most 32 bits")
         if scaling and range_n > 1 << decl.raw_bits:
             raise RngError(f"--scale-range {range_n:,} is above 2^{decl.raw_bits}, the vendor's raw words "
                            f"(rng.scale's range takes n from 1 to 2^{decl.raw_bits})")
         battery = RawBattery(decl.raw_bits)
         deep = sequences is not None
+        repeats = battery.repeats
+
+        def every_word(raw: bytes) -> None:
+            repeats.add_packed(raw)
+            if deep:
+                battery.positions.add_packed(raw)
+
         record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(battery, positions=not deep), progress,
-                             tested=sequences, every_word=battery.positions.add_packed if deep else None)
+                             tested=sequences, every_word=every_word)
         battery = pool.finish()
         results = battery.results()
         data: dict[str, Any] = {
@@ -141,14 +169,22 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
             def vendor_scale(kind: str, n: int, words: Any) -> tuple[list[Any], list[int]]:
                 return scale(session, decl, kind, n, words)
 
-            data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance),
+            def state(kind: str, n: int) -> Path | None:
+                return None if how.exhaustive is None else how.exhaustive / f"scaling-exhaustive-{kind}-{n}.json"
+
+            data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance, exhaustive=state("die", 6),
+                                       progress=how.progress("die")),
                                analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance),
-                               analyse(vendor_scale, "range", range_n, decl.raw_bits, tolerance)]
-            data["pairing"] = [check_pairs(session, decl, "die", 6, pairs).as_dict(),
-                               check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)).as_dict(),
-                               check_pairs(session, decl, "range", range_n, pairs).as_dict()]
+                               analyse(vendor_scale, "range", range_n, decl.raw_bits, tolerance,
+                                       exhaustive=state("range", range_n), progress=how.progress(f"range {range_n}"))]
+            checks = [check_pairs(session, decl, "die", 6, pairs), check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)),
+                      check_pairs(session, decl, "range", range_n, pairs)]
+            data["pairing"] = [c.as_dict() for c in checks]
+            data["paired_stream"] = {**stream_verdict(b"".join(bytes(c.words) for c in checks), decl.raw_bits),
+                                     "tie": PAIRED_TIE}
         failed = bool(data["raw"]["rejected"]) or any(x["decision"] == "fail" for x in data.get("scaling", [])) \
-            or any(x["decision"] == "fail" for x in data.get("pairing", []))
+            or any(x["decision"] == "fail" for x in data.get("pairing", [])) \
+            or data.get("paired_stream", {}).get("decision") == "fail"
         data["verdict"] = "fail" if failed else "pass"
         return data
     finally:

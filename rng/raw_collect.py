@@ -26,6 +26,7 @@ import numpy as np
 
 from tablecert.harness.contract import FaultKind, VendorFault, VendorSession
 from tablecert.rng.collect import RngError
+from tablecert.rng.scale_law import in_range, is_deck, quote, value_of
 
 MAX_WORDS = 262_144
 """Most words of one ``rng.raw`` request (the contract's limit)."""
@@ -150,10 +151,15 @@ class PairingCheck:
     pairs: int = 0
     mismatches: int = 0
     first: str = ""
+    outside: int = 0
+    first_outside: str = ""
+    words: bytearray = field(default_factory=bytearray, repr=False)
+    """The dealt words, packed as ``rng.raw`` packs them, in the order dealt."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "n": self.n, "pairs": self.pairs, "mismatches": self.mismatches,
-                "first_mismatch": self.first, "decision": "fail" if self.mismatches else "pass"}
+                "first_mismatch": self.first, "outside": self.outside, "first_outside": self.first_outside,
+                "decision": "fail" if self.mismatches or self.outside else "pass"}
 
 
 def check_pairs(session: VendorSession, decl: RngDeclaration, kind: str, n: int, count: int,
@@ -172,15 +178,23 @@ def check_pairs(session: VendorSession, decl: RngDeclaration, kind: str, n: int,
         if len(dealt) != c or len(used) != c or sum(used) != len(words):
             raise VendorFault(FaultKind.MALFORMED, f"rng.paired {kind}: {len(dealt)} outcomes, {len(used)} counts "
                               f"and {len(words)} words for {c} outcomes")
+        check.words += raw
         got, got_used = scale(session, decl, kind, n, words)       # one request: scaling is in order
         for i, (outcome, k) in enumerate(zip(dealt, used)):
+            if not (is_deck(outcome, n) if kind == "shuffle" else in_range(value_of(outcome), n)):
+                check.outside += 1
+                if not check.first_outside:
+                    start = sum(used[:i])
+                    check.first_outside = (f"outcome {check.pairs + i + 1}: dealt {quote(outcome)} from word(s) "
+                                           f"{[int(w) for w in words[start:start + min(k, 4)]]}, not "
+                                           f"{'a deck of the cards 0..' if kind == 'shuffle' else 'an outcome 0..'}{n - 1}")
             if i >= len(got) or got[i] != outcome or got_used[i] != k:
                 check.mismatches += 1
                 if not check.first:
                     start = sum(used[:i])
-                    check.first = (f"outcome {check.pairs + i + 1}: dealt {outcome!r} from {k} word(s) "
+                    check.first = (f"outcome {check.pairs + i + 1}: dealt {quote(outcome)} from {k} word(s) "
                                    f"{[int(w) for w in words[start:start + min(k, 4)]]}, rng.scale of the same words "
-                                   f"gives {got[i] if i < len(got) else 'nothing'!r} from "
+                                   f"gives {quote(got[i]) if i < len(got) else 'nothing'} from "
                                    f"{got_used[i] if i < len(got) else 0} word(s)")
         check.pairs += c
     return check

@@ -18,7 +18,9 @@ of the family here:
 
 A 189th statistic is the words' own (:mod:`tablecert.rng.bit_positions`): the frequency of ones
 at each bit position of the words, which NIST's bit-string tests cannot see (a bit stuck in a
-share of the words); it is one member, Bonferroni over the word's positions inside it.
+share of the words); it is one member, Bonferroni over the word's positions inside it. A 190th,
+the repeats member (:mod:`tablecert.rng.repeats`): a 64-bit window of the whole collection seen
+twice (a period shorter than the collection), one member, fed every word by the collector.
 
 The family (both members of every statistic, and the bit-position member) is decided with :func:`tablecert.rng.plan.holm`
 at family-wise alpha = 0.01, as the outcome battery: a correct generator fails the raw battery
@@ -35,7 +37,7 @@ from collections.abc import Iterable
 import numpy as np
 from scipy import special, stats
 
-from tablecert.rng import bit_positions, nist
+from tablecert.rng import bit_positions, nist, repeats
 from tablecert.rng.plan import ALPHA, TestResult, holm
 
 SEQUENCE_ALPHA = 0.01
@@ -58,6 +60,7 @@ class RawBattery:
         self.p_values: dict[str, list[float]] = defaultdict(list)
         self.sequences = 0
         self.positions = bit_positions.BitPositions(width)
+        self.repeats = repeats.Repeats(width)
 
     def add(self, bits: np.ndarray) -> None:
         """One sequence: whole words of the declared width, each most significant bit first."""
@@ -98,6 +101,8 @@ class RawBattery:
                                       BINS - 1, float(special.gammaincc((BINS - 1) / 2, chi2 / 2)), s, chart=chart))
         if self.positions.words:
             out.append(self.positions.member())
+        if self.repeats.windows:
+            out.append(self.repeats.member())
         return out
 
     def results(self, alpha: float = ALPHA) -> list[TestResult]:
@@ -106,9 +111,10 @@ class RawBattery:
 
 
 def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
-    """One row per test of the 15 (then the bit-position member's) for the report: its statistics, the smallest proportion of
-    passing sequences among them, the smallest uniformity P-value, the P-value histogram of all its
-    statistics together, and whether any member was rejected."""
+    """One row per test of the 15 (then the repeats member's, then the bit-position member's, last)
+    for the report: its statistics, the smallest proportion of passing sequences among them, the
+    smallest uniformity P-value, the P-value histogram of all its statistics together, and whether
+    any member was rejected."""
     rows = []
     for name in nist.TESTS:
         mine = [r for r in results if r.id.startswith(f"raw.{name}.") or r.id.startswith(f"raw.{name}/")]
@@ -124,6 +130,10 @@ def battery_rows(results: list[TestResult]) -> list[dict[str, object]]:
                      "min_proportion": round(worst.statistic, 4),
                      "min_uniformity_p": float(f"{min(r.p_value for r in uniform):.4g}") if uniform else None,
                      "histogram": histogram, "decision": "fail" if any(r.rejected for r in mine) else "pass"})
+    for r in results:
+        if r.id.startswith(f"raw.{repeats.TEST}."):
+            rows.append({"test": repeats.TEST, "title": r.title, "statistics": 1, **r.chart,
+                         "p_value": float(f"{r.p_value:.4g}"), "decision": "fail" if r.rejected else "pass"})
     for r in results:
         if r.id.startswith(f"raw.{bit_positions.TEST}."):
             rows.append({"test": bit_positions.TEST, "title": r.title, "statistics": 1, "words": r.n,

@@ -1,35 +1,50 @@
 """Exact analysis of a vendor's scaling (``rng.scale``): each outcome's probability under uniform
 raw words, as a fraction, from the vendor's own scaling function driven with chosen words.
 
+Every outcome is checked before it is counted (:mod:`tablecert.rng.scale_law`): an integer in
+0..k-1, a deck a permutation of 0..n-1; anything else is an outcome outside the range, quoted with
+its word, and fails the scaling.
+
 **One value from words** (kinds ``die`` and ``range``, k outcomes, words of W bits):
 
-* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see below), so the counts of words
-  per outcome, and the probabilities, are read off exactly: nothing is assumed;
+* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see
+  below), so the law of *any* scaler is read off exactly, outcomes outside the range included,
+  with its worst outcome and a true example (word, outcome, what a correct scaler returns);
 * above: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
   below them (where ``w mod k`` is biased and a rejection loop must discard), both sides of every
   multiply-shift boundary ``ceil(j 2^W / k)`` (where ``floor(w k / 2^W)`` and Lemire's rejection
   change value), the words around the next power of two above k and its high-bit counterpart
   (mask and shift rejection), and 64 seeded random words. The scaler must agree on every probe with
-  exactly one of the scalers of :data:`MODELS` (modulo, multiply-shift, float ``floor(u k)``,
-  rejection to a multiple of k, mask rejection, high-bit rejection, Lemire's, rejection then
-  multiply-shift); that model's exact word counts per outcome give the probabilities. A scaler that
-  agrees with none is not proved: it fails, named for source review.
+  one of the scalers of :func:`models` (modulo, multiply-shift, float ``floor(u k)``, rejection to
+  a multiple of k, mask rejection, high-bit rejection, Lemire's, rejection then multiply-shift), or
+  with rejection then ``w mod k`` at a limit the probes pin (:func:`_limit_model`), at k or at the
+  other numbers of values the caller names (``also``: k - 1 for a range that never returns its
+  top; a shuffle's swap to k - 1 or n positions); that model's exact word counts give the law. A
+  scaler that agrees with none is not proved: it fails, naming the closest model and the first probe
+  word where the two disagree, with its exact law on the words near every power of two and multiple
+  of k (:func:`edge_words`) and, in :func:`analyse`, its law estimated from drawn words
+  (:func:`tablecert.rng.scale_law.sampled`). ``exhaustive`` sends every word instead
+  (:mod:`tablecert.rng.scale_exhaustive`).
 
 Each probe word p is sent as ``[p, F]`` with a filler F (:func:`filler`: accepted by every model
-with outcome 0): one outcome consuming both words means p was rejected. A scaler that consumes more than one
-word per outcome of fillers, or whose outcome does not change with a word it consumed, skips words
-(they are consumed and discarded): it fails.
+with outcome 0): one outcome consuming both words means p was rejected (its outcome must then be
+the filler's own). A scaler that consumes more than one word per outcome of fillers, or whose
+outcome does not change with a word it consumed, skips words (they are consumed and discarded): it
+fails.
 
 **Shuffles** (``shuffle``, n items): fillers alone (words meant to pick position 0 of every swap;
-where no one word does so under every model, as at 8 bits, two more sets are tried) identify Fisher-Yates (from the top: for
-i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for i = 0 .. n-2 swap i with j in i..n-1),
-one word a swap; each swap's word is then probed as above (its outcome j read from the deck), the
-swap's scaler identified, and the exact probability of every card at every position computed by
-following each card's position through the swaps (fractions). Fewer words than swaps (words
-reused) or a deck no Fisher-Yates swap explains fails.
+where no one word does so under every model, as at 8 bits, two more sets are tried) identify
+Fisher-Yates (from the top: for i = n-1 .. 1 swap i with j in 0..i; or from the bottom: for
+i = 0 .. n-2 swap i with j in i..n-1), one word a swap; each swap's word is then probed as above
+(its outcome j read from the deck, any position of the deck), the swap's scaler identified, and the
+exact probability of every card at every position computed by following each card's position
+through the swaps (fractions). Sattolo's algorithm (a swap never leaves its card) and the naive
+shuffle (a swap to any of the n positions) are named. Fewer words than swaps (words reused), a deck
+that is not one, or a deck no single swap explains fails.
 
-The largest deviation from uniform (``|P - 1/k|``, or ``|P(card at position) - 1/n|``) is reported
-as an exact fraction; the analysis fails any deviation above the lab's tolerance (0 by default).
+The largest deviation from uniform (``|P - 1/k|``, an outside outcome's P, or
+``|P(card at position) - 1/n|``) is reported as an exact fraction; the analysis fails any deviation
+above the lab's tolerance (0 by default) and any outcome outside the range.
 """
 
 from __future__ import annotations
@@ -37,9 +52,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
+
+from tablecert.rng.scale_exhaustive import exhaustive_law
+from tablecert.rng.scale_law import SAMPLE_WORDS, Law, Outcome, describe, example, in_range, is_deck, quote, \
+    sampled, value_of, word_text
 
 Scale = Callable[[str, int, Sequence[int]], tuple[list[Any], list[int]]]
 """``scale(kind, n, words) -> (outcomes, words consumed by each)``: the vendor's ``rng.scale``."""
@@ -52,7 +71,42 @@ deck (n - 1 words), 2^16 of them a swap would be 10^8 words for a 53-card deck."
 
 
 class NotProved(Exception):
-    """The scaler could not be analysed exactly (the reason says why)."""
+    """The scaler could not be analysed exactly (the reason says why); ``probed``: for a die or a
+    range no model fits, its exact law on the words near every power of two and every multiple of
+    k near them (:func:`edge_words`), the only words it is known on."""
+
+    def __init__(self, reason: str, probed: dict[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.probed = probed
+
+
+def edge_words(k: int, width: int) -> list[int]:
+    """The words within 2 of every power of two 2^1 .. 2^W and of the multiples of k next to each."""
+    T = 1 << width
+    out: set[int] = set()
+    for j in range(1, width + 1):
+        p = 1 << j
+        for c in (p, p // k * k, -(-p // k) * k):
+            out.update(w for w in range(c - 2, c + 3) if 0 <= w < T)
+    return sorted(out)
+
+
+def _probed_law(scale: Scale, kind: str, n: int, k: int, width: int, fill: int, fill_outcome: Any,
+                read: Callable[[Any], Outcome]) -> dict[str, Any]:
+    """The exact law of the outcomes of :func:`edge_words` (refused words left out)."""
+    words = edge_words(k, width)
+    seen = {p: read(o) for p, o in _observe(scale, kind, n, words, fill, fill_outcome).items() if o is not None}
+    law = Law("the words near every power of two and multiple of k", k, [0] * k, {}, len(words))
+    for v in seen.values():
+        if in_range(v, k):
+            law.counts[int(v)] += 1
+        else:
+            law.outside[v] = law.outside.get(v, 0) + 1
+    if not law.total:
+        return {"words": len(words), "accepted": 0}
+    value, deviation = law.worst()
+    return {"words": len(words), "accepted": law.total, "deviation": str(deviation),
+            "deviation_float": float(deviation), "worst_outcome": value}
 
 
 def _pow2_above(k: int) -> int:
@@ -80,13 +134,6 @@ outcomes have each)."""
 
 Counts = dict[int, int]
 """Words per outcome -> how many outcomes have that many words."""
-
-
-def _grouped(counts: list[int]) -> Counts:
-    out: Counts = {}
-    for c in counts:
-        out[c] = out.get(c, 0) + 1
-    return out
 
 
 def models(k: int, width: int) -> dict[str, tuple[Callable[[int], int | None], Callable[[], list[int] | Counts | None]]]:
@@ -173,13 +220,15 @@ def probe_words(k: int, width: int) -> list[int]:
     return sorted(words)
 
 
-def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int) -> dict[int, int | None]:
-    """Each probe's outcome (None: rejected), probes sent as [p, F] pairs in one request."""
+def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int,
+             fill_outcome: Any = None) -> dict[int, Any]:
+    """Each probe's outcome as the vendor gave it (None: rejected), probes sent as [p, F] pairs in
+    one request; ``fill_outcome``: the filler's own outcome, which a rejected probe's must be."""
     words: list[int] = []
     for p in probes:
         words += [p, fill]
     outcomes, used = scale(kind, n, words)
-    seen: dict[int, int | None] = {}
+    seen: dict[int, Any] = {}
     pos = 0
     for outcome, k in zip(outcomes, used):
         if pos % 2 == 0:                            # an outcome starting at a probe
@@ -187,17 +236,21 @@ def _observe(scale: Scale, kind: str, n: int, probes: list[int], fill: int) -> d
             if k == 1:
                 seen[p] = outcome
             elif k == 2:
+                if fill_outcome is not None and outcome != fill_outcome:
+                    raise NotProved(f"word {p:,} and the filler {fill:,} made one outcome {quote(outcome)}, not the "
+                                    f"filler's own {quote(fill_outcome)}: one outcome depends on two words")
                 seen[p] = None
             else:
-                raise NotProved(f"probe {p} and the filler after it made one outcome from {k} words")
+                raise NotProved(f"probe {p:,} and the filler after it made one outcome from {k} words")
         pos += k
     missing = [p for p in probes if p not in seen]
     if missing:
-        raise NotProved(f"{len(missing)} probe words made no outcome of their own (first {missing[0]})")
+        raise NotProved(f"{len(missing)} probe words made no outcome of their own (first {missing[0]:,})")
     return seen
 
 
-def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> None:
+def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> Any:
+    """The filler's outcome, after checking that each filler word makes one outcome."""
     outcomes, used = scale(kind, n, [fill] * 8)
     if used and max(used) > 1:
         a, _ = scale(kind, n, [fill, 1] * 4)
@@ -206,52 +259,100 @@ def _check_one_word(scale: Scale, kind: str, n: int, fill: int) -> None:
         raise NotProved(f"each outcome consumed {max(used)} words of fillers, not 1{detail}")
     if len(outcomes) != 8:
         raise NotProved(f"8 filler words made {len(outcomes)} outcomes")
+    return outcomes[0]
 
 
-@dataclass
-class StepLaw:
-    """The exact law of one value from words: its model, each distinct probability and how many
-    values have it, and (k <= PER_VALUE_UP_TO) the probability of each value."""
-
-    model: str
-    distinct: dict[Fraction, int]
-    probabilities: list[Fraction]
-    probes: int
-
-    @staticmethod
-    def of(model: str, counts: list[int] | Counts, probes: int) -> StepLaw:
-        grouped = _grouped(counts) if isinstance(counts, list) else counts
-        total = sum(c * m for c, m in grouped.items())
-        per_value = [Fraction(c, total) for c in counts] if isinstance(counts, list) else []
-        return StepLaw(model, {Fraction(c, total): m for c, m in sorted(grouped.items())}, per_value, probes)
+def _limit_model(seen: dict[int, Outcome | None], k: int, width: int) -> tuple[str, list[int]] | None:
+    """Rejection at some limit L other than 2^W - (2^W mod k), then w mod k, where the probes pin
+    L (L - 1 accepted and L refused, every probe agreeing): the model's name and exact counts."""
+    T = 1 << width
+    refused = [p for p, v in seen.items() if v is None]
+    if k > PER_VALUE_UP_TO or not all(v == p % k for p, v in seen.items() if v is not None):
+        return None
+    L = min(refused, default=T)
+    if any(p >= L for p, v in seen.items() if v is not None) or (L < T and seen.get(L - 1, None) is None):
+        return None
+    counts = [L // k + (j < L % k) for j in range(k)]
+    return (f"rejection at limit {word_text(L, width)}, then w mod k (a correct limit is "
+            f"{word_text(T - T % k, width)})", counts)
 
 
 def value_law(scale: Scale, kind: str, n: int, width: int, k: int | None = None,
-              read: Callable[[Any], int] | None = None, enumerate_up_to: int = ENUMERATE_UP_TO) -> StepLaw:
+              read: Callable[[Any], Outcome] | None = None, enumerate_up_to: int = ENUMERATE_UP_TO,
+              also: tuple[int, ...] = ()) -> Law:
     """The exact law of ``kind``'s one-word outcome (``k`` values; ``read`` maps an outcome to its
-    value); every word is sent up to ``enumerate_up_to`` bits, probes above."""
+    value, :func:`~tablecert.rng.scale_law.value_of` by default); every word is sent up to
+    ``enumerate_up_to`` bits, probes above, where the models are tried at ``k`` then at each k of
+    ``also`` (a scaler to the wrong number of values)."""
     k = n if k is None else k
-    read = read or int
+    read = read or value_of
     fill = filler(k, width)
-    _check_one_word(scale, kind, n, fill)
+    fill_outcome = _check_one_word(scale, kind, n, fill)
     if width <= enumerate_up_to:
-        seen = _observe(scale, kind, n, list(range(1 << width)), fill)
+        raw = _observe(scale, kind, n, list(range(1 << width)), fill, fill_outcome if kind != "shuffle" else None)
+        seen = {w: None if o is None else read(o) for w, o in raw.items()}
         counts = [0] * k
+        outside: dict[Outcome, int] = {}
         for value in seen.values():
-            if value is not None:
-                counts[read(value)] += 1
-        return StepLaw.of(f"every one of the 2^{width} words sent", counts, 1 << width)
+            if value is None:
+                continue
+            if in_range(value, k):
+                counts[int(value)] += 1
+            else:
+                outside[value] = outside.get(value, 0) + 1
+        law = Law(f"every one of the 2^{width} words sent", k, counts, outside, 1 << width)
+        if not law.total:
+            raise NotProved(f"every one of the 2^{width} words was refused")
+        law.example = example(law, width, list(seen), seen.get)
+        return law
     probes = probe_words(k, width)
-    seen = {p: (None if v is None else read(v)) for p, v in _observe(scale, kind, n, probes, fill).items()}
-    for name, (model, counts) in models(k, width).items():
-        if all(model(p) == v for p, v in seen.items()):
-            c = counts()
-            if c is None:
-                raise NotProved(f"the scaler agrees with {name} on every probe, whose counts are not derived for k = {k:,}")
-            return StepLaw.of(name, c, len(probes))
-    wrong = next(iter(seen.items()))
-    raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes)} probe words "
-                    f"(e.g. word {wrong[0]} gives {wrong[1]})")
+    raw = _observe(scale, kind, n, probes, fill, fill_outcome if kind != "shuffle" else None)
+    seen = {p: None if o is None else read(o) for p, o in raw.items()}
+    tried: list[tuple[str, Callable[[int], int | None]]] = []
+    for size in (k, *also):
+        if size != k:                              # the words that tell the models at this k apart too
+            more = sorted(set(probe_words(size, width)) - set(seen))
+            raw = _observe(scale, kind, n, more, fill, fill_outcome if kind != "shuffle" else None)
+            seen.update({p: None if o is None else read(o) for p, o in raw.items()})
+            probes = sorted(seen)
+        for name, (model, counts) in models(size, width).items():
+            label = name if size == k else f"{name}, over k - 1 values (the top one never comes)" if size == k - 1 \
+                else f"{name}, over {size} values"
+            tried.append((label, model))
+            if all(model(p) == v for p, v in seen.items()):
+                c = counts()
+                if c is None:
+                    raise NotProved(f"the scaler agrees with {label} on every probe, whose counts are not derived "
+                                    f"for k = {size:,}")
+                law = _law(label, k, c, len(probes))
+                law.example = example(law, width, probes, seen.get)
+                return law
+        limit = _limit_model(seen, size, width) if size == k else None
+        if limit:
+            law = _law(limit[0], k, limit[1], len(probes))
+            law.example = example(law, width, probes, seen.get)
+            return law
+    probed = _probed_law(scale, kind, n, k, width, fill, fill_outcome, read) if kind != "shuffle" else None
+    bad = next(((p, v) for p, v in seen.items() if v is not None and not in_range(v, k)), None)
+    if bad:
+        raise NotProved(f"word {word_text(bad[0], width)} gave {bad[1]}, outside the outcomes 0..{k - 1}", probed)
+    name, model = max(tried, key=lambda nm: sum(nm[1](p) == v for p, v in seen.items()))
+    agree = sum(model(p) == v for p, v in seen.items())
+    w = next(p for p, v in seen.items() if model(p) != v)
+    theirs = "refuses it" if model(w) is None else f"gives {model(w)}"
+    mine = "refused it" if seen[w] is None else f"gave {seen[w]}"
+    raise NotProved(f"the scaler agrees with none of the known scalers on the {len(probes):,} probe words; closest: "
+                    f"{name} ({agree:,} of {len(probes):,} agree): word {word_text(w, width)} {mine}, that model {theirs}",
+                    probed)
+
+
+def _law(name: str, k: int, counts: list[int] | Counts, probes: int) -> Law:
+    """A model's counts as the law of a value meant to take ``k`` values (counts beyond k are
+    outside; fewer than k: the top values never come)."""
+    if isinstance(counts, dict):
+        return Law(name, k, [], {}, probes, grouped=counts)
+    inside = (counts + [0] * k)[:k]
+    return Law(name, k, inside, {j: c for j, c in enumerate(counts) if j >= k and c}, probes)
 
 
 def _fy_top(n: int, js: Sequence[int]) -> list[int]:
@@ -270,35 +371,45 @@ def _fy_bottom(n: int, js: Sequence[int]) -> list[int]:
     return deck
 
 
-def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[StepLaw]]:
-    """The shuffle's structure and each swap's exact law (swap s picks among n - s positions)."""
+def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[Law]]:
+    """The shuffle's structure and each swap's exact law (swap s is meant to pick among n - s
+    positions; a position outside them, or never its own, is counted as it comes)."""
     steps = n - 1
     zeros = [0] * steps
     structures = {"Fisher-Yates from the top": _fy_top, "Fisher-Yates from the bottom": _fy_bottom}
-    first: NotProved | None = None
+    errors: list[str] = []
     for fill in _shuffle_fillers(n, width):
         try:
             name = _structure(scale, n, fill, structures)
             break
         except NotProved as err:
-            first = first or err
+            errors.append(str(err)) if str(err) not in errors else None
     else:
-        assert first is not None
-        raise first
+        raise NotProved("; ".join(errors))
     simulate = structures[name]
+    top = name.endswith("top")
     laws = []
     for s in range(steps):
         size = n - s
         by_deck = {}
-        for j in range(size):
+        for j in (range(n) if top else range(-s, size)):      # any position of the deck, relative to the swap's first
             js = list(zeros)
             js[s] = j
             by_deck[tuple(simulate(n, js))] = j
-
         law = value_law(_batched(scale, n, fill, s, by_deck), "shuffle", n, width, k=size,
-                        read=lambda v, size=size: _checked(v, size), enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO)
+                        enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO, also=(size - 1, n) if top else (size - 1,))
         laws.append(law)
-    return name, laws
+    return name + _known_fault(laws, top), laws
+
+
+def _known_fault(laws: list[Law], top: bool) -> str:
+    """The name of a known faulty structure the swaps' laws make, or ''."""
+    own = [law.k - 1 if top else 0 for law in laws]           # the value that leaves the card in place
+    if all(law.weights().get(v, 0) == 0 for law, v in zip(laws, own)) and all(not law.outside for law in laws):
+        return ": Sattolo's algorithm (no swap leaves a card in place, so no card ends where it started)"
+    if top and all(max(law.weights()) == len(laws) for law in laws):
+        return f": the naive shuffle (each swap picks any of the {len(laws) + 1} positions, not only those not yet dealt)"
+    return ""
 
 
 def _shuffle_fillers(n: int, width: int) -> list[list[int]]:
@@ -315,20 +426,17 @@ def _structure(scale: Scale, n: int, fill: list[int], structures: dict[str, Call
     decks, used = scale("shuffle", n, fill + fill[:4])
     if not decks:
         raise NotProved(f"{steps + 4} filler words made no deck")
+    if not is_deck(decks[0], n):
+        raise NotProved(f"the filler words {fill[0]:,}, ... dealt {quote(decks[0])}, not a deck of the cards 0..{n - 1}")
     if used[0] < steps:
         raise NotProved(f"a deck of {n} consumed {used[0]} words for {steps} swaps: words are reused")
     if used[0] > steps:
-        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps: words are skipped")
+        raise NotProved(f"a deck of {n} consumed {used[0]} filler words for {steps} swaps (filler {fill[0]:,}, ...: "
+                        f"some were refused or skipped)")
     name = next((s for s, f in structures.items() if f(n, [0] * steps) == list(decks[0])), None)
     if name is None:
         raise NotProved("the deck dealt from filler words is not a Fisher-Yates shuffle's")
     return name
-
-
-def _checked(value: Any, size: int) -> int:
-    if not isinstance(value, int) or not 0 <= value < size:
-        raise NotProved("a swap's deck is not explained by one Fisher-Yates swap at that step (words reused?)")
-    return value
 
 
 def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[int, ...], int]) -> Scale:
@@ -349,9 +457,17 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
             decks, used = scale("shuffle", n, request + fill[:2])
             before = len(seen)
             for d, u in zip(decks, used):
+                if len(seen) == len(probes):                   # the trailing fillers made a deck of their own
+                    break
+                p = probes[len(seen)]
+                if not is_deck(d, n):
+                    raise NotProved(f"swap {s + 1}: word {p:,} dealt {quote(d)}, not a deck of the cards 0..{n - 1}")
                 if u == steps:
-                    seen.append(by_deck.get(tuple(d), -1))
-                elif u == steps + 1:
+                    if tuple(d) not in by_deck:
+                        raise NotProved(f"swap {s + 1}: word {p:,} dealt a deck that no one swap at that step explains "
+                                        f"(words reused?)")
+                    seen.append(by_deck[tuple(d)])
+                elif u > steps:        # the probe refused (the deck then ate a word of the next, perhaps refused too)
                     seen.append(None)
                     break
                 else:
@@ -372,25 +488,23 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
     return view
 
 
-def card_position(n: int, structure: str, laws: list[StepLaw]) -> tuple[list[list[int]], int]:
+def card_position(n: int, structure: str, laws: list[Law]) -> tuple[list[list[int]], int]:
     """P(card c ends at position p), exactly, following each card's position through the swaps:
     integer numerators over one common denominator (the product of the swaps' word totals), so
     no fraction is reduced on the way."""
-    weights = []
-    for law in laws:
-        den = math.lcm(*(p.denominator for p in law.probabilities))
-        weights.append(([int(p * den) for p in law.probabilities], den))
+    weights = [(law.weights(), law.total) for law in laws]
+    top = "from the top" in structure
     out = []
     for card in range(n):
         where = [0] * n
         where[card] = 1
         for s, (w, den) in enumerate(weights):
-            fixed = n - 1 - s if structure.endswith("top") else s
-            offset = 0 if structure.endswith("top") else s
+            fixed = n - 1 - s if top else s
+            offset = 0 if top else s
             nxt = [x * den for x in where]
             at_fixed = where[fixed]
             nxt[fixed] = 0
-            for j, cj in enumerate(w):
+            for j, cj in w.items():
                 pos = offset + j
                 if pos == fixed:
                     nxt[fixed] += at_fixed * cj
@@ -402,8 +516,15 @@ def card_position(n: int, structure: str, laws: list[StepLaw]) -> tuple[list[lis
     return out, math.prod(den for _, den in weights)
 
 
-def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0)) -> dict[str, Any]:
-    """The exact analysis of one kind: model(s), probabilities, largest deviation, decision."""
+def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0),
+            sample_words: int = SAMPLE_WORDS, exhaustive: Path | None = None,
+            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """The exact analysis of one kind: model(s), probabilities, largest deviation, decision; a die
+    or range no proof covers on long words is also estimated from ``sample_words`` drawn words.
+    ``exhaustive`` (a die or a range): every word is sent (:mod:`tablecert.rng.scale_exhaustive`),
+    its state kept in that file so that a stopped run resumes."""
+    if exhaustive is not None and kind != "shuffle":
+        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress)
     try:
         if kind == "shuffle":
             structure, laws = shuffle_laws(scale, n, width)
@@ -412,22 +533,39 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
             worst = (far[0], far[1])
             matrix = {worst: Fraction(numerators[far[0]][far[1]], den)}
             deviation = abs(matrix[worst] - Fraction(1, n))
-            biased = [s + 1 for s, law in enumerate(laws) if len(law.distinct) > 1]
+            biased = [s + 1 for s, law in enumerate(laws) if len(law.distinct) > 1 or law.outside]
             models_used = sorted({law.model for law in laws})
             detail = {"structure": structure, "models": models_used, "biased_swaps": biased,
-                      "worst": {"card": worst[0], "position": worst[1],
-                                "probability": str(matrix[worst])},
+                      "worst": {"card": worst[0], "position": worst[1], "probability": str(matrix[worst])},
                       "probes": sum(law.probes for law in laws)}
+            outside = False
         else:
-            law = value_law(scale, kind, n, width)
-            target = Fraction(1, n)
-            deviation = max(abs(p - target) for p in law.distinct)
-            detail = {"models": [law.model], "probabilities": [str(p) for p in law.probabilities],
-                      "distinct": [{"probability": str(p), "outcomes": m} for p, m in law.distinct.items()],
-                      "probes": law.probes}
+            law = value_law(scale, kind, n, width, also=(n - 1,) if n > 2 else ())
+            _, deviation = law.worst()
+            detail = describe(law)
+            outside = bool(law.outside)
+    except NotProved as err:
+        result = {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
+                  "max_deviation": None, "tolerance": str(tolerance)}
+        if err.probed is not None:
+            result["probed"] = err.probed
+        if kind != "shuffle" and width > ENUMERATE_UP_TO and sample_words:
+            result["estimate"] = sampled(lambda words: scale(kind, n, words), n, width, sample_words)
+        return result
+    return {"kind": kind, "n": n, "width": width, "proved": True, **detail,
+            "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
+            "decision": "fail" if deviation > tolerance or outside else "pass"}
+
+
+def _exhaustive(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction, state: Path,
+                progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    try:
+        _check_one_word(scale, kind, n, filler(n, width))
     except NotProved as err:
         return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
                 "max_deviation": None, "tolerance": str(tolerance)}
-    return {"kind": kind, "n": n, "width": width, "proved": True, **detail,
+    law, refused = exhaustive_law(lambda words: scale(kind, n, words), n, width, state, progress=progress)
+    _, deviation = law.worst()
+    return {"kind": kind, "n": n, "width": width, "proved": True, **describe(law), "refused": refused,
             "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),
-            "decision": "fail" if deviation > tolerance else "pass"}
+            "decision": "fail" if deviation > tolerance or law.outside else "pass"}

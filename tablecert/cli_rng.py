@@ -115,7 +115,7 @@ def cmd_rng(args: argparse.Namespace) -> int:
 
 def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     """``--raw BITS`` / ``--scaling``: the raw stream, the exact scaling and pairing (tablecert.rng.raw_api)."""
-    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, check_raw_bits, evaluate_raw, write_raw  # lazy: 1290 ms of --help start (bench_startup.py, at rest)
+    from tablecert.rng.raw_api import DEFAULT_RAW_BITS, ScalingOptions, check_raw_bits, evaluate_raw, write_raw  # lazy: 1290 ms of --help start (bench_startup.py, at rest)
     from tablecert.rng.raw_workers import default_workers
 
     bits = DEFAULT_RAW_BITS if args.raw is None else args.raw
@@ -137,10 +137,14 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{args.out}: exists and is not a folder")
     started = _now()
+    how = ScalingOptions(out if args.scaling == "exhaustive" else None,
+                         lambda what: progress_bar(f"every word, {what}", args.quiet, unit="words"))
+    if how.exhaustive is not None:
+        out.mkdir(parents=True, exist_ok=True)
     data = _from_vendor(args, out, lambda options: evaluate_raw(
-        adapter, target, options, bits, args.scaling, args.pairs, tolerance, args.scale_range,
+        adapter, target, options, bits, bool(args.scaling), args.pairs, tolerance, args.scale_range,
         args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words"),
-        sequences=args.raw_sequences))
+        sequences=args.raw_sequences, how=how))
     if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
@@ -164,10 +168,15 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
               f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
               f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
     for item in data.get("scaling", []):
-        print(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
-              + ("" if item["proved"] else f" (not proved: {item['reason']})"))
+        say(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
+            + ("" if item["proved"] else f" (not proved: {item['reason']})"))
     for item in data.get("pairing", []):
-        print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched")
+        print(f"  pairing {item['kind']}: {item['pairs']:,} pairs, {item['mismatches']:,} mismatched"
+              + (f", {item['outside']:,} outside the game" if item.get("outside") else ""))
+    if "paired_stream" in data:
+        ps = data["paired_stream"]
+        print(f"  dealt words as a stream: {ps['decision']}, {ps['words']:,} words"
+              + (f", rejected {', '.join(ps['rejected'])}" if ps["rejected"] else ""))
     print(f"results in {out}/: raw-summary.json, rng-raw-report.pdf, report.html"
           + (" (and rng-report.pdf, which names it on page 1)" if outcomes_summary is not None else ""))
     return 1 if data["verdict"] == "fail" else 0
@@ -196,9 +205,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="with --raw, a deep collection: NIST's 15 tests on the first N sequences of 10^6 bits "
                         "only, while the bit-position test counts every word of the BITS (a stuck bit in 1 word "
                         "in 10^4 is caught with 99%% power from about 1.7 x 10^11 bits); default: every sequence")
-    p.add_argument("--scaling", action="store_true",
+    p.add_argument("--scaling", nargs="?", const="probes", choices=("probes", "exhaustive"),
                    help="with the raw stream, prove the scaling exact (op rng.scale: die, 53-card shuffle and a "
-                        "range, see --scale-range) and check paired outcomes (op rng.paired)")
+                        "range, see --scale-range) and check paired outcomes (op rng.paired); '--scaling exhaustive' "
+                        "sends every word of up to 32 bits through the die's and the range's scaling (resumable: the "
+                        "state is kept in --out)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="with --raw, processes testing the raw sequences while the stream is collected (default: "
                         "the cores this process may use; the results do not depend on it)")

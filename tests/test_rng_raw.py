@@ -38,6 +38,8 @@ def test_reference_vendor_passes(tmp_path: Path) -> None:
                                                                              ("range", 100, "0")]
     text = "\n".join(page.extract_text() for page in PdfReader(str(tmp_path / "good" / "rng-raw-report.pdf")).pages)
     assert "What remains for source review" in text and "seeding" in text and "rng.scale runs" in text
+    assert s["paired_stream"]["decision"] == "pass" and not s["paired_stream"]["rejected"]
+    assert next(t for t in s["raw"]["tests"] if t["test"] == "repeats")["period"] == 0
 
 
 def test_lcg_low_bits_fail_the_raw_battery(tmp_path: Path) -> None:
