@@ -299,7 +299,9 @@ def _folders_above(paths: list[str]) -> list[str]:
 def _host_mode(folder: str, through: list[str]) -> str:
     """The mode a folder above a bind gets inside the sandbox: the host's (a 0700 folder of the lab's
     stays closed to the vendor's user), with search (x) added for all on the way to ``through``,
-    the lab's own runtime (its Python under a 0700 HOME); 0755 for a folder the host does not have."""
+    what the lab itself chose: its runtime (its Python under a 0700 HOME), the vendor's writable
+    state folder (in a 0700 run folder) and its working folder; 0755 for a folder the host does not
+    have. Inside the sandbox such a folder holds nothing but the ways to its binds."""
     try:
         mode = os.stat(folder).st_mode & 0o7777
     except OSError:
@@ -417,7 +419,7 @@ def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     workdir = [] if inside(cwd, [*bound, *writable]) or inside(cwd, SYSTEM_TREES) else \
         ["--perms", "0755", "--dir", cwd]
     reached = [*bound, *writable]
-    through = list(binds_of.runtime)
+    through = [*binds_of.runtime, *writable, cwd]     # the lab's own: searchable on the way (x, never r)
     prefix = [*_namespaces(bwrap, root, network)[1:], *_parents([*reached, VENDOR_HOME, cwd + "/."], False, through),
               *_system(), *_private(limits, root), *_parents([*reached, cwd + "/."], True, through), *workdir, *binds,
               "--setenv", "HOME", VENDOR_HOME, "--chdir", cwd, "--remount-ro", "/"]
