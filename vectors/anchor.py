@@ -166,3 +166,23 @@ def anchor_suite(folder: Path, suite: str | None = None, *, allow_custom: bool =
         raise SuiteAnchorError(f"{folder}: not the {name!r} suite of this tablecert release ({reason}); a custom suite "
                                "is run only with --custom-suite, and the certificate then says so")
     return SuiteAnchor(CUSTOM, name, digest, reason)
+
+
+def release_anchors() -> dict[str, str]:
+    """Each suite's release anchor on the default profile, in words, as ``tablecert --version``
+    prints it: the sha256 of the committed ``manifest.json`` (what a run of a release suite records
+    as ``suite_anchor.manifest_sha256``), the committed expected-stream digest of a hand suite, or
+    that the suite is regenerated to be compared (no committed manifest)."""
+    from tablecert.vectors.hand_stream import golden_digest  # lazy, as release_manifest's
+
+    golden = resources.files("tablecert.vectors").joinpath("golden")
+    anchors: dict[str, str] = {}
+    for suite in SUITES:
+        if suite in HAND_SUITES:
+            sha, hands = golden_digest(suite)
+            anchors[suite] = f"expected stream sha256 {sha} ({hands:,} hands)"
+        elif golden.joinpath(f"{suite}.manifest.json").is_file():
+            anchors[suite] = f"manifest.json sha256 {hashlib.sha256(manifest_bytes(_golden(suite))).hexdigest()}"
+        else:
+            anchors[suite] = "no committed manifest"
+    return anchors
