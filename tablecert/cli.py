@@ -105,9 +105,9 @@ def cmd_register(args: argparse.Namespace) -> int:
 def version_text() -> str:
     """What ``tablecert --version`` prints: the package version, the vendor contract versions it
     speaks (newest first) and each suite's release anchor on the default profile."""
+    from tablecert.vectors.anchor import release_anchors  # lazy: 930-1,150 ms of every start (-X importtime, loaded)
     from tablecert.oracle.profiles import DEFAULT_PROFILE
     from tablecert.oracle.protocol import SPOKEN
-    from tablecert.vectors.anchor import release_anchors
 
     anchors = release_anchors()
     width = max(map(len, anchors))

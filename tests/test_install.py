@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import _check_archived
 from test_sandbox_unprivileged import _closed_folders, _ensure_user, _view_script
 from waits import HANG
 
-from tablecert import PACKAGES
+from tablecert import PACKAGES, __version__
 
 ROOT = Path(__file__).resolve().parents[1]
 LEFTOVERS = (".git", ".venv", "build", "dist", "out", "site", "*.egg-info", "__pycache__", ".pytest_cache",
@@ -231,7 +232,7 @@ def test_the_installed_wheel_runs_every_command_of_a_lab(release: Release, user:
     assert where.stdout.startswith(str(release.venv / "lib")) and str(ROOT) not in where.stdout, where.stdout
 
     version = as_user(tablecert, "--version")
-    assert version.returncode == 0 and version.stdout.splitlines()[0].startswith("tablecert 1."), version.stderr
+    assert version.returncode == 0 and version.stdout.splitlines()[0] == f"tablecert {__version__}", version.stderr
 
     # the README's certify line, confined by default (--isolation auto), the suite cache under HOME
     done = as_user(tablecert, "certify", "--vendor-cmd", f"{tablecert} reference-vendor", "--suite", "edge",
@@ -240,6 +241,8 @@ def test_the_installed_wheel_runs_every_command_of_a_lab(release: Release, user:
     summary = json.loads((base / "runs" / "edge" / "summary.json").read_text())
     assert summary["verdict"] == "pass" and summary["isolation"].startswith("bubblewrap"), summary["isolation"]
     assert summary["totals"]["pass"] == 6863                       # the edge suite's size (README)
+    anchors = dict(line.split(None, 1) for line in version.stdout.splitlines()[3:])
+    assert anchors["edge"] == f"manifest.json sha256 {summary['suite_anchor']['manifest_sha256']}"   # the anchor run
 
     done = as_user(tablecert, "certify", "--vendor-cmd", f"{tablecert} reference-vendor", "--suite", "live",
                    "--suite-dir", str(live), "--custom-suite", "--interruptions", "2", "--out",
@@ -268,6 +271,14 @@ def test_the_installed_wheel_runs_every_command_of_a_lab(release: Release, user:
     done = as_user(tablecert, "kit", "cpp", "--out", str(base / "kit"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert (base / "kit" / "src" / "shell.cpp").read_bytes() == (ROOT / "kits" / "cpp" / "src" / "shell.cpp").read_bytes()
+    assert archived_problems(base) == []          # this folder is not pytest's: conftest's check does not see it
+
+
+def archived_problems(folder: Path) -> list[str]:
+    """Every archived file under ``folder`` checked against its schema (tests/conftest.py's check)."""
+    counts, broken = _check_archived(folder)
+    assert counts.get("summary.json (tablecert-run-summary/1)") and counts.get("index.json (tablecert-site-index/1)")
+    return broken
 
 
 @pytest.mark.slow
@@ -279,3 +290,19 @@ def test_the_sdist_installs_and_certifies_too(release: Release) -> None:
                 str(out), "--quiet"], cwd=release.work, env={**os.environ, "PATH": f"{env_dir / 'bin'}:/usr/bin:/bin"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads((out / "summary.json").read_text())["verdict"] == "pass"
+
+
+@pytest.mark.slow
+def test_pipx_installs_the_wheel_as_the_docs_say(release: Release) -> None:
+    """docs/labs/install.md's pipx line, with pipx's folders in the work folder."""
+    env = {**os.environ, "PIPX_HOME": str(release.work / "pipx"), "PIPX_BIN_DIR": str(release.work / "pipx-bin"),
+           "PIPX_MAN_DIR": str(release.work / "pipx-man")}
+    done = run([sys.executable, "-m", "pipx", "install", "--pip-args=--no-compile", str(release.wheel)],
+               cwd=release.work, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tablecert = str(release.work / "pipx-bin" / "tablecert")
+    assert run([tablecert, "--version"], cwd=release.work).stdout.startswith(f"tablecert {__version__}\n")
+    out = release.work / "pipx-run"
+    done = run([tablecert, "certify", "--vendor-cmd", f"{tablecert} reference-vendor", "--suite", "edge", "--out",
+                str(out), "--quiet"], cwd=release.work)
+    assert done.returncode == 0, done.stdout + done.stderr
