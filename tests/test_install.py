@@ -136,6 +136,16 @@ def test_the_sdist_holds_the_sources_and_no_tests(release: Release) -> None:
     assert not {n.split("/")[0] for n in names} & {"tests", "benchmarks", "peers", "docs", ".venv"}
 
 
+def test_every_top_level_package_folder_is_an_outermost_package() -> None:
+    """tablecert.PACKAGES (what setup.py builds from, and what the sandbox binds) is every top-level
+    folder of the repository with an __init__.py: a folder added, or a name dropped from the list,
+    fails here before the wheel leaves it out."""
+    folders = {init.parent.name for init in ROOT.glob("*/__init__.py")}
+    assert folders == {folder_of(p) for p in PACKAGES}
+    assert len(tree_packages(ROOT)) >= 20 and {"tablecert.harness.store", "tablecert.harness.instance"} <= set(
+        tree_packages(ROOT))
+
+
 def test_a_package_missing_from_the_wheel_or_a_stray_file_is_named() -> None:
     """What 0.1.x's wheel was (17 packages listed by hand, 19 on disk) fails the check above."""
     expected = expected_wheel_files(ROOT)
