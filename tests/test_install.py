@@ -302,17 +302,36 @@ def test_the_sdist_installs_and_certifies_too(release: Release) -> None:
     assert json.loads((out / "summary.json").read_text())["verdict"] == "pass"
 
 
-@pytest.mark.slow
-def test_pipx_installs_the_wheel_as_the_docs_say(release: Release) -> None:
-    """docs/labs/install.md's pipx line, with pipx's folders in the work folder."""
+@pytest.fixture(scope="module")
+def pipx_install(release: Release) -> Path:
+    """docs/labs/install.md's pipx line, pipx's folders in the work folder and its environments made
+    with the base Python (as a lab's pipx makes them with the system's); returns pipx's bin folder."""
     env = {**os.environ, "PIPX_HOME": str(release.work / "pipx"), "PIPX_BIN_DIR": str(release.work / "pipx-bin"),
-           "PIPX_MAN_DIR": str(release.work / "pipx-man")}
+           "PIPX_MAN_DIR": str(release.work / "pipx-man"), "PIPX_DEFAULT_PYTHON": os.path.realpath(sys.executable)}
     done = run([sys.executable, "-m", "pipx", "install", "--pip-args=--no-compile", str(release.wheel)],
                cwd=release.work, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    tablecert = str(release.work / "pipx-bin" / "tablecert")
-    assert run([tablecert, "--version"], cwd=release.work).stdout.startswith(f"tablecert {__version__}\n")
+    return release.work / "pipx-bin"
+
+
+@pytest.mark.slow
+def test_pipx_installs_the_wheel_as_the_docs_say(release: Release, pipx_install: Path) -> None:
+    tablecert = pipx_install / "tablecert"              # pipx's link to its environment's console command
+    assert run([str(tablecert), "--version"], cwd=release.work).stdout.startswith(f"tablecert {__version__}\n")
+    vendor = os.path.realpath(tablecert)               # the reference vendor named where pipx installed it
     out = release.work / "pipx-run"
-    done = run([tablecert, "certify", "--vendor-cmd", f"{tablecert} reference-vendor", "--suite", "edge", "--out",
+    done = run([str(tablecert), "certify", "--vendor-cmd", f"{vendor} reference-vendor", "--suite", "edge", "--out",
                 str(out), "--quiet"], cwd=release.work)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((out / "summary.json").read_text())["isolation"].startswith("bubblewrap")
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="the sandbox binds the resolved tree of a vendor named through a link into "
+                   "tablecert's own pipx environment, then covers that environment (harness/confine; seen in 1.0.0)")
+def test_pipx_link_as_the_vendor_command(release: Release, pipx_install: Path) -> None:
+    tablecert = pipx_install / "tablecert"
+    out = release.work / "pipx-link-run"
+    done = run([str(tablecert), "certify", "--vendor-cmd", f"{tablecert} reference-vendor", "--suite", "edge",
+                "--out", str(out), "--quiet"], cwd=release.work)
     assert done.returncode == 0, done.stdout + done.stderr
