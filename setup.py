@@ -6,7 +6,7 @@ packages and their folders are ``tablecert.PACKAGES`` (read from ``tablecert/__i
 without importing it); every folder with an ``__init__.py`` below one of them is found with
 setuptools' own ``find_packages`` and mapped under its parent's name. A package listed by hand
 is a package forgotten: 0.1.x's wheel lacked ``tablecert.harness.instance`` and
-``tablecert.harness.store`` (17 names listed, 19 on disk). tests/test_wheel.py checks the built
+``tablecert.harness.store`` (17 names listed, 19 on disk). tests/test_install.py checks the built
 wheel against the tree. Everything else about the build is in pyproject.toml.
 """
 
