@@ -4,7 +4,8 @@ Every run folder under RUNS (a folder holding ``run.db`` and ``summary.json``) i
 what the run wrote for its readers: ``summary.json`` (verdict, vendor, suite, causes) and, between
 two consecutive builds of one vendor on one suite, :func:`tablecert.reports.run_diff.run_diff`
 (what ``tablecert diff`` prints). The site is plain HTML files, style inline, no script, no
-network: ``index.html`` (every vendor, its builds and latest verdict), one page per vendor (its
+network: ``index.html`` (every vendor, its builds and latest verdict; the same as data in
+``index.json``, schema ``tablecert-site-index/1`` shipped in tablecert/schemas/), one page per vendor (its
 builds in order with their verdicts, and each cause's failing vectors across the builds), one
 diff page per two consecutive builds, and links to each run's ``report.html``. The same run
 folders give the same bytes (nothing from the clock; builds ordered by the time each run
@@ -17,7 +18,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tablecert.reports.run_diff import RunDiff, RunDiffError, run_diff
 from tablecert import __version__
 
 TEXT_SHOWN = 200
+INDEX_SCHEMA = "tablecert-site-index/1"
 
 
 class SiteError(ValueError):
@@ -179,4 +181,19 @@ def write_site(runs: Path, out: Path) -> list[Path]:
         for step in histories[vendor]:
             add(step.page, env.get_template("site_diff.html.j2").render(
                 vendor=vendor, step=step, link=link, slug=names.__getitem__, version=__version__, text=_text))
+    add("index.json", index_json(vendors, histories, link, names))
     return [write_atomically(out / name, text.encode("utf-8")) for name, text in pages.items()]
+
+
+def index_json(vendors: dict[str, list[Build]], histories: dict[str, list[Step]], link: Any,
+               names: dict[str, str]) -> str:
+    """``index.json``: what ``index.html`` lists, for a lab's scripts: each vendor, its page, its
+    builds (every :class:`Build` field but the folder, and the link to the run's report) and its
+    diff pages; deterministic, as the pages are."""
+    vendors_out = [{"vendor": vendor, "page": f"vendor-{names[vendor]}.html",
+                    "builds": [{"report": link(b), **{f.name: getattr(b, f.name) for f in fields(Build) if f.name != "path"}}
+                               for b in builds],
+                    "diffs": [step.page for step in histories[vendor]]}
+                   for vendor, builds in vendors.items()]
+    return json.dumps({"schema": INDEX_SCHEMA, "tablecert": __version__, "vendors": vendors_out}, indent=2,
+                      ensure_ascii=False) + "\n"

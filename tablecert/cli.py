@@ -102,13 +102,40 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def version_text() -> str:
+    """What ``tablecert --version`` prints: the package version, the vendor contract versions it
+    speaks (newest first) and each suite's release anchor on the default profile."""
+    from tablecert.vectors.anchor import release_anchors  # lazy: 930-1,150 ms of every start (-X importtime, loaded)
+    from tablecert.oracle.profiles import DEFAULT_PROFILE
+    from tablecert.oracle.protocol import SPOKEN
+
+    anchors = release_anchors()
+    width = max(map(len, anchors))
+    return "\n".join([f"tablecert {__version__}", f"vendor contract: {', '.join(SPOKEN)}",
+                      f"suite release anchors (profile {DEFAULT_PROFILE}):",
+                      *(f"  {suite:<{width}}  {anchor}" for suite, anchor in anchors.items())])
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print :func:`version_text` and exit (computed only when asked for)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="the version, the vendor contract versions and the suites' release anchors")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablecert",
         description="Reference oracle, test vectors and certification harness for craps free-odds "
         "wagers and the New Jersey Imperial pai gow bonus.",
     )
-    parser.add_argument("--version", action="version", version=f"tablecert {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:

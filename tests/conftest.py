@@ -103,7 +103,7 @@ def edge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_suite(tmp_path_factory, "edge")
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def _docs_commands_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The commands of the docs run as written (tests/test_docs_commands.py), counted per page."""
     pages = [value for report in terminalreporter.stats.get("passed", [])
              for name, value in getattr(report, "user_properties", ()) if name == "docs_commands"]
@@ -112,3 +112,63 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_sep("-", f"docs: {sum(p[1] for p in pages)} commands run as written on {len(pages)} pages")
     for page, count, seconds, skipped in sorted(pages):
         terminalreporter.write_line(f"{page}: {count} commands in {seconds} s" + (f"; skipped {skipped}" if skipped else ""))
+
+
+# Every archived file the tests wrote (a run's summary.json, the RNG's summary.json and
+# raw-summary.json, each line of a run's failures/*.jsonl, the lab site's index.json) is checked
+# against the JSON Schema shipped for it (tablecert/schemas/), once, at the end of the session, in
+# the folders pytest gave the tests (the workers' lie below the controller's). A file that breaks
+# its schema fails the session; the closing note counts what was checked.
+def _check_archived(base: Path) -> tuple[dict[str, int], list[str]]:
+    import json
+
+    from tablecert.schemas import FAILURE_LINE, archived_schema, problems
+
+    counts: dict[str, int] = {}
+    broken: list[str] = []
+    for folder, _, names in os.walk(base):
+        for name in names:
+            path = Path(folder, name)
+            if name in ("summary.json", "raw-summary.json", "index.json"):
+                try:
+                    documents = [json.loads(path.read_bytes())]
+                except (OSError, ValueError):
+                    documents = []
+            elif name.endswith(".jsonl") and path.parent.name == "failures":
+                documents = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+            else:
+                continue
+            kinds = [archived_schema(path, data) for data in documents]
+            label = "failures/*.jsonl lines" if kinds[:1] == [FAILURE_LINE] else \
+                f"{name} ({kinds[0]})" if kinds and kinds[0] else f"{name} naming no schema (not checked)"
+            counts[label] = counts.get(label, 0) + max(len(documents), 1)
+            for i, (kind, data) in enumerate(zip(kinds, documents), 1):
+                if kind and (problem := problems(kind, data)):
+                    broken.append(f"{path}{f' line {i}' if kind == FAILURE_LINE else ''}: {problem} ({kind})")
+    return counts, broken
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput") or not hasattr(session.config, "_tmp_path_factory"):
+        return
+    base = session.config._tmp_path_factory.getbasetemp()
+    counts, broken = _check_archived(base)
+    session.config.stash[_ARCHIVED] = (counts, broken)
+    if broken and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_ARCHIVED = pytest.StashKey[tuple[dict[str, int], list[str]]]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    _docs_commands_summary(terminalreporter)
+    if _ARCHIVED not in config.stash:
+        return
+    counts, broken = config.stash[_ARCHIVED]
+    checked = ", ".join(f"{n} {label}" for label, n in sorted(counts.items())) or "none written"
+    terminalreporter.write_line(f"schema-validated: {checked}")
+    for line in broken[:20]:
+        terminalreporter.write_line(f"schema-invalid: {line}", red=True)
+    if len(broken) > 20:
+        terminalreporter.write_line(f"schema-invalid: {len(broken) - 20} more", red=True)

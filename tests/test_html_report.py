@@ -284,7 +284,8 @@ def test_a_hostile_vendor_name_is_shown_as_text(edge: Path, tmp_path: Path) -> N
 
 def test_the_site_lists_both_builds_and_the_fix_between_them(runs: Path, tmp_path: Path) -> None:
     pages = write_site(runs, tmp_path / "site")
-    assert [p.name for p in pages] == ["index.html", "vendor-demo-craps-pai-gow.html", "diff-demo-craps-pai-gow-1.html"]
+    assert [p.name for p in pages] == ["index.html", "vendor-demo-craps-pai-gow.html", "diff-demo-craps-pai-gow-1.html",
+                                       "index.json"]
     again = write_site(runs, tmp_path / "again")
     assert [p.read_bytes() for p in pages] == [p.read_bytes() for p in again]
     vendor = pages[1].read_text(encoding="utf-8")

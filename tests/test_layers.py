@@ -377,7 +377,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
                      ("tablecert/cli_rng.py", "cmd_rng"), ("tablecert/cli_rng.py", "cmd_rng_raw"),
                      ("tablecert/cli_site.py", "cmd_site"), ("tablecert/cli_vectors.py", "cmd_export"),
                      ("tablecert/cli_vectors.py", "cmd_generate"), ("tablecert/cli_vectors.py", "cmd_lint"),
-                     ("tablecert/cli_vectors.py", "cmd_list"), ("tablecert/cli_vectors.py", "cmd_verify")],
+                     ("tablecert/cli_vectors.py", "cmd_list"), ("tablecert/cli_vectors.py", "cmd_verify"),
+                     ("tablecert/cli.py", "version_text")],
                     "the command line's lazy dispatch: tablecert --help and every other subcommand's start"),
     # the reference vendor's start (every certify, every restart after a fault, every live interruption)
     ("oracle/jit_cache.py", "use_private_cache"): "numba: tablecert reference-vendor's start",

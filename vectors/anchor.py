@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -166,3 +167,21 @@ def anchor_suite(folder: Path, suite: str | None = None, *, allow_custom: bool =
         raise SuiteAnchorError(f"{folder}: not the {name!r} suite of this tablecert release ({reason}); a custom suite "
                                "is run only with --custom-suite, and the certificate then says so")
     return SuiteAnchor(CUSTOM, name, digest, reason)
+
+
+def release_anchors() -> dict[str, str]:
+    """Each suite's release anchor on the default profile, in words, as ``tablecert --version``
+    prints it: the sha256 of the committed ``manifest.json`` (what a run of a release suite records
+    as ``suite_anchor.manifest_sha256``), the committed expected-stream digest of a hand suite, or
+    that the suite is regenerated to be compared (no committed manifest)."""
+    golden = resources.files("tablecert.vectors").joinpath("golden")
+    streams = tomllib.loads(golden.joinpath("hand_streams.toml").read_text(encoding="utf-8"))  # hand_stream's, read
+    anchors: dict[str, str] = {}                          # here: importing it imports numba
+    for suite in SUITES:
+        if suite in HAND_SUITES:
+            anchors[suite] = f"expected stream sha256 {streams[suite]['sha256']} ({streams[suite]['hands']:,} hands)"
+        elif golden.joinpath(f"{suite}.manifest.json").is_file():
+            anchors[suite] = f"manifest.json sha256 {hashlib.sha256(manifest_bytes(_golden(suite))).hexdigest()}"
+        else:
+            anchors[suite] = "no committed manifest"
+    return anchors

@@ -1,6 +1,6 @@
 """The run folder's outputs, all written from the run database (so a resumed run writes the same):
 
-* ``summary.json``: verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
+* ``summary.json``: the name of its schema (``schema``: :data:`SUMMARY_SCHEMA`), verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
   :mod:`tablecert.harness.record.verdict`) with its reasons and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
@@ -41,6 +41,9 @@ from tablecert.harness.lab_files import new_folder, remove_our_folder, replace_f
 from tablecert.harness.record.verdict import fault_counts
 from tablecert.harness.vendor_text import for_xml
 
+SUMMARY_SCHEMA = "tablecert-run-summary/1"
+"""The version of summary.json's layout, its first key (the JSON Schema shipped as
+tablecert/schemas/run-summary.schema.json; a summary without it is of a release before 1.0)."""
 JUNIT_EXAMPLES = 20
 REPLAY_LINE_CASES = 1000           # cases per request line of a replay file (a hand suite's: its batch size)
 JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest counted in one more)
@@ -52,6 +55,7 @@ def summary(db: RunReader) -> dict[str, Any]:
     by_kind = fault_counts(faults)
     first = {r.kind: r for r in db.fault_requests(heads=True)}
     return {
+        "schema": SUMMARY_SCHEMA,
         "verdict": meta.get("verdict", Verdict.INCOMPLETE),
         "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
         "scope": meta.get("scope"),
