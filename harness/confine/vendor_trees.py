@@ -221,11 +221,16 @@ def _listing(folder: str) -> list[str]:
 
 
 def resolve_program(argv0: str, search_path: str) -> str | None:
-    """``argv[0]`` as an absolute path (links not resolved: a venv's python finds its pyvenv.cfg)."""
+    """``argv[0]`` as an absolute path (links not resolved: a venv's python finds its pyvenv.cfg),
+    except a link from outside the harness's own environment into it (pipx's ``~/.local/bin/
+    tablecert``): that one is the lab's own program, started where it lies."""
     found = argv0 if "/" in argv0 else shutil.which(argv0, path=search_path)
     if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
         return None
-    return os.path.abspath(found)
+    found, own = os.path.abspath(found), own_environment()
+    if own is not None and not inside(found, [own]) and inside(os.path.realpath(found), [own]):
+        return os.path.realpath(found)
+    return found
 
 
 def program_trees(argv: list[str], search_path: str, home: str | None, system: Iterable[str]) -> Trees:
