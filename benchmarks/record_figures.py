@@ -45,7 +45,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -296,19 +295,6 @@ def figures(tree: Path, batch: int, cut: int, only_batch: bool = False) -> None:
                     "InstanceControl.restart to the resume answered", walk_of_one_cut(cut)))
 
 
-def package_over(tree: Path, root: Path) -> None:
-    """Lay the ``tablecert`` package over ``tree`` in ``root`` as its pyproject's package-dir maps it."""
-    dirs = tomllib.loads((tree / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    pkg = root / "tablecert"
-    pkg.mkdir(parents=True)
-    for entry in (tree / dirs["tablecert"]).iterdir():
-        os.symlink(entry, pkg / entry.name)
-    for name, folder in dirs.items():
-        parts = name.split(".")
-        if len(parts) == 2:
-            os.symlink(tree / folder, pkg / parts[1])
-
-
 def on_commit(commit: str, args: argparse.Namespace) -> int:
     print(f"== commit {commit}", flush=True)
     with tempfile.TemporaryDirectory(prefix=f"record-figures-{commit}-") as tmp:
@@ -317,7 +303,10 @@ def on_commit(commit: str, args: argparse.Namespace) -> int:
         archive = subprocess.run(["git", "-C", str(HERE.parents[1]), "archive", commit], check=True,
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-        package_over(tree, root)
+        sys.path.insert(0, str(HERE.parents[1] / "tests"))
+        from package_tree import lay_out
+
+        lay_out(tree, root)
         env = {**os.environ, "PYTHONPATH": str(root), "RECORD_FIGURES_TREE": str(tree)}
         return subprocess.run([sys.executable, str(HERE), "--tree", str(tree), "--batch", str(args.batch),
                                "--cut", str(args.cut), *(["--only-batch"] if args.only_batch else [])],

@@ -70,7 +70,7 @@ _FACE = {
     "VendorTarget": "adapters", "find_adapter": "adapters", "find_python_vendor": "adapters",
     "certify": "run.certify", "check_sandbox": "run.sandbox_check:check", "vendor_path_problem": "confine",
     "LiveSettings": "live", "default_cache_dir": "suites",
-    "EXIT_CODES": "model", "Verdict": "model",
+    "EXIT_CODES": "model", "Verdict": "model", "Decision": "model", "verdict_title": "model",
     "FaultPolicy": "instance",
     **dict.fromkeys(("CertifyOptions", "HandSlice", "OutputOptions", "RerunError", "RerunSelection",
                      "RunError", "RunOptions", "SliceError", "SuiteOptions", "prepare_suite", "progress_callback",

@@ -46,8 +46,9 @@ SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_
         "isolation", "required_ops", "suite_ops", "suite_tests", "batch_size", "hand_batch_size",
         "run_id")
 """Meta values every shard of one run must share (besides the vendor's identity and N)."""
-NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished",
-              "cause_spectrum"}   # (the merged run counts its own suite, as an unsharded run does)
+# (the merged run counts its own suite and causes and words its own verdict, as an unsharded run does)
+NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "verdict_title", "scope", "started",
+              "finished", "cause_spectrum", "cause_analysis"}
 
 class MergeError(ValueError):
     """Shards that cannot be merged (one line naming the shard and why)."""

@@ -48,6 +48,7 @@ import base64
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tablecert.harness.answers.causes import SPECTRUM_KEY, spectrum_to_keep
+from tablecert.harness.answers.causes import ANALYSIS_KEY, SPECTRUM_KEY, analysis_to_keep, spectrum_to_keep
 from tablecert.harness.record.judged_record import row_digests
 from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
 from tablecert.harness.model import dumps
@@ -166,9 +167,13 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
 
 def seal_concluded(db: RunStore, run_dir: Path, key: Ed25519PrivateKey) -> dict[str, Any]:
     """Seal a concluded run's record with the findings' counts of its suite (the cause spectrum,
-    :func:`~tablecert.harness.answers.causes.spectrum_to_keep`), both in one transaction."""
-    kept = spectrum_to_keep(db, run_dir, db.meta())
-    return seal_run(db, key, {SPECTRUM_KEY: kept} if kept is not None else None)
+    :func:`~tablecert.harness.answers.causes.spectrum_to_keep`) and the cause analysis, made here
+    once (:func:`~tablecert.harness.answers.causes.analysis_to_keep`), all in one transaction."""
+    meta = db.run_meta()
+    kept = spectrum_to_keep(db, run_dir, meta)
+    adding = {SPECTRUM_KEY: kept} if kept is not None else {}
+    adding[ANALYSIS_KEY] = analysis_to_keep(db, run_dir, replace(meta, cause_spectrum=kept) if kept is not None else meta)
+    return seal_run(db, key, adding)
 
 
 def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str:
