@@ -53,7 +53,7 @@ class Verdict(StrEnum):
 EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 """The exit status of a command that concluded a run (``certify``, ``validate``, ``merge``), by verdict."""
 
-def verdict_title(verdict: Verdict, scope: Mapping[str, Any], protocol: str | None = None, shard: str | None = None,
+def verdict_title(verdict: str, scope: Mapping[str, Any], protocol: str | None = None, shard: str | None = None,
                   rerun: bool = False) -> str:
     """The one wording of a verdict (the terminal, the PDFs, the HTML and junit all show it): a
     scoped pass says how much of the suite it certifies (``n OF m OPS`` when ops went untested; the
