@@ -133,6 +133,7 @@ class RunMeta:
     profile: dict[str, Any] | None = None
     batch_size: Any = None
     # how it was run
+    run_id: str | None = None                # certify --run-id: one run's shards share it
     shard: str | None = None
     sliced: Any = None                       # True, or what part of a hand suite was run
     stopped: str | None = None

@@ -261,7 +261,7 @@ class ReportData:
     def suite_anchor(self) -> dict[str, Any]:
         """How the suite run was anchored (``kind`` release | custom, ``manifest_sha256``); empty
         for a run recorded before tablecert checked it."""
-        anchor = self.meta.get("suite_anchor")
+        anchor = RunMeta.of(self.meta).suite_anchor
         return anchor if isinstance(anchor, dict) else {}
 
     @property
@@ -271,8 +271,8 @@ class ReportData:
     @property
     def finished(self) -> dt.datetime:
         """When the run finished (else started): the documents' date, never the clock's."""
-        for key in ("finished", "started"):
-            text = self.meta.get(key)
+        run = RunMeta.of(self.meta)
+        for text in (run.finished, run.started):
             if isinstance(text, str):
                 try:
                     when = dt.datetime.fromisoformat(text)

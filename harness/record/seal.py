@@ -180,7 +180,7 @@ def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str
     """The fingerprint of the trusted key that sealed the database's record as it is now;
     SealError (its message starting with ``what``: the folder, or the shard) if the record is not
     sealed, sealed by a key not trusted, or changed since it was sealed."""
-    seal = db.meta().get(SEAL)
+    seal = db.run_meta().seal
     if not isinstance(seal, dict):
         raise SealError(f"{what}: the run record is not sealed (written by a tablecert without the lab's run key, "
                         "or by something else); not accepted")
@@ -201,7 +201,7 @@ def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str
         except InvalidSignature:
             raise SealError(f"{what}: the run record changed since it was sealed by {keyid} (its meta or "
                             "tables differ from what was sealed); not accepted") from None
-        _check_responses(db.meta().get("responses"), what)
+        _check_responses(db.run_meta().responses, what)
         return fingerprint(key)
     raise SealError(f"{what}: the run record is sealed by key {str(keyid)[:80]}, which is not a trusted key; "
                     "not accepted")
