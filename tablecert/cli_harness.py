@@ -285,7 +285,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"== certifying {name}: {command}", flush=True)
         vendor = harness.VendorTarget("subprocess", command, harness.SessionOptions(timeout=120, isolation="auto"))
         progress = progress_bar("certifying", args.quiet, unit="vectors")
-        result, summary = harness.certify(vendor, "standard", run_dir, harness.CertifyOptions(
+        _result, summary = harness.certify(vendor, "standard", run_dir, harness.CertifyOptions(
             harness.RunOptions(progress=progress), harness.SuiteOptions(suite_dir=suite_dir),
             then=report_step(harness.OutputOptions())))
         print(format_run_summary(summary, run_dir))
