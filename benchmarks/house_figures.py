@@ -11,7 +11,10 @@ harness goes.
   ``record`` (which writes it through the store into run.db). Every call and return between them
   in a tablecert module is a step of the walk; *modules visited* is how many distinct modules
   the steps are in, *goes back* how many times the walk returns to a module it had left (the
-  steps with consecutive repeats folded). Issue 34 counted 18 modules and 43 returns at 10befad.
+  steps with consecutive repeats folded). This walk gives 13 modules and 24 returns at 10befad and
+  16 and 38 at c5237c0 (``benchmarks/record_figures.py --only-batch --commit 10befad``, which runs
+  this walk on the tree of any commit); issue 34's 18 and 43 "at 10befad" came from a walk that
+  was not kept, and no commit reproduces them with this one.
 * **SQL outside the store**: statements and sqlite3 uses in product files outside
   ``harness/store/`` (tests/test_layers.py's ``sql_outside_the_store``).
 * **Both-ways pairs and circles**: pairs of harness parts that import each other (every import,
@@ -31,6 +34,7 @@ import shlex
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,40 +48,46 @@ from tablecert.harness.run.runner import Runner  # noqa: E402
 from tablecert.vectors.suites import generate  # noqa: E402
 
 
-def walk_of_one_batch(batch: int) -> list[str]:
-    """The modules of the steps of the walk (see the module docstring), in order."""
+def walk(start: object, stop: object, nth: int, play: Callable[[], object]) -> list[str]:
+    """The modules of the steps of a walk, in order: every call and return in a tablecert module
+    from the ``nth`` call of the code ``start`` to the next return of the code ``stop``, while
+    ``play()`` runs under :func:`sys.setprofile`."""
     steps: list[str] = []
-    judged = 0
+    started = 0
     state = {"on": False}
-    judge_code, record_code = judging.judge.__code__, recorder.Recorder.record.__code__
 
     def profile(frame, event, arg):  # type: ignore[no-untyped-def]
-        nonlocal judged
+        nonlocal started
         if event not in ("call", "return"):
             return
         code = frame.f_code
-        if event == "call" and code is judge_code:
-            judged += 1
-            state["on"] = judged == batch
+        if event == "call" and code is start:
+            started += 1
+            state["on"] = state["on"] or started == nth
         if state["on"]:
             module = frame.f_globals.get("__name__", "")
             if module.startswith("tablecert"):
                 steps.append(module)
-            if event == "return" and code is record_code:
+            if event == "return" and code is stop:
                 state["on"] = False
 
+    sys.setprofile(profile)
+    try:
+        play()
+    finally:
+        sys.setprofile(None)
+    return steps
+
+
+def walk_of_one_batch(batch: int) -> list[str]:
+    """The modules of the steps of the walk of one batch (see the module docstring), in order."""
     cmd = f"{shlex.quote(sys.executable)} -m tablecert.oracle.vendor"
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp) / "edge"
         generate("edge", suite)
         runner = Runner(lambda: SubprocessAdapter().open(cmd, SessionOptions(timeout=60.0)), suite, Path(tmp) / "run",
                         batch_size=200)
-        sys.setprofile(profile)
-        try:
-            runner.run()
-        finally:
-            sys.setprofile(None)
-    return steps
+        return walk(judging.judge.__code__, recorder.Recorder.record.__code__, batch, runner.run)
 
 
 def folded(steps: list[str]) -> list[str]:

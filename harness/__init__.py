@@ -71,7 +71,7 @@ _FACE = {
     "certify": "run.certify", "check_sandbox": "run.sandbox_check:check", "vendor_path_problem": "confine",
     "load_build_manifest": "confine.build_manifest:load_manifest", "verify_build": "record.build_record",
     "LiveSettings": "live", "default_cache_dir": "suites",
-    "EXIT_CODES": "model", "Verdict": "model",
+    "EXIT_CODES": "model", "Verdict": "model", "Decision": "model", "verdict_title": "model",
     "FaultPolicy": "instance",
     **dict.fromkeys(("CertifyOptions", "HandSlice", "OutputOptions", "RerunError", "RerunSelection",
                      "RunError", "RunOptions", "SliceError", "SuiteOptions", "prepare_suite", "progress_callback",

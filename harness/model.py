@@ -53,6 +53,125 @@ class Verdict(StrEnum):
 EXIT_CODES = {Verdict.PASS: 0, Verdict.SCOPED_PASS: 0, Verdict.FAIL: 1, Verdict.INCOMPLETE: 2}
 """The exit status of a command that concluded a run (``certify``, ``validate``, ``merge``), by verdict."""
 
+def verdict_title(verdict: str, scope: Mapping[str, Any], protocol: str | None = None, shard: str | None = None,
+                  rerun: bool = False) -> str:
+    """The one wording of a verdict (the terminal, the PDFs, the HTML and junit all show it): a
+    scoped pass says how much of the suite it certifies (``n OF m OPS`` when ops went untested; the
+    bets and table features declared; every op, but only what an earlier contract version
+    ``protocol`` expresses, when that is the limit); a ``shard``'s names it (never certified alone);
+    a ``rerun``'s says it never certifies, whatever it found. ``scope`` is the stored scope
+    (:meth:`tablecert.harness.record.verdict.Scope.as_json`)."""
+    if rerun:
+        return "RERUN OF FAILED VECTORS: NEVER CERTIFIED"
+    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops") and scope.get("untested"):
+        return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
+    if verdict == Verdict.SCOPED_PASS and protocol and not scope.get("features_not_certified"):
+        return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
+    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops"):
+        return "CERTIFIED FOR A DECLARED SCOPE"
+    words = {Verdict.PASS: "CERTIFIED", Verdict.SCOPED_PASS: "CERTIFIED FOR A STATED SCOPE",
+             Verdict.FAIL: "NOT CERTIFIED", Verdict.INCOMPLETE: "INCOMPLETE"}[Verdict(verdict)]
+    return f"{words}: SHARD {shard} ONLY" if shard else words
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a run comes to: its verdict, the reasons (one sentence each, none for a clean pass),
+    the scope it certifies (as stored) and its words (:func:`verdict_title`). Decided once when the
+    run concludes (:func:`tablecert.harness.record.verdict.decide`), kept in the run's meta and
+    rendered as it is by every writer: the terminal, ``summary.json``, junit, the PDFs, the HTML."""
+
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    scope: Mapping[str, Any]
+    title: str
+
+    def as_meta(self) -> dict[str, Any]:
+        """The meta values that keep it (``verdict_title`` since 1.0)."""
+        return {"verdict": self.verdict, "verdict_reasons": list(self.reasons), "scope": dict(self.scope),
+                "verdict_title": self.title}
+
+    @classmethod
+    def unconcluded(cls, why: str, shard: str | None = None, rerun: bool = False) -> Decision:
+        """The decision a run that never concluded comes to (an interrupted one, read by a report)."""
+        return cls(Verdict.INCOMPLETE, (why,), {}, verdict_title(Verdict.INCOMPLETE, {}, None, shard, rerun))
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """The run's metadata as typed fields: the ``meta`` table of run.db, every key it holds
+    (:mod:`tablecert.harness.store.schema`, schema version 1, and the keys added since 1.0:
+    ``verdict_title``, ``cause_analysis``), read through the store
+    (:meth:`tablecert.harness.store.RunReader.run_meta`). A key the run never wrote is None. The
+    writers read these fields, never the meta by a string key."""
+
+    # the run and its vendor
+    state: str | None = None                 # running | finished | not_started
+    tablecert_version: str | None = None
+    host: str | None = None
+    started: str | None = None
+    finished: str | None = None
+    adapter: str | None = None
+    target: Any = None
+    isolation: Any = None
+    vendor_limits: Any = None
+    vendor_bound: Any = None
+    vendor: dict[str, Any] | None = None     # the hello's implementation and ops, as declared
+    vendor_hello: dict[str, Any] | None = None
+    vendor_capabilities: Any = None
+    protocol: str | None = None
+    start_failures: list[Any] | None = None
+    not_started: str | None = None
+    # the suite and the lab's scope
+    suite: str | None = None
+    suite_manifest_sha256: str | None = None
+    suite_anchor: dict[str, Any] | None = None
+    suite_tests: Any = None
+    suite_ops: list[str] | None = None
+    required_ops: list[str] | None = None
+    required_features: Any = None
+    profile: dict[str, Any] | None = None
+    batch_size: Any = None
+    # how it was run
+    run_id: str | None = None                # certify --run-id: one run's shards share it
+    shard: str | None = None
+    sliced: Any = None                       # True, or what part of a hand suite was run
+    stopped: str | None = None
+    rerun_of: dict[str, Any] | None = None
+    responses: Any = None
+    merged_from: Any = None
+    hand_batch_size: Any = None
+    hand_first_position: Any = None
+    hand_config: Any = None
+    hand_slice: Any = None
+    live: dict[str, Any] | None = None
+    live_failures: dict[str, Any] | None = None
+    build: dict[str, Any] | None = None      # the vendor's build as bound (harness/run/vendor_build.py, since 1.0)
+    # what it came to
+    judged: Any = None
+    verdict: str | None = None
+    verdict_reasons: list[str] | None = None
+    verdict_title: str | None = None
+    scope: dict[str, Any] | None = None
+    seal: dict[str, Any] | None = None
+    chain: Any = None                        # the run key's last checkpoint (harness/record/chain.py)
+    cause_spectrum: Any = None               # harness/answers/causes.py's SPECTRUM_KEY
+    cause_analysis: Any = None               # harness/answers/causes.py's ANALYSIS_KEY (since 1.0)
+    game_math: Any = None                    # reports/figures.py's GAME_MATH_KEY
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> RunMeta:
+        """The typed view of a run's meta (as :meth:`tablecert.harness.store.RunReader.meta` reads it)."""
+        return cls(**{name: meta[name] for name in _RUN_META_FIELDS if name in meta})
+
+    @property
+    def decision(self) -> Decision | None:
+        """The decision kept when the run concluded (None: it has not, or a release before 1.0
+        concluded it, keeping no words)."""
+        if self.verdict is None or self.verdict_title is None:
+            return None
+        return Decision(Verdict(self.verdict), tuple(self.verdict_reasons or ()), self.scope or {}, self.verdict_title)
+
 
 class BatchStatus(StrEnum):
     """What became of a batch as a whole (the ``batches`` table's ``status``)."""
@@ -295,3 +414,6 @@ class BatchOutcome:
         self.hand_failures.extend(other.hand_failures)
         self.hand_answers.extend(other.hand_answers)
         self.hand_causes.update(other.hand_causes)
+
+
+_RUN_META_FIELDS = tuple(RunMeta.__dataclass_fields__)

@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tablecert.harness.run.certify import copy_anchored
 from tablecert.harness.record.judged_record import database_digest
-from tablecert.harness.model import BatchOutcome
+from tablecert.harness.model import BatchOutcome, RunMeta
 from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.lab_files import check_database_files, refuse_link
 from tablecert.harness.instance.vendor_instance import same_vendor
@@ -51,8 +51,9 @@ SAME = ("suite", "suite_manifest_sha256", "suite_anchor", "profile", "tablecert_
 run is certified under the first shard's, so a shard confined otherwise (its limits, isolation or
 bound paths) or run by another tablecert is refused, naming the field."""
 SHOWN = 120     # characters of each differing value a refusal shows
-NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "scope", "started", "finished",
-              "cause_spectrum"}   # (the merged run counts its own suite, as an unsharded run does)
+# (the merged run counts its own suite and causes and words its own verdict, as an unsharded run does)
+NOT_MERGED = {"seal", "chain", "shard", "judged", "verdict", "verdict_reasons", "verdict_title", "scope", "started",
+              "finished", "cause_spectrum", "cause_analysis"}
 
 class MergeError(ValueError):
     """Shards that cannot be merged (one line naming the shard and why)."""
@@ -64,7 +65,8 @@ class ShardRun:
 
     path: Path
     db: RunReader
-    meta: dict[str, Any]
+    meta: dict[str, Any]       # as stored (what the merged run keeps of it)
+    run: RunMeta               # the same, typed (what is read of it)
     shard: Shard
     digest: str
 
@@ -78,24 +80,25 @@ class ShardRun:
         run = open_reader(db_path)
         try:
             meta = run.meta()
-            if "shard" not in meta:
+            typed = RunMeta.of(meta)
+            if typed.shard is None:
                 raise MergeError(f"{path}: not a shard run (certify --shard K/N)")
             try:
-                check_seal(run, trusted, f"{path}: shard {str(meta['shard'])[:20]}")
+                check_seal(run, trusted, f"{path}: shard {str(typed.shard)[:20]}")
             except SealError as err:
                 raise MergeError(str(err)) from None
-            if meta.get("state") != "finished":
-                raise MergeError(f"{path}: shard {meta['shard']} is not finished (continue it with --resume)")
-            if meta.get("stopped"):
-                raise MergeError(f"{path}: shard {meta['shard']} was stopped: {meta['stopped']}")
-            if database_digest(run, meta.get("judged")) != meta.get("judged"):
-                raise MergeError(f"{path}: the run database of shard {meta['shard']} no longer holds what its "
+            if typed.state != "finished":
+                raise MergeError(f"{path}: shard {typed.shard} is not finished (continue it with --resume)")
+            if typed.stopped:
+                raise MergeError(f"{path}: shard {typed.shard} was stopped: {typed.stopped}")
+            if database_digest(run, typed.judged) != typed.judged:
+                raise MergeError(f"{path}: the run database of shard {typed.shard} no longer holds what its "
                                  "harness recorded")
         finally:
             run.close()
         with db_path.open("rb") as f:              # read in chunks: a hand suite's database can be gigabytes
             digest = hashlib.file_digest(f, "sha256").hexdigest()
-        return cls(path, open_reader(db_path), meta, Shard.parse(meta["shard"]), digest)
+        return cls(path, open_reader(db_path), meta, typed, Shard.parse(typed.shard), digest)
 
 
 def check_shards(shards: list[ShardRun]) -> None:
@@ -110,10 +113,10 @@ def check_shards(shards: list[ShardRun]) -> None:
             raise MergeError(f"{s.path}: overlapping shard: {s.shard} is also {seen[s.shard.index].path}")
         seen[s.shard.index] = s
         for key in SAME:
-            if s.meta.get(key) != first.meta.get(key):
+            if getattr(s.run, key) != getattr(first.run, key):
                 raise MergeError(f"{s.path}: shard {s.shard} differs from {first.path} in {key} "
-                                 f"({_shown(s.meta.get(key))} against {_shown(first.meta.get(key))})")
-        if not same_vendor(s.meta.get("vendor") or {}, first.meta.get("vendor") or {}):
+                                 f"({_shown(getattr(s.run, key))} against {_shown(getattr(first.run, key))})")
+        if not same_vendor(s.run.vendor or {}, first.run.vendor or {}):
             raise MergeError(f"{s.path}: shard {s.shard} is of another vendor than {first.path}")
         theirs, ours = _build_signature(s), _build_signature(first)      # the vendor's files, as bound (issue 49)
         if theirs != ours:
@@ -131,13 +134,13 @@ def _shown(value: Any) -> str:
 
 
 def _build_signature(shard: ShardRun) -> object:
-    build = shard.meta.get("build")
+    build = shard.run.build
     return build.get("signature") if isinstance(build, dict) else None
 
 
-def run_order(suite_dir: Path, meta: dict[str, Any]) -> list[tuple[int, tuple[str, str, int, int]]]:
+def run_order(suite_dir: Path, meta: RunMeta) -> list[tuple[int, tuple[str, str, int, int]]]:
     """(seq, batch key with its cases) of every batch of the suite, in run order."""
-    units = suite_units(suite_dir, meta.get("suite") in HAND_SUITES, int(meta.get("batch_size") or 1), int(meta.get("hand_batch_size") or 1))
+    units = suite_units(suite_dir, meta.suite in HAND_SUITES, int(meta.batch_size or 1), int(meta.hand_batch_size or 1))
     return [(u.seq, u.key(op)) for u in units for op in u.ops]
 
 
@@ -156,12 +159,12 @@ def merge_shards(shard_dirs: list[Path], suite_dir: Path, out: Path, key: Ed2551
         raise
     try:
         check_shards(shards)
-        meta = shards[0].meta
-        custom = (meta.get("suite_anchor") or {}).get("kind") == "custom"
-        folder, _anchor = copy_anchored(suite_dir, out / "suite", meta.get("suite"), custom)
+        meta = shards[0].run
+        custom = (meta.suite_anchor or {}).get("kind") == "custom"
+        folder, _anchor = copy_anchored(suite_dir, out / "suite", meta.suite, custom)
         digest = hashlib.sha256((folder / "manifest.json").read_bytes()).hexdigest()
-        if digest != meta.get("suite_manifest_sha256"):
-            raise MergeError(f"{suite_dir}: not the suite the shards ran (manifest {meta.get('suite_manifest_sha256')})")
+        if digest != meta.suite_manifest_sha256:
+            raise MergeError(f"{suite_dir}: not the suite the shards ran (manifest {meta.suite_manifest_sha256})")
         order = run_order(folder, meta)
         by_index = {s.shard.index: s for s in shards}
         owner = _check_coverage(shards, by_index, order)
@@ -199,8 +202,8 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
     if db_path.exists():
         raise MergeError(f"{db_path} exists: merge into a new run folder")
     meta = {k: v for k, v in shards[0].meta.items() if k not in NOT_MERGED}
-    meta["started"] = min(s.meta.get("started", "") for s in shards)
-    meta["finished"] = max(s.meta.get("finished", "") for s in shards)
+    meta["started"] = min(s.run.started or "" for s in shards)
+    meta["finished"] = max(s.run.finished or "" for s in shards)
     meta["merged_from"] = [{"shard": str(s.shard), "run_db_sha256": s.digest}
                            for s in sorted(shards, key=lambda s: s.shard.index)]
     run = RunStore(db_path)

@@ -30,7 +30,7 @@ from typing import Protocol
 
 from tablecert.harness.answers.capabilities import mark_batch
 from tablecert.harness.contract import answer_bytes
-from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome, RunMeta
 from tablecert.harness.run import RunError
 from tablecert.harness.instance.context import RunVendor, SpreadContext
 from tablecert.parallel import ray_pool
@@ -123,12 +123,12 @@ def run_scheduled(context: SpreadContext, done: set[tuple[str, str, int]], total
     """Run the units of the suite (of ``spread.shard``) not in ``done`` on a pool of workers,
     recording their outcomes in run order (see the module docstring)."""
     suite, book = context.suite, context.meta
-    meta = book.meta()
-    if meta.get("shard") is not None and (str(spread.shard), suite.batch_size) != (meta["shard"], meta.get("batch_size")):
-        raise RunError(f"this run folder holds shard {meta['shard']} with {meta.get('batch_size')} cases per request; "
-                       f"resume it with --shard {meta['shard']} and that batch size")
+    meta = RunMeta.of(book.meta())
+    if meta.shard is not None and (str(spread.shard), suite.batch_size) != (meta.shard, meta.batch_size):
+        raise RunError(f"this run folder holds shard {meta.shard} with {meta.batch_size} cases per request; "
+                       f"resume it with --shard {meta.shard} and that batch size")
     if spread.shard is not None:
-        if done and meta.get("shard") is None:
+        if done and meta.shard is None:
             raise RunError("this run folder holds a run of the whole suite; it cannot be resumed as a shard")
         book.set_meta(shard=str(spread.shard), batch_size=suite.batch_size)
     if suite.sliced:

@@ -20,20 +20,22 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.answers.causes import CauseAnalysis, Difference, all_differences, analyse, answered, unwrapped
+from tablecert.harness.answers.causes import (CauseAnalysis, Difference, all_differences, answered, stored_analysis,
+                                             unwrapped)
 from tablecert.harness.answers.differences import is_cut, stored_differences
 from tablecert.harness.vendor_text import for_terminal
 from tablecert.harness.lab_files import check_database_files
 from tablecert.harness.record.run_folder import run_is_live
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, live_summary
-from tablecert.harness.model import OUTCOMES, Outcome, Verdict, fault_replay_name, poisoned_replay_name, replay_name
+from tablecert.harness.model import (OUTCOMES, Outcome, RunMeta, Verdict, fault_replay_name,
+                                     poisoned_replay_name, replay_name, verdict_title)
 from tablecert.harness.store import (DatabaseError, FailureHead, Refused, RunReader, SchemaError, UnreadableRun,
                                      open_reader)
 from tablecert.oracle.names import HAND_FLAGS
 from tablecert.reports.hand_causes import HandFindings, hand_findings
 from tablecert.reports.ranking import attributed, class_order, most_specific
 from tablecert.harness.protocol_versions import unchecked_note
-from tablecert.reports.figures import GAME_MATH_KEY, GameMath, game_math_for_run
+from tablecert.reports.figures import GameMath, game_math_for_run
 from tablecert.reports.inputs import Submission
 from tablecert.reports.refusals import Refusal, RefusalStep, refusals
 from tablecert.harness.record.verdict import severity
@@ -41,8 +43,6 @@ from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
 from tablecert.oracle.register import clauses, interpretations
 from tablecert.vectors.writer import notes
 
-VERDICTS = {Verdict.PASS: "CERTIFIED", Verdict.SCOPED_PASS: "CERTIFIED FOR A STATED SCOPE", Verdict.FAIL: "NOT CERTIFIED",
-            Verdict.INCOMPLETE: "INCOMPLETE"}
 EXEMPLARS = 5            # smallest failures kept per class (the certificate shows the first 3)
 EXEMPLAR_WINDOW = 1000   # failures of a class read (in run order) to choose them and list replays
 REPLAYS_SHOWN = 12       # replay files listed per class
@@ -263,7 +263,7 @@ class ReportData:
     def suite_anchor(self) -> dict[str, Any]:
         """How the suite run was anchored (``kind`` release | custom, ``manifest_sha256``); empty
         for a run recorded before tablecert checked it."""
-        anchor = self.meta.get("suite_anchor")
+        anchor = RunMeta.of(self.meta).suite_anchor
         return anchor if isinstance(anchor, dict) else {}
 
     @property
@@ -273,8 +273,8 @@ class ReportData:
     @property
     def finished(self) -> dt.datetime:
         """When the run finished (else started): the documents' date, never the clock's."""
-        for key in ("finished", "started"):
-            text = self.meta.get(key)
+        run = RunMeta.of(self.meta)
+        for text in (run.finished, run.started):
             if isinstance(text, str):
                 try:
                     when = dt.datetime.fromisoformat(text)
@@ -491,7 +491,7 @@ def _poisoned(db: RunReader) -> tuple[list[PoisonedCase], int]:
             for p in db.poisoned(limit=FAULTS_SHOWN)], db.poisoned_count()
 
 
-def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, bool | None, list[SuiteFile]]:
+def _suite(run_dir: Path, run: RunMeta) -> tuple[dict[str, Any] | None, bool | None, list[SuiteFile]]:
     path = run_dir / "suite" / "manifest.json"
     if not path.is_file():
         return None, None, []
@@ -499,35 +499,21 @@ def _suite(run_dir: Path, meta: dict[str, Any]) -> tuple[dict[str, Any] | None, 
         manifest = json.loads(path.read_bytes())
     except ValueError:
         return None, False, []
-    matches = sha256_file(path) == meta.get("suite_manifest_sha256")
+    matches = sha256_file(path) == run.suite_manifest_sha256
     files = sorted((SuiteFile(str(f.get("path", "")), str(f.get("sha256", "")), int(f.get("size", 0)),
                               int(f.get("numberOfTests", 0))) for f in manifest.get("files", [])),
                    key=lambda f: f.path)
     return manifest, matches, files
 
 
-RERUN_TITLE = "RERUN OF FAILED VECTORS: NEVER CERTIFIED"
-"""The verdict title of a rerun (``certify --rerun-failed``), on every page of its documents."""
-
-
-def _title(verdict: str, scope: dict[str, Any], protocol: str | None = None, shard: str | None = None,
-           rerun: bool = False) -> str:
-    """The verdict box's title: a scoped pass says how much of the suite it certifies (the bets and
-    table features declared; every op, but only what an earlier contract version ``protocol``
-    expresses, when that is the limit); a ``shard``'s names it (never certified alone); a
-    ``rerun``'s says it never certifies, whatever it found."""
-    if rerun:
-        return RERUN_TITLE
-    features_complete = not scope.get("features_not_certified")
-    if verdict == Verdict.SCOPED_PASS and protocol and not scope.get("untested") and features_complete:
-        return f"CERTIFIED FOR CONTRACT v{protocol.rsplit('/', 1)[-1]} ONLY"
-    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops") and not scope.get("untested"):
-        return "CERTIFIED FOR A DECLARED SCOPE"
-    if verdict == Verdict.SCOPED_PASS and scope.get("suite_ops"):
-        return f"CERTIFIED FOR {len(scope.get('tested') or [])} OF {len(scope['suite_ops'])} OPS"
-    if shard:
-        return f"{VERDICTS[verdict]}: SHARD {shard} ONLY"
-    return VERDICTS[verdict]
+def _title(run: RunMeta, verdict: str, protocol: str | None) -> str:
+    """The verdict box's title: the words the run's decision keeps (:class:`~tablecert.harness.model.Decision`),
+    worded by :func:`~tablecert.harness.model.verdict_title` for a run that kept none (one not
+    concluded, whose verdict here is INCOMPLETE, or one concluded by a release before 1.0)."""
+    kept = run.decision if run.state in ("finished", "not_started") else None
+    if kept is not None and kept.verdict == verdict:
+        return kept.title
+    return verdict_title(Verdict(verdict), run.scope or {}, protocol, run.shard, isinstance(run.rerun_of, dict))
 
 
 def load_report_data(run_dir: Path, submission: Submission | None = None) -> ReportData:
@@ -545,6 +531,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
     db = open_run_db(run_dir)
     try:
         meta = db.meta()
+        run = RunMeta.of(meta)
         by_op = _totals(db, "op")
         totals = {o: sum(c[o] for c in by_op.values()) for o in OUTCOMES}
         by_clause = _totals(db, "clause")
@@ -555,48 +542,47 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         faults_by_kind, faults, faults_total = _faults(db)
         poisoned, poisoned_total = _poisoned(db)
         fault_classes = _fault_classes(db)
-        hands = hand_findings(db, meta)
-        causes = analyse(db, run_dir, meta)
+        hands = hand_findings(db, run)
+        causes = stored_analysis(db, run_dir, run)
         batches = db.batch_statuses()
-        protocol_note = unchecked_note(meta.get("protocol"), _totals(db, "protocol"))
-        live = live_summary(meta["live"], _totals(db, LIVE_DIMENSION)) if meta.get("live") else None
+        protocol_note = unchecked_note(run.protocol, _totals(db, "protocol"))
+        live = live_summary(run.live, _totals(db, LIVE_DIMENSION)) if run.live else None
         build_files = list(db.build_files())
     finally:
         db.close()
     problems = []
-    verdict = meta.get("verdict") if meta.get("state") == "finished" else None
-    if meta.get("state") == "running" and not run_is_live(run_dir):
-        meta["state"] = "interrupted"
+    verdict = run.verdict if run.state == "finished" else None
+    if run.state == "running" and not run_is_live(run_dir):
+        meta["state"] = "interrupted"                  # as the documents show it
         done = sum(totals.values())
-        of = f" of {int(meta['suite_tests']):,}" if isinstance(meta.get("suite_tests"), int) else ""
+        of = f" of {int(run.suite_tests):,}" if isinstance(run.suite_tests, int) else ""
         problems.append(f"the run was interrupted: its process ended before concluding, after {done:,}{of} vectors "
                         f"in {sum(batches.values()):,} batches (continue it with tablecert certify --resume): "
                         "verdict INCOMPLETE")
-    elif verdict not in VERDICTS:
-        problems.append(f"the run is not finished (state {meta.get('state')!r}): verdict INCOMPLETE")
-    if verdict not in VERDICTS:
+    elif verdict not in tuple(Verdict):
+        problems.append(f"the run is not finished (state {run.state!r}): verdict INCOMPLETE")
+    if verdict not in tuple(Verdict):
         verdict = Verdict.INCOMPLETE
-    if isinstance(meta.get("sliced"), str) and verdict != Verdict.INCOMPLETE:
-        problems.append(f"only a part of the suite was run: {meta['sliced']}")
+    if isinstance(run.sliced, str) and verdict != Verdict.INCOMPLETE:
+        problems.append(f"only a part of the suite was run: {run.sliced}")
     summary = run_dir / "summary.json"
     summary_sha = sha256_file(summary) if summary.is_file() else ""
     if not summary_sha:
         problems.append("the run folder has no summary.json")
-    manifest, matches, suite_files = _suite(run_dir, meta)
+    manifest, matches, suite_files = _suite(run_dir, run)
     if matches is False:
         problems.append("suite/manifest.json in the run folder is not the manifest of the suite that was run")
     failures_dir = run_dir / "failures"
     replays = sorted(p.name for p in failures_dir.glob("*.jsonl")) if failures_dir.is_dir() else []
-    math = game_math_for_run(meta.get("profile"), meta.get(GAME_MATH_KEY))
+    math = game_math_for_run(run.profile, run.game_math)
     vendor = {key: for_terminal(value, VENDOR_SHOWN) if isinstance(value, str) else value
-              for key, value in (meta.get("vendor") or {}).items()}
+              for key, value in (run.vendor or {}).items()}
     return ReportData(
         run_dir=run_dir, submission=submission or Submission(), meta=meta, verdict=verdict,
-        verdict_title=_title(verdict, meta.get("scope") or {}, protocol_note and meta.get("protocol"),
-                             meta.get("shard"), isinstance(meta.get("rerun_of"), dict)),
+        verdict_title=_title(run, verdict, protocol_note and run.protocol),
         vendor=vendor, totals=totals, protocol_note=protocol_note,
-        reasons=[str(r) for r in meta.get("verdict_reasons") or []] if meta.get("state") in ("finished", "not_started") else [],
-        scope=meta.get("scope") or {}, fault_classes=fault_classes,
+        reasons=[str(r) for r in run.verdict_reasons or []] if run.state in ("finished", "not_started") else [],
+        scope=run.scope or {}, fault_classes=fault_classes,
         suite_tests=(manifest or {}).get("numberOfTests") if matches else None,
         by_op=sorted(by_op.items()), batches=batches, trace=trace, relied=relied, classes=classes, refusals=refused.classes,
         confusion=confusion, faults_by_kind=faults_by_kind, faults=faults, faults_total=faults_total,
@@ -604,7 +590,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         summary_sha256=summary_sha, manifest=manifest, manifest_matches=matches, suite_files=suite_files,
         replay_digests=[(name, sha256_file(failures_dir / name)) for name in replays],
         problems=problems + math.problems, hands=hands, causes=causes, live=live,
-        build=meta["build"] if isinstance(meta.get("build"), dict) else None, build_files=build_files)
+        build=run.build if isinstance(run.build, dict) else None, build_files=build_files)
 
 
 def _paths_first(value: Any, paths: list[str], prefix: str = "") -> Any:

@@ -150,7 +150,7 @@ def store_game_math(run_dir: Path, progress: Callable[[int, int], None] | None =
         raise FileNotFoundError(f"{db_path}: no run database")
     db = RunStore(db_path)
     try:
-        profile = db.meta().get("profile")
+        profile = db.run_meta().profile
         if not profile:
             raise ValueError(f"{db_path}: the run database names no profile")
         data = game_math(profile["id"], progress, recompute=False)

@@ -12,9 +12,9 @@ hands over all its causes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from tablecert.harness.answers.hand_failures import HAND_OPS, REPLAY_PER_GROUP, hand_codes, label_name
+from tablecert.harness.model import RunMeta
 from tablecert.harness.store import RunReader
 from tablecert.oracle.hand_features import Feature, cause_feature, feature_ids
 
@@ -66,12 +66,12 @@ def _example(first: int, simplicity: int, tc_id: int, mask: int) -> HandExample:
     return HandExample(tc_id, position, cards, feature_ids(mask), simplicity)
 
 
-def hand_findings(db: RunReader, meta: dict[str, Any]) -> HandFindings | None:
+def hand_findings(db: RunReader, meta: RunMeta) -> HandFindings | None:
     """The causes and cells of a hand-suite run's wrong hands (None when it has none)."""
     groups = db.hand_causes()
     if not groups:
         return None
-    first = int(meta.get("hand_first_position") or 0)
+    first = int(meta.hand_first_position or 0)
     causes: list[HandCause] = []
     cells: dict[tuple[int, int, int], tuple[int, int, list[HandExample]]] = {}
     for g in sorted(groups, key=lambda g: (-g.n, g.op, g.cause, g.expected, g.actual)):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from tablecert.harness.answers.causes import Cause, cause_key
 from tablecert.harness.answers.differences import all_differences, answered, is_cut, stored_differences, unwrapped
 from tablecert.harness.lab_files import write_atomically
-from tablecert.harness.model import Failure, replay_name
+from tablecert.harness.model import Failure, RunMeta, replay_name
 from tablecert.harness.suites.reader import json_line
 from tablecert.harness.vendor_text import for_terminal
 from tablecert import __version__
@@ -111,11 +111,12 @@ def failing_vectors(data: ReportData) -> Iterator[FailingVector]:
             yield _row(f, by_key if n < analysed else None, len(causes), configs)
 
 
-def replay_command(meta: dict[str, Any]) -> str:
+def replay_command(meta: Mapping[str, Any]) -> str:
     """The vendor's command as the run started it, to put before ``< failures/FILE``: a Python
     plugin served on stdin/stdout by ``tablecert serve-vendor``; ``VENDOR`` for a vendor that is
     not a command line (a URL, offline answers)."""
-    target, adapter = meta.get("target"), meta.get("adapter")
+    run = RunMeta.of(meta)
+    target, adapter = run.target, run.adapter
     if adapter == "subprocess" and isinstance(target, list):
         return for_terminal(shlex.join(str(t) for t in target), TEXT_SHOWN)
     if adapter == "subprocess" and isinstance(target, str):

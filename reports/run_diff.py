@@ -30,6 +30,7 @@ from tablecert.harness.store import SchemaError, UnreadableRun, open_reader
 from tablecert import __version__
 from tablecert.reports.layout import build_pdf
 from tablecert.reports.markup import render_markup
+from tablecert.harness.model import RunMeta
 
 
 class RunDiffError(ValueError):
@@ -85,14 +86,14 @@ class RunDiff:
                 **({"build": self.build} if self.build else {})}
 
 
-def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
+def _read(run_dir: Path) -> tuple[RunMeta, dict[tuple[str, str, int], str], set[str], CauseAnalysis]:
     """A run's meta, its failing vectors (each with its cause key), its fault kinds and its causes."""
     if not (run_dir / "run.db").is_file():
         raise RunDiffError(f"{run_dir}: not a run folder (no run.db)")
     try:
         analysis = run_causes(run_dir)
         with open_reader(run_dir / "run.db") as db:
-            meta = db.meta()
+            meta = db.run_meta()
             failing = {}
             for f in db.failures():
                 e, a = json.loads(f.expected), json.loads(f.actual)
@@ -104,8 +105,8 @@ def _read(run_dir: Path) -> tuple[dict[str, Any], dict[tuple[str, str, int], str
     return meta, failing, kinds, analysis
 
 
-def _vendor(meta: dict[str, Any]) -> str:
-    v = meta.get("vendor") or {}
+def _vendor(meta: RunMeta) -> str:
+    v = meta.vendor or {}
     return f"{v.get('name', '?')} {v.get('version', '?')} ({v.get('build', '?')})"
 
 
@@ -113,10 +114,10 @@ def run_diff(old_run: Path, new_run: Path) -> RunDiff:
     """Compare two run folders of the same suite (see the module)."""
     old_meta, old_failing, old_kinds, old_causes = _read(Path(old_run))
     new_meta, new_failing, new_kinds, new_causes = _read(Path(new_run))
-    if old_meta.get("suite_manifest_sha256") != new_meta.get("suite_manifest_sha256"):
+    if old_meta.suite_manifest_sha256 != new_meta.suite_manifest_sha256:
         raise RunDiffError(f"{old_run} and {new_run} are runs of different suites (manifest sha256 "
-                           f"{str(old_meta.get('suite_manifest_sha256'))[:16]}... and "
-                           f"{str(new_meta.get('suite_manifest_sha256'))[:16]}...); compare runs of one suite")
+                           f"{str(old_meta.suite_manifest_sha256)[:16]}... and "
+                           f"{str(new_meta.suite_manifest_sha256)[:16]}...); compare runs of one suite")
     titles = {c.key: c.title for c in old_causes.causes} | {c.key: c.title for c in new_causes.causes}
     keys = sorted(set(old_failing.values()) | set(new_failing.values()))
     changes = []
@@ -128,7 +129,7 @@ def run_diff(old_run: Path, new_run: Path) -> RunDiff:
                                    len(old - set(new_failing)), len(new - set(old_failing))))
     order = {"newly failing": 0, "still failing": 1, "fixed": 2}
     changes.sort(key=lambda c: (order[c.status], -max(c.old, c.new), c.key))
-    return RunDiff(str(old_run), str(new_run), _vendor(old_meta), _vendor(new_meta), str(new_meta.get("suite")),
+    return RunDiff(str(old_run), str(new_run), _vendor(old_meta), _vendor(new_meta), str(new_meta.suite),
                    len(old_failing), len(new_failing), len(set(old_failing) - set(new_failing)),
                    len(set(new_failing) - set(old_failing)), changes, sorted(new_kinds - old_kinds),
                    sorted(old_kinds - new_kinds), _build_note(Path(old_run), Path(new_run)))

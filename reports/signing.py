@@ -209,20 +209,20 @@ def check_signable(run_dir: Path, seal_keys: list[Ed25519PublicKey] | None = Non
             check_seal(db, trusted_seal_keys(None) if seal_keys is None else seal_keys, str(run_dir))
         except SealError as err:
             raise SigningError(f"{err}; not signed") from None
-        meta = db.meta()
-        if meta.get("state") != "finished":
-            raise SigningError(f"{path}: the run is not finished (state {meta.get('state')!r}); continue it with "
+        meta = db.run_meta()
+        if meta.state != "finished":
+            raise SigningError(f"{path}: the run is not finished (state {meta.state!r}); continue it with "
                                "--resume before signing")
-        tests = meta.get("suite_tests")
+        tests = meta.suite_tests
         if not isinstance(tests, int) or isinstance(tests, bool):
             raise SigningError(f"{path}: the run does not record its suite's size, so its verdict cannot be "
                                "recomputed; not signed (run it again with this tablecert)")
-        if meta.get("judged") != database_digest(db, meta.get("judged")):
+        if meta.judged != database_digest(db, meta.judged):
             raise SigningError(f"{path}: the run database no longer holds what the harness recorded during the run "
                                "(summary.json's 'judged' digests); not signed")
         verdict = decide(db).verdict
-        if meta.get("verdict") != verdict:
-            raise SigningError(f"{path}: the recorded verdict {meta.get('verdict')!r} is not what the results give "
+        if meta.verdict != verdict:
+            raise SigningError(f"{path}: the recorded verdict {meta.verdict!r} is not what the results give "
                                f"({str(verdict)!r}); not signed")
         want = json.loads(json.dumps(recompute(db), ensure_ascii=False))
     finally:

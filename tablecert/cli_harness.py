@@ -17,21 +17,13 @@ from tablecert.cli_common import (MANIFEST_HELP, PROFILE_HELP, SIGN_HELP, SUBMIS
 
 
 def verdict_words(summary: dict[str, Any]) -> str:
-    """The verdict as the terminal says it (a scoped pass names its ops; a rerun says it never certifies)."""
-    if summary.get("rerun_of"):
-        return f"{_verdict_words(summary)} (A RERUN OF FAILED VECTORS: NEVER CERTIFIED)"
-    return _verdict_words(summary)
-
-
-def _verdict_words(summary: dict[str, Any]) -> str:
-    if summary["verdict"] == harness.Verdict.SCOPED_PASS and not (summary.get("scope") or {}).get("untested"):
-        return "PASS FOR THE DECLARED BETS AND FEATURES ONLY"
-    if summary["verdict"] == harness.Verdict.SCOPED_PASS:
-        scope = summary.get("scope") or {}
-        if not scope.get("untested") and summary.get("protocol"):   # every op, only what the protocol expresses
-            return f"PASS FOR WHAT {summary['protocol']} EXPRESSES ONLY"
-        return "PASS FOR " + ", ".join(scope.get("tested", [])) + " ONLY"
-    return str(summary["verdict"]).upper()
+    """The verdict as the terminal says it: its code and the words the run's decision keeps
+    (:class:`tablecert.harness.Decision`, summary.json's ``verdict_title``), the same words as the
+    PDFs, the HTML and junit; a summary written before 1.0 keeps none and is worded the same way."""
+    verdict = harness.Verdict(summary["verdict"])
+    title = summary.get("verdict_title") or harness.verdict_title(
+        verdict, summary.get("scope") or {}, None, summary.get("shard"), isinstance(summary.get("rerun_of"), dict))
+    return verdict.upper() if title == verdict.upper() else f"{verdict.upper()} ({title})"
 
 
 CUSTOM_HELP = ("run a suite folder that is not the one this tablecert release generates (hand-edited or "
@@ -155,7 +147,7 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
     verdict = harness.Verdict(str(concluded["verdict"]))
     shard = f" (shard {concluded['shard']})" if concluded.get("shard") else ""
     said = (f"tablecert: {out}: this run{shard} concluded at {concluded.get('finished')} with the verdict "
-            f"{verdict_words({'verdict': verdict})}")
+            f"{verdict_words(concluded)}")
     written = out / "summary.json"
     if written.is_symlink() or not written.is_file():      # stopped before writing it: cmd_certify writes it
         raise OutputsMissing(said, harness.EXIT_CODES[verdict])
@@ -326,14 +318,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"== certifying {name}: {command}", flush=True)
         vendor = harness.VendorTarget("subprocess", command, harness.SessionOptions(timeout=120, isolation="auto"))
         progress = progress_bar("certifying", args.quiet, unit="vectors")
-        result, summary = harness.certify(vendor, "standard", run_dir, harness.CertifyOptions(
+        _result, summary = harness.certify(vendor, "standard", run_dir, harness.CertifyOptions(
             harness.RunOptions(progress=progress), harness.SuiteOptions(suite_dir=suite_dir),
             then=report_step(harness.OutputOptions())))
         print(format_run_summary(summary, run_dir))
-        verdicts.append((name, result.verdict))
+        verdicts.append((name, summary))
     print()
-    for name, verdict in verdicts:
-        print(f"{name}: {verdict.upper()}  (open {out / name / 'report.html'} in a browser; certificate: "
+    for name, summary in verdicts:
+        print(f"{name}: {verdict_words(summary)}  (open {out / name / 'report.html'} in a browser; certificate: "
               f"{out / name / 'certificate.pdf'}, findings: {out / name / 'findings.pdf'})")
     return 0
 

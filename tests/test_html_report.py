@@ -138,9 +138,12 @@ def test_the_page_lists_every_failing_vector_under_its_cause(runs: Path) -> None
 def test_failures_past_the_analysis_window_are_listed_under_a_last_cause(runs: Path, tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from tablecert.harness.answers import causes
+    from tablecert.harness.record.seal import run_key, seal_folder
 
     monkeypatch.setattr(causes, "CAUSE_WINDOW", 5)
-    data = load_report_data(runs / "demo-3.2.0")
+    run = shutil.copytree(runs / "demo-3.2.0", tmp_path / "run")
+    seal_folder(run, run_key())     # the analysis is made (and kept) when the run is sealed: with the window of 5
+    data = load_report_data(run)
     page = write_html_report(data, tmp_path / "report.html").read_text(encoding="utf-8")
     index, rows = embedded(page)
     last = len(data.causes.causes)

@@ -115,9 +115,10 @@ def test_a_partial_vendor_is_not_certified_unless_the_lab_accepts_its_scope(edge
     assert summary["verdict"] == "scoped_pass"
     assert summary["scope"]["tested"] == LABEL_OPS.split(",")
     assert summary["scope"]["untested"] == missing.split(", ")
-    assert "verdict: PASS FOR paigow.player_bonus, paigow.banker_bonus ONLY" in done.stdout
+    assert "verdict: SCOPED_PASS (CERTIFIED FOR 2 OF 6 OPS)" in done.stdout       # the certificate's words
+    assert "why: certified for paigow.player_bonus, paigow.banker_bonus only; not tested:" in done.stdout
     text = page_one(tmp_path / "scoped" / "certificate.pdf")
-    assert "CERTIFIED FOR" in text and "Not tested" in text and missing in text
+    assert "CERTIFIED FOR 2 OF 6 OPS" in text and "Not tested" in text and missing in text
     assert "njac.11.20.a" in text or "craps.sw" in text           # the untested clauses are named
 
     done = certify(edge, tmp_path / "craps", vendor, "--require", "craps")

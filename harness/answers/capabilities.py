@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
-from tablecert.harness.model import Outcome, sent
+from tablecert.harness.model import Outcome, RunMeta, sent
 from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
@@ -317,13 +317,13 @@ def _feature_key(feature: str) -> tuple[int, str, int, str]:
 
 
 def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[str, Mapping[str, int]],
-                  meta: Mapping[str, Any]) -> dict[str, Any]:
+                  meta: RunMeta) -> dict[str, Any]:
     """The features part of a run's scope from its counts (``feature`` and ``unsupported_feature``
     totals) and meta: the features certified (vectors of them answered, with counts), the ones
     not certified (no vector of them answered: their vectors, whether the vendor declares the
     feature, and the vectors for which it was the reason they were outside), the features the lab required and those of them the vendor does not
     declare."""
-    declared = Capabilities.from_declaration(meta.get("vendor_capabilities"))
+    declared = Capabilities.from_declaration(meta.vendor_capabilities)
     certified, uncertified = {}, {}
     for feature in sorted(totals, key=_feature_key):
         c = totals[feature]
@@ -334,9 +334,9 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
         elif c.get(Outcome.UNSUPPORTED):
             uncertified[feature] = {"vectors": c[Outcome.UNSUPPORTED], "declared": declared.offers(feature),
                                     "reason_for": unsupported.get(feature, {}).get(Outcome.UNSUPPORTED, 0)}
-    required = list(meta.get("required_features") or [])
+    required = list(meta.required_features or [])
     return {"features_certified": certified, "features_not_certified": uncertified,
-            "vendor_capabilities": meta.get("vendor_capabilities"),
+            "vendor_capabilities": meta.vendor_capabilities,
             "required_features": required,
             "required_features_undeclared": [f for f in required if not declared.offers(f)]}
 

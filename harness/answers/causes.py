@@ -48,11 +48,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from tablecert.harness.answers.capabilities import case_features, table_features
 from tablecert.harness.answers.differences import (DISPOSITIONS, KIND_ORDER, LABEL_NAMES, Difference,  # noqa: F401
                                                    all_differences, answered, differences, error_code, is_cut,
                                                    stored_differences, unwrapped)
-from tablecert.harness.model import replay_name
+from tablecert.harness.model import RunMeta, replay_name
 from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.suites.reader import json_line, vector_set_files
 from tablecert.oracle.names import HAND_SUITES
@@ -197,6 +199,10 @@ def _scores(ef: int, total_failed: int, ep: int | None, total_passed: int | None
 
 SPECTRUM_KEY = "cause_spectrum"
 """The run database's meta key holding the factor counts of the suite's vectors, per op."""
+ANALYSIS_KEY = "cause_analysis"
+"""The run database's meta key holding the analysis made once, when the concluded run was sealed
+(:func:`analysis_to_keep`, sealed with it; since 1.0): summary.json, junit and the reports read it
+(:func:`stored_analysis`) instead of analysing again."""
 
 
 def suite_spectrum(suite: Path, ops: set[str]) -> dict[str, dict[str, Any]]:
@@ -225,22 +231,22 @@ def suite_spectrum(suite: Path, ops: set[str]) -> dict[str, dict[str, Any]]:
     return {op: {"vectors": v["vectors"], "factors": dict(sorted(v["factors"].items()))} for op, v in out.items()}
 
 
-def _suite_folder(run_dir: Path, meta: dict[str, Any]) -> Path | None:
+def _suite_folder(run_dir: Path, meta: RunMeta) -> Path | None:
     """The folder of the suite that was run, RUN/suite (every run judges an anchored copy there), if
     its manifest is the one run; None for a hand suite or when it is not there."""
     for folder in (run_dir / "suite",):
         manifest = folder / "manifest.json"
-        if manifest.is_file() and hashlib.sha256(manifest.read_bytes()).hexdigest() == meta.get("suite_manifest_sha256"):
+        if manifest.is_file() and hashlib.sha256(manifest.read_bytes()).hexdigest() == meta.suite_manifest_sha256:
             if json.loads(manifest.read_bytes()).get("suite") in HAND_SUITES:
                 return None
             return folder
     return None
 
 
-def stored_spectrum(meta: dict[str, Any], ops: set[str]) -> dict[str, dict[str, Any]] | None:
+def stored_spectrum(meta: RunMeta, ops: set[str]) -> dict[str, dict[str, Any]] | None:
     """The spectrum kept in the run's meta, when it covers ``ops`` for the suite that was run."""
-    kept = meta.get(SPECTRUM_KEY)
-    if not isinstance(kept, dict) or kept.get("manifest_sha256") != meta.get("suite_manifest_sha256"):
+    kept = meta.cause_spectrum
+    if not isinstance(kept, dict) or kept.get("manifest_sha256") != meta.suite_manifest_sha256:
         return None
     by_op = kept.get("ops") or {}
     return by_op if ops <= set(by_op) else None
@@ -250,12 +256,12 @@ def keep_spectrum(db: RunStore, run_dir: Path) -> None:
     """Store the spectrum :func:`spectrum_to_keep` gives in the run's meta. Done before the run's
     record is sealed (:mod:`tablecert.harness.record.seal`), so that the counts the findings rest
     on are sealed with it."""
-    kept = spectrum_to_keep(db, run_dir, db.meta())
+    kept = spectrum_to_keep(db, run_dir, db.run_meta())
     if kept is not None:
         db.set_meta(**{SPECTRUM_KEY: kept})
 
 
-def spectrum_to_keep(db: RunReader, run_dir: Path, meta: dict[str, Any]) -> dict[str, Any] | None:
+def spectrum_to_keep(db: RunReader, run_dir: Path, meta: RunMeta) -> dict[str, Any] | None:
     """The meta value to store under :data:`SPECTRUM_KEY` so that the analysis no longer needs the
     suite folder (signing recomputes summary.json from run.db alone): the kept spectrum extended
     to the ops that now fail, counted from the suite; None when nothing needs storing (or the
@@ -266,11 +272,11 @@ def spectrum_to_keep(db: RunReader, run_dir: Path, meta: dict[str, Any]) -> dict
     folder = _suite_folder(run_dir, meta)
     if folder is None:
         return None
-    kept = meta.get(SPECTRUM_KEY)
-    by_op = dict(kept["ops"]) if isinstance(kept, dict) and kept.get("manifest_sha256") == meta.get(
-        "suite_manifest_sha256") else {}
+    kept = meta.cause_spectrum
+    by_op = dict(kept["ops"]) if isinstance(kept, dict) and kept.get("manifest_sha256") == \
+        meta.suite_manifest_sha256 else {}
     by_op.update(suite_spectrum(folder, ops - set(by_op)))
-    return {"manifest_sha256": meta.get("suite_manifest_sha256"), "ops": dict(sorted(by_op.items()))}
+    return {"manifest_sha256": meta.suite_manifest_sha256, "ops": dict(sorted(by_op.items()))}
 
 
 def _not_failing(spectrum: dict[str, dict[str, Any]], failing: Counter[tuple[str, str]],
@@ -360,7 +366,7 @@ def _title(key: str, kind: str, detail: str, transitions: Counter[str]) -> str:
     return TITLES.get(kind, TITLES["value"]).format(op=parts[1], what=parts[2] if len(parts) > 2 else "")
 
 
-def analyse(db: RunReader, run_dir: Path, meta: dict[str, Any]) -> CauseAnalysis:
+def analyse(db: RunReader, run_dir: Path, meta: RunMeta) -> CauseAnalysis:
     """Every failure of the run database's ``failures`` table in exactly one cause (see the module),
     up to the first :data:`CAUSE_WINDOW` of them (the rest counted in ``not_analysed``). Reads each
     of those failures once (its config, case, expected and answered value and flags)."""
@@ -469,7 +475,23 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def analysis_to_keep(db: RunReader, run_dir: Path, meta: RunMeta) -> dict[str, Any]:
+    """The meta value to store under :data:`ANALYSIS_KEY`: the run's analysis, whole (its smallest
+    failures with their values and differences too), as JSON values."""
+    kept: dict[str, Any] = msgspec.to_builtins(analyse(db, run_dir, meta))
+    return kept
+
+
+def stored_analysis(db: RunReader, run_dir: Path, meta: RunMeta) -> CauseAnalysis:
+    """The analysis the run kept when it was sealed (:data:`ANALYSIS_KEY`); analysed now only for a
+    run that kept none (sealed by a release before 1.0)."""
+    kept = meta.cause_analysis
+    if isinstance(kept, dict):
+        return msgspec.convert(kept, CauseAnalysis)
+    return analyse(db, run_dir, meta)
+
+
 def run_causes(run_dir: Path) -> CauseAnalysis:
-    """The cause analysis of a run folder (its run database opened read-only)."""
+    """The cause analysis of a run folder (its run database opened read-only), as it kept it."""
     with open_reader(Path(run_dir) / "run.db") as db:
-        return analyse(db, Path(run_dir), db.meta())
+        return stored_analysis(db, Path(run_dir), db.run_meta())

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from tablecert.harness.answers.compare import label_of, passes
-from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, HandAnswer, Outcome, count_vectors, stored_answer
+from tablecert.harness.model import (Batch, BatchOutcome, BatchStatus, HandAnswer, Outcome, RunMeta, count_vectors,
+                                     stored_answer)
 from tablecert.harness.store import HandCause, RunReader
 from tablecert.oracle.cards import card_code, colex_unrank, parse_hand
 from tablecert.oracle.hand_features import cause_and_simplicity, hand_features
@@ -128,24 +129,24 @@ def replay_selection(db: RunReader, per_group: int = REPLAY_PER_GROUP) -> dict[i
     return {op: sorted(tcs) for op, tcs in sorted(chosen.items())}
 
 
-def hand_replays(db: RunReader, meta: dict[str, Any]) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
+def hand_replays(db: RunReader, meta: RunMeta) -> dict[str, tuple[str, Any, list[Any], list[int]]]:
     """The replay files of a hand-suite run: per op, ``paigow.hands.OP.jsonl`` with the hands of
     :func:`replay_selection` (name -> (op, config, cases, tcIds))."""
-    first = meta.get("hand_first_position")
+    first = meta.hand_first_position
     if first is None:
         return {}
     out = {}
     for op_code, tc_ids in replay_selection(db).items():
         op = HAND_OPS[op_code]
         cases = [{"cards": hand_codes(int(first), tc)} for tc in tc_ids]
-        out[f"paigow.hands.{op}.jsonl"] = (op, meta.get("hand_config"), cases, tc_ids)
+        out[f"paigow.hands.{op}.jsonl"] = (op, meta.hand_config, cases, tc_ids)
     return out
 
 
-def hand_examples(db: RunReader, meta: dict[str, Any], per_op: int) -> dict[str, list[str]]:
+def hand_examples(db: RunReader, meta: RunMeta, per_op: int) -> dict[str, list[str]]:
     """Per op, up to ``per_op`` lines naming a wrong hand: the plainest of each cause, causes with
     the most wrong hands first (for junit.xml)."""
-    first = int(meta.get("hand_first_position") or 0)
+    first = int(meta.hand_first_position or 0)
     out: dict[str, list[str]] = {}
     for g in _most_first(db):
         lines = out.setdefault(HAND_OPS[g.op], [])

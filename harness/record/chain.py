@@ -169,13 +169,13 @@ def check_concluded(db: RunReader, key: Ed25519PrivateKey, what: str) -> Head:
     """The head of a concluded run's database, after checking its seal by ``key`` and its
     ``judged`` record against the rows (SealError if either fails)."""
     check_seal(db, [key.public_key()], what)
-    meta = db.meta()
-    found = record_state(db, database_digest(db, meta.get("judged")))
-    if found["judged"] != meta.get("judged"):
+    meta = db.run_meta()
+    found = record_state(db, database_digest(db, meta.judged))
+    if found["judged"] != meta.judged:
         raise SealError(f"{what}: the run record's rows differ from its sealed judged record; not resumed")
     try:
-        signature = base64.b64decode(str(meta[SEAL]["sig"]), validate=True)
-        seq = int(json.loads(meta[CHAIN]["payload"])["seq"]) if isinstance(meta.get(CHAIN), dict) else 0
+        signature = base64.b64decode(str((meta.seal or {})["sig"]), validate=True)
+        seq = int(json.loads(meta.chain["payload"])["seq"]) if isinstance(meta.chain, dict) else 0
     except (KeyError, TypeError, ValueError):
         raise SealError(f"{what}: the run record's seal or last checkpoint is malformed; not resumed") from None
     return Head(seq, hashlib.sha256(signature).hexdigest(), found)

@@ -1,7 +1,8 @@
 """The run folder's outputs, all written from the run database (so a resumed run writes the same):
 
 * ``summary.json``: the name of its schema (``schema``: :data:`SUMMARY_SCHEMA`), verdict (``pass`` | ``scoped_pass`` | ``fail`` | ``incomplete``, see
-  :mod:`tablecert.harness.record.verdict`) with its reasons and scope, totals by outcome, op, clause and
+  :mod:`tablecert.harness.record.verdict`) with its reasons, its words (``verdict_title``, since 1.0:
+  the same on the terminal, in junit and the reports) and scope, totals by outcome, op, clause and
   flag, the vendor's hello, suite and profile digests, faults (each saying whether a retry
   recovered it) and their totals per kind; for a hand suite with wrong hands, ``hand_causes``: the
   wrong hands per op, confusion cell and cause; ``build``: the vendor's build as bound (its
@@ -29,12 +30,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.answers.causes import analyse, keep_spectrum
+from tablecert.harness.answers.causes import keep_spectrum, stored_analysis
 from tablecert.harness.answers.hand_failures import hand_cause_totals, hand_examples, hand_replays
 from tablecert.harness.live.findings import live_replays
 from tablecert.harness.live.run import DIMENSION as LIVE_DIMENSION, LIVE_SUITE_OPS, live_summary
 from tablecert.harness.protocol_versions import NEEDS_V2, V2, hello_request
-from tablecert.harness.model import Fault, Outcome, Verdict, dumps, fault_replay_name, poisoned_replay_name, replay_name
+from tablecert.harness.model import (Fault, Outcome, Verdict, dumps, fault_replay_name, poisoned_replay_name,
+                                     replay_name, verdict_title)
 from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import shortest_script
 from tablecert.harness.lab_files import new_folder, remove_our_folder, replace_folder, write_atomically
@@ -50,41 +52,44 @@ JUNIT_FAULTS = 200        # fault rows shown as erroring test cases (the rest co
 
 
 def summary(db: RunReader) -> dict[str, Any]:
-    meta = db.meta()
+    run = db.run_meta()
     faults = db.faults()
     by_kind = fault_counts(faults)
     first = {r.kind: r for r in db.fault_requests(heads=True)}
+    verdict = run.verdict or Verdict.INCOMPLETE
     return {
         "schema": SUMMARY_SCHEMA,
-        "verdict": meta.get("verdict", Verdict.INCOMPLETE),
-        "verdict_reasons": meta.get("verdict_reasons", ["the run is not finished"]),
-        "scope": meta.get("scope"),
-        "state": meta.get("state"),
-        "tablecert_version": meta.get("tablecert_version"),
-        "suite": meta.get("suite"),
-        "suite_manifest_sha256": meta.get("suite_manifest_sha256"),
-        "suite_anchor": meta.get("suite_anchor"),
-        "profile": meta.get("profile"),
-        "vendor": meta.get("vendor"),
-        "vendor_hello": meta.get("vendor_hello"),
-        "adapter": meta.get("adapter"),
-        "target": meta.get("target"),
-        "isolation": meta.get("isolation"),
-        "vendor_limits": meta.get("vendor_limits"),
-        "vendor_bound": meta.get("vendor_bound"),
-        "start_failures": meta.get("start_failures") or [],
-        "protocol": meta.get("protocol"),
+        "verdict": verdict,
+        "verdict_reasons": run.verdict_reasons if run.verdict_reasons is not None else ["the run is not finished"],
+        "verdict_title": run.verdict_title or verdict_title(verdict, run.scope or {}, None, run.shard,
+                                                            isinstance(run.rerun_of, dict)),
+        "scope": run.scope,
+        "state": run.state,
+        "tablecert_version": run.tablecert_version,
+        "suite": run.suite,
+        "suite_manifest_sha256": run.suite_manifest_sha256,
+        "suite_anchor": run.suite_anchor,
+        "profile": run.profile,
+        "vendor": run.vendor,
+        "vendor_hello": run.vendor_hello,
+        "adapter": run.adapter,
+        "target": run.target,
+        "isolation": run.isolation,
+        "vendor_limits": run.vendor_limits,
+        "vendor_bound": run.vendor_bound,
+        "start_failures": run.start_failures or [],
+        "protocol": run.protocol,
         "not_sent_for_protocol": db.totals("protocol"),
-        "judged": meta.get("judged"),
-        "sealed_by": (meta.get("seal") or {}).get("keyid"),
-        **({"responses": meta["responses"]} if "responses" in meta else {}),
-        "stopped": meta.get("stopped"),
-        "shard": meta.get("shard"),
-        **({"rerun_of": meta["rerun_of"]} if "rerun_of" in meta else {}),
-        **({"build": build_summary(db, meta["build"])} if isinstance(meta.get("build"), dict) else {}),
-        "host": meta.get("host"),
-        "started": meta.get("started"),
-        "finished": meta.get("finished"),
+        "judged": run.judged,
+        "sealed_by": (run.seal or {}).get("keyid"),
+        **({"responses": run.responses} if run.responses is not None else {}),
+        "stopped": run.stopped,
+        "shard": run.shard,
+        **({"rerun_of": run.rerun_of} if run.rerun_of is not None else {}),
+        **({"build": build_summary(db, run.build)} if isinstance(run.build, dict) else {}),
+        "host": run.host,
+        "started": run.started,
+        "finished": run.finished,
         "totals": db.outcome_totals(),
         "by_op": db.totals("op"),
         "by_clause": db.totals("clause"),
@@ -100,8 +105,8 @@ def summary(db: RunReader) -> dict[str, Any]:
         "poisoned": [{"file": p.file, "op": p.op, "tc_id": p.tc_id, "kind": p.kind, "detail": p.detail}
                      for p in db.poisoned()],
         **({"hand_causes": causes} if (causes := hand_cause_totals(db)) else {}),
-        **({"live": live_summary(meta["live"], db.totals(LIVE_DIMENSION))} if meta.get("live") else {}),
-        "causes": analyse(db, Path(db.path).parent, meta).as_json(),
+        **({"live": live_summary(run.live, db.totals(LIVE_DIMENSION))} if run.live else {}),
+        "causes": stored_analysis(db, Path(db.path).parent, run).as_json(),
     }
 
 
@@ -123,21 +128,22 @@ def _attr(value: object) -> str:
     return f'"{for_xml(value)}"'
 
 
-def write_junit(db: RunStore, run_dir: Path, causes: dict[str, Any] | None = None) -> None:
+def write_junit(db: RunStore, run_dir: Path, data: dict[str, Any] | None = None) -> None:
     """One <testsuite> per op; in it one failing <testcase> per cause of wrong answers
-    (:mod:`tablecert.harness.answers.causes`; summary.json's ``causes``, given as ``causes``) with its
+    (:mod:`tablecert.harness.answers.causes`; summary.json's ``causes``, of ``data``, the summary) with its
     smallest failures, one passing test case per flag of the op that no vector failed, and
     error/skipped cases for faults and unsupported vectors. Every count is of vectors and each
     failing vector is in exactly one test case: the root's ``failures`` is the run's failing
     vectors, each suite's its op's, each test case's message its cause's in that op (a hand
     suite's wrong hands: one label cause per op, with example hands)."""
-    analysis = causes if causes is not None else summary(db)["causes"]
-    declared = set((db.meta().get("vendor") or {}).get("ops", []))
+    data = data if data is not None else summary(db)
+    analysis = data["causes"]
+    declared = set((db.run_meta().vendor or {}).get("ops", []))
     by_op: dict[str, list[tuple[int, dict[str, Any], int]]] = {}
     for number, cause in enumerate(analysis["causes"], 1):
         for op, n in cause["ops"].items():
             by_op.setdefault(op, []).append((number, cause, n))
-    hand_lines = hand_examples(db, db.meta(), JUNIT_EXAMPLES)
+    hand_lines = hand_examples(db, db.run_meta(), JUNIT_EXAMPLES)
     op_flags: dict[str, dict[str, dict[str, int]]] = {}
     for key, counts in db.totals("op_flag").items():
         op, flag = key.split(" ", 1)
@@ -152,7 +158,8 @@ def write_junit(db: RunStore, run_dir: Path, causes: dict[str, Any] | None = Non
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<testsuites name="tablecert" tests="{sum(totals.values())}" failures="{totals[Outcome.FAIL]}" '
              f'errors="{totals[Outcome.FAULT]}" skipped="{totals[Outcome.UNSUPPORTED]}">',
-             '  <properties><property name="counts" value="vectors: each failing vector is in one test case, '
+             f'  <properties><property name="verdict" value={_attr(data["verdict_title"])}/>'
+             '<property name="counts" value="vectors: each failing vector is in one test case, '
              'under its cause"/></properties>']
     for op in sorted(ops):
         counts = ops[op]
@@ -233,7 +240,7 @@ def write_failure_replays(db: RunStore, run_dir: Path) -> int:
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
     folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
-    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.meta().get("live_failures") or {}, replay_name)
+    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.run_meta().live_failures or {}, replay_name)
     for rec in db.failures():
         if rec.op in LIVE_SUITE_OPS:
             continue                      # a live vector's replay is its script with its kills (below)
@@ -252,15 +259,14 @@ def write_failure_replays(db: RunStore, run_dir: Path) -> int:
     for r in db.fault_requests():
         replays[fault_replay_name(r.kind, r.file, r.op, r.first_tc)] = (
             r.op, json.loads(r.config), json.loads(r.cases), list(range(r.first_tc, r.first_tc + r.n)))
-    meta = db.meta()
-    replays.update(hand_replays(db, meta))
+    run = db.run_meta()
+    replays.update(hand_replays(db, run))
     if not replays and not live:
         remove_our_folder(folder)
         return 0
     building = new_folder(run_dir, "failures")
     try:
-        _write_replays(replays, building, int(meta.get("hand_batch_size") or REPLAY_LINE_CASES),
-                       db.meta().get("protocol") or V2)
+        _write_replays(replays, building, int(run.hand_batch_size or REPLAY_LINE_CASES), run.protocol or V2)
         for name, text in sorted(live.items()):
             with open(building / name, "x", encoding="utf-8") as f:
                 f.write(text)
@@ -292,7 +298,7 @@ def write_outputs(run_dir: Path) -> dict[str, Any]:
     try:
         keep_spectrum(db, run_dir)          # the cause analysis's suite counts, once (sealed runs: already)
         data = write_summary(db, run_dir)
-        write_junit(db, run_dir, data["causes"])
+        write_junit(db, run_dir, data)
         write_failure_replays(db, run_dir)
     finally:
         db.close()

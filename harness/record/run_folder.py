@@ -34,6 +34,7 @@ from pathlib import Path
 
 from tablecert.harness.confine.lab_folders import register_run
 from tablecert.harness.lab_files import FOLDER_MODE, UnsafeRunFolder, refuse_link
+from tablecert.harness.model import RunMeta
 from tablecert.harness.store.reader import concluded_meta
 
 LOCK_NAME = ".tablecert.lock"
@@ -75,7 +76,7 @@ def check_new_run_folder(out: Path) -> None:
 
 
 def concluded_run(out: Path) -> dict[str, object] | None:
-    """The verdict, finish time and shard of the run in ``out`` when it concluded (its run
+    """The verdict (its words and scope), finish time and shard of the run in ``out`` when it concluded (its run
     database says ``state: finished``), else None (no run, or one interrupted or never greeted:
     resumable). Read without writing anything: the database is opened immutable, so no lock,
     journal or WAL file is made and no time stamp changes (a run still being written may read as
@@ -83,10 +84,11 @@ def concluded_run(out: Path) -> dict[str, object] | None:
     db_path = out / "run.db"
     if db_path.is_symlink() or not db_path.is_file():
         return None
-    meta = concluded_meta(db_path, ("state", "verdict", "finished", "shard"))
+    meta = concluded_meta(db_path, ("state", "verdict", "verdict_title", "scope", "finished", "shard", "rerun_of"))
     if meta is None:
         return None
-    return meta if meta.get("state") == "finished" and meta.get("verdict") else None
+    run = RunMeta.of(meta)
+    return meta if run.state == "finished" and run.verdict else None
 
 
 VENDOR_OPTIONS = {"subprocess": "--vendor-cmd", "python": "--vendor-plugin", "http": "--vendor-url"}

@@ -48,6 +48,7 @@ import base64
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from tablecert.harness.answers.causes import SPECTRUM_KEY, spectrum_to_keep
+from tablecert.harness.answers.causes import ANALYSIS_KEY, SPECTRUM_KEY, analysis_to_keep, spectrum_to_keep
 from tablecert.harness.record.judged_record import row_digests
 from tablecert.harness.record.keys import fingerprint, load_private_key, raw_public, trusted_keys
 from tablecert.harness.model import dumps
@@ -168,16 +169,20 @@ def seal_folder(run_dir: Path, key: Ed25519PrivateKey) -> None:
 
 def seal_concluded(db: RunStore, run_dir: Path, key: Ed25519PrivateKey) -> dict[str, Any]:
     """Seal a concluded run's record with the findings' counts of its suite (the cause spectrum,
-    :func:`~tablecert.harness.answers.causes.spectrum_to_keep`), both in one transaction."""
-    kept = spectrum_to_keep(db, run_dir, db.meta())
-    return seal_run(db, key, {SPECTRUM_KEY: kept} if kept is not None else None)
+    :func:`~tablecert.harness.answers.causes.spectrum_to_keep`) and the cause analysis, made here
+    once (:func:`~tablecert.harness.answers.causes.analysis_to_keep`), all in one transaction."""
+    meta = db.run_meta()
+    kept = spectrum_to_keep(db, run_dir, meta)
+    adding = {SPECTRUM_KEY: kept} if kept is not None else {}
+    adding[ANALYSIS_KEY] = analysis_to_keep(db, run_dir, replace(meta, cause_spectrum=kept) if kept is not None else meta)
+    return seal_run(db, key, adding)
 
 
 def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str:
     """The fingerprint of the trusted key that sealed the database's record as it is now;
     SealError (its message starting with ``what``: the folder, or the shard) if the record is not
     sealed, sealed by a key not trusted, or changed since it was sealed."""
-    seal = db.meta().get(SEAL)
+    seal = db.run_meta().seal
     if not isinstance(seal, dict):
         raise SealError(f"{what}: the run record is not sealed (written by a tablecert without the lab's run key, "
                         "or by something else); not accepted")
@@ -198,7 +203,7 @@ def check_seal(db: RunReader, trusted: list[Ed25519PublicKey], what: str) -> str
         except InvalidSignature:
             raise SealError(f"{what}: the run record changed since it was sealed by {keyid} (its meta or "
                             "tables differ from what was sealed); not accepted") from None
-        _check_responses(db.meta().get("responses"), what)
+        _check_responses(db.run_meta().responses, what)
         return fingerprint(key)
     raise SealError(f"{what}: the run record is sealed by key {str(keyid)[:80]}, which is not a trusted key; "
                     "not accepted")

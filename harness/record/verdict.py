@@ -47,7 +47,7 @@ from tablecert.harness.contract import KNOWN_OPS
 from tablecert.harness.protocol_versions import unchecked_note
 from tablecert.harness.store import RunReader, RunStore
 from tablecert.harness.answers.round_findings import round_scope
-from tablecert.harness.model import Fault, Outcome, Verdict, sent
+from tablecert.harness.model import Decision, Fault, Outcome, RunMeta, Verdict, sent, verdict_title
 from tablecert.oracle.names import HAND_FILE, HAND_OPS
 from tablecert.oracle.live_stations import STATIONS_OP
 from tablecert.oracle.protocol import V2_OPS
@@ -139,13 +139,6 @@ class Scope:
                 "complete": self.complete, **self.features, "round_play": self.round_play}
 
 
-@dataclass(frozen=True)
-class Decision:
-    verdict: Verdict
-    reasons: tuple[str, ...]     # why, one sentence each (empty for a clean pass)
-    scope: Scope
-
-
 def severity(kind: str) -> tuple[int, str]:
     """Sort key of a fault kind: the most severe first (SEVERE_FIRST), unknown kinds last."""
     return (SEVERE_FIRST.index(kind) if kind in SEVERE_FIRST else len(SEVERE_FIRST), kind)
@@ -184,12 +177,12 @@ def given_up(faults: Iterable[Fault], by_op: Mapping[str, Mapping[str, int]]) ->
             "not answered" for op, reason in why.items()]
 
 
-def _scope(db: RunReader, meta: Mapping[str, Any]) -> Scope:
+def _scope(db: RunReader, meta: Mapping[str, Any], run: RunMeta) -> Scope:
     by_op = db.totals("op")
-    ops = list(meta.get("suite_ops") or sorted(by_op))
-    required = list(meta.get("required_ops") or ops)
+    ops = list(run.suite_ops or sorted(by_op))
+    required = list(run.required_ops or ops)
     if required == ops:          # the default: every op of the suite, but an added op only if declared
-        declared = set((meta.get("vendor") or {}).get("ops") or ())
+        declared = set((run.vendor or {}).get("ops") or ())
         required = [op for op in required if op not in DECLARED_ONLY or op in declared] or required
     answered = {op for op, c in by_op.items() if sent(c)}
     untested = [op for op in ops if op not in answered and by_op.get(op, {}).get(Outcome.UNSUPPORTED)]
@@ -198,7 +191,7 @@ def _scope(db: RunReader, meta: Mapping[str, Any]) -> Scope:
     untested_clauses = sorted(c for c, n in clauses.items()
                               if n.get(Outcome.UNSUPPORTED) and not sent(n))
     feature_totals = db.totals(FEATURE_DIMENSION)
-    features = feature_scope(feature_totals, db.totals(UNSUPPORTED_DIMENSION), meta)
+    features = feature_scope(feature_totals, db.totals(UNSUPPORTED_DIMENSION), run)
     return Scope(tuple(ops), tuple(required), tuple(tested), tuple(untested), tuple(untested_clauses), features,
                  round_scope(by_op, feature_totals))
 
@@ -214,17 +207,29 @@ def scope_hint(scope: Scope) -> str:
 
 
 def decide(db: RunReader) -> Decision:
-    """The verdict of the run in ``db`` (see the module docstring); its meta says whether only a
-    part of the suite was run on purpose (``sliced``)."""
+    """The verdict of the run in ``db`` (see the module docstring), its reasons, scope and words;
+    its meta says whether only a part of the suite was run on purpose (``sliced``)."""
     meta = db.meta()
-    scope = _scope(db, meta)
+    run = RunMeta.of(meta)
+    scope = _scope(db, meta, run)
+    protocol_note = unchecked_note(run.protocol, db.totals("protocol"))
+
+    def made(verdict: Verdict, reasons: tuple[str, ...]) -> Decision:
+        stored = scope.as_json()
+        return Decision(verdict, reasons, stored, verdict_title(
+            verdict, stored, run.protocol if protocol_note else None, run.shard, isinstance(run.rerun_of, dict)))
+
+    return made(*_verdict(db, run, scope, protocol_note))
+
+
+def _verdict(db: RunReader, meta: RunMeta, scope: Scope, protocol_note: str | None) -> tuple[Verdict, tuple[str, ...]]:
     totals = db.outcome_totals()
     rows = db.faults()
     faults = fault_counts(rows)
     reasons: list[str] = []
-    if meta.get("state") == "not_started":
-        why = meta.get("not_started") or "the vendor could not be started or greeted"
-        return Decision(Verdict.INCOMPLETE, (f"no vector was judged: {why}",), scope)
+    if meta.state == "not_started":
+        why = meta.not_started or "the vendor could not be started or greeted"
+        return (Verdict.INCOMPLETE, (f"no vector was judged: {why}",))
     if totals[Outcome.FAIL]:
         reasons.append(f"{totals['fail']:,} vector{'s' if totals['fail'] != 1 else ''} answered differently "
                        "from the reference oracle")
@@ -244,37 +249,36 @@ def decide(db: RunReader) -> Decision:
         reasons.append("required feature" + ("s" if len(undeclared) != 1 else "")
                        + f" not declared in the vendor's capabilities: {', '.join(undeclared)}")
     run = sum(totals.values())
-    suite_tests = meta.get("suite_tests")
-    shard = (shard_note(str(meta["shard"]), run, suite_tests),) if meta.get("shard") else ()
-    if meta.get("state") != "finished":
-        return Decision(Verdict.INCOMPLETE, tuple(reasons) + ("the run was interrupted and not resumed",), scope)
+    suite_tests = meta.suite_tests
+    shard = (shard_note(str(meta.shard), run, suite_tests),) if meta.shard else ()
+    if meta.state != "finished":
+        return (Verdict.INCOMPLETE, tuple(reasons) + ("the run was interrupted and not resumed",))
     if reasons:
-        return Decision(Verdict.FAIL, tuple(reasons) + shard, scope)
-    if meta.get("stopped"):
-        return Decision(Verdict.INCOMPLETE, (f"the run was stopped: {meta['stopped']}",), scope)
-    if meta.get("sliced"):
-        part = f": {meta['sliced']}" if isinstance(meta["sliced"], str) else ""
-        return Decision(Verdict.INCOMPLETE, (f"only a part of the suite was run ({run:,} vectors){part}",), scope)
+        return (Verdict.FAIL, tuple(reasons) + shard)
+    if meta.stopped:
+        return (Verdict.INCOMPLETE, (f"the run was stopped: {meta.stopped}",))
+    if meta.sliced:
+        part = f": {meta.sliced}" if isinstance(meta.sliced, str) else ""
+        return (Verdict.INCOMPLETE, (f"only a part of the suite was run ({run:,} vectors){part}",))
     if shard:
-        return Decision(Verdict.INCOMPLETE, shard, scope)
+        return (Verdict.INCOMPLETE, shard)
     if isinstance(suite_tests, int) and run < suite_tests:
-        return Decision(Verdict.INCOMPLETE, (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",), scope)
+        return (Verdict.INCOMPLETE, (f"{suite_tests - run:,} of {suite_tests:,} vectors were not run",))
     if totals[Outcome.FAULT]:
-        return Decision(Verdict.INCOMPLETE, (f"{totals[Outcome.FAULT]:,} vectors were not answered",), scope)
-    protocol_note = unchecked_note(meta.get("protocol"), db.totals("protocol"))
+        return (Verdict.INCOMPLETE, (f"{totals[Outcome.FAULT]:,} vectors were not answered",))
     also = (protocol_note,) if protocol_note else ()
     if scope.untested:
-        return Decision(Verdict.SCOPED_PASS, (f"certified for {', '.join(scope.tested)} only; not tested: "
-                                        f"{', '.join(scope.untested)} (not required)",) + also, scope)
+        return (Verdict.SCOPED_PASS, (f"certified for {', '.join(scope.tested)} only; not tested: "
+                                        f"{', '.join(scope.untested)} (not required)",) + also)
     if not scope.complete:
-        return Decision(Verdict.SCOPED_PASS, (not_certified_features(scope.features),) + also, scope)
+        return (Verdict.SCOPED_PASS, (not_certified_features(scope.features),) + also)
     if protocol_note:
-        return Decision(Verdict.SCOPED_PASS, (protocol_note,), scope)
-    return Decision(Verdict.PASS, (), scope)
+        return (Verdict.SCOPED_PASS, (protocol_note,))
+    return (Verdict.PASS, ())
 
 
 def conclude(db: RunStore) -> Decision:
     """Decide the run's verdict and keep it, with its reasons and scope, in the run's meta."""
     decision = decide(db)
-    db.set_meta(verdict=decision.verdict, verdict_reasons=list(decision.reasons), scope=decision.scope.as_json())
+    db.set_meta(**decision.as_meta())
     return decision

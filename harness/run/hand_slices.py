@@ -88,7 +88,7 @@ def check_slice(db: RunStore, manifest: dict[str, Any], hand_slice: HandSlice | 
     (the stored one on a resumed run) and how the verdict names it (None for a whole suite). SliceError for a slice of a suite that is not a
     hand suite, or another slice than the run began with."""
     suite = manifest["suite"]
-    stored = db.meta().get("hand_slice")
+    stored = db.run_meta().hand_slice
     if hand_slice is None and stored is not None:
         hand_slice = HandSlice(**{k: v for k, v in stored.items()})
     if hand_slice is None:

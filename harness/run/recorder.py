@@ -1,4 +1,7 @@
-"""The run database's one writer: outcomes recorded, failures counted, caps watched, the verdict.
+"""What a run records as it goes: outcomes handed to the run store, failures counted, caps
+watched, the verdict decided. The run database's one writer is the store
+(:class:`~tablecert.harness.store.RunStore`); the recorder is the one place the run loops hand it
+their outcomes.
 
 Every way of running a suite hands each judged outcome, in run order, to :meth:`Recorder.record`:
 the batch goes into ``run.db`` in one transaction (a batch already there is not counted again)
@@ -8,7 +11,9 @@ and a hand batch's wrong hands alike). :meth:`Recorder.should_stop` says when no
 be sent: after ``stop_after_failures`` failures, once the vendor's answers pass
 ``max_run_answer_bytes`` (all sessions of every instance: ``answer_bytes`` gives them), or once the
 run passed ``max_run_seconds`` (the last two kept in the meta as ``stopped``). :meth:`conclude`
-checks the database against the record, then decides and keeps the verdict.
+checks the database against the record, then decides and keeps the verdict
+(:func:`tablecert.harness.record.verdict.conclude`: one :class:`~tablecert.harness.model.Decision`,
+its words too).
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tablecert.harness.record.judged_record import JudgedRecord, TamperedRunDatabase
-from tablecert.harness.model import BatchOutcome, Outcome
+from tablecert.harness.model import BatchOutcome, Decision, Outcome
 from tablecert.harness.store import RunStore
 from tablecert.harness.run import RunError
-from tablecert.harness.record.verdict import Decision, conclude
+from tablecert.harness.record.verdict import conclude
 
 
 class Recorder:

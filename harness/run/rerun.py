@@ -67,8 +67,8 @@ def rerun_selection(run_dir: Path) -> RerunSelection:
         raise RerunError(f"--rerun-failed {run_dir}: not a run folder (no run.db)")
     try:
         with open_reader(path) as db:
-            meta = db.meta()
-            suite = str(meta.get("suite"))
+            meta = db.run_meta()
+            suite = str(meta.suite)
             if suite in HAND_SUITES:
                 raise RerunError(f"--rerun-failed {run_dir}: a run of the {suite} hand suite keeps its wrong hands "
                                  "as counts, not vectors to send again (rerun a part of it with --range A:B)")
@@ -79,13 +79,13 @@ def rerun_selection(run_dir: Path) -> RerunSelection:
             hit |= {(p.file, p.op, p.tc_id) for p in db.poisoned()}
     except (UnreadableRun, SchemaError) as err:
         raise RerunError(f"--rerun-failed {run_dir}: {err}") from None
-    if meta.get("state") != "finished":
-        raise RerunError(f"--rerun-failed {run_dir}: the run is not finished (state {meta.get('state')!r}); "
+    if meta.state != "finished":
+        raise RerunError(f"--rerun-failed {run_dir}: the run is not finished (state {meta.state!r}); "
                          "resume it with --resume first")
     if not failed and not hit:
         raise RerunError(f"--rerun-failed {run_dir}: no vector failed or faulted in it: nothing to rerun")
-    anchor = meta.get("suite_anchor")
-    return RerunSelection(str(run_dir), suite, str(meta.get("suite_manifest_sha256")), frozenset(failed | hit),
+    anchor = meta.suite_anchor
+    return RerunSelection(str(run_dir), suite, str(meta.suite_manifest_sha256), frozenset(failed | hit),
                           len(failed), len(hit - failed), isinstance(anchor, dict) and anchor.get("kind") == "custom")
 
 

@@ -43,7 +43,7 @@ from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
 from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.instance.recovery import FaultPolicy
-from tablecert.harness.model import Verdict
+from tablecert.harness.model import Decision, RunMeta, Verdict
 from tablecert.harness.instance.stats import InstanceStats
 from tablecert.harness.record.judged_record import JudgedRecord
 from tablecert.harness.store import RunStore
@@ -58,7 +58,7 @@ from tablecert.harness.instance.vectors import judge_batch, passed_batch, whole_
 from tablecert.harness.run.rerun import RerunSelection, chosen_batches
 from tablecert.harness.run.vendor_build import AUTHENTICATE, VendorBuild, vendor_answer
 from tablecert.harness.suites.reader import count_cases, iter_batches
-from tablecert.harness.record.verdict import Decision, ScopeError, required_ops, suite_ops
+from tablecert.harness.record.verdict import ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
 from tablecert.oracle.profiles import load_profile
 from tablecert.vectors.checks import load_manifest
@@ -129,8 +129,9 @@ class Runner:
         manifest = load_manifest(suite_dir)
         digest = manifest_digest(suite_dir)
         meta = self.db.meta()
-        if meta and meta.get("suite_manifest_sha256") != digest:
-            raise RunError(f"{db_path} belongs to a run of another suite (manifest {meta.get('suite_manifest_sha256')})")
+        if meta and RunMeta.of(meta).suite_manifest_sha256 != digest:
+            raise RunError(f"{db_path} belongs to a run of another suite (manifest "
+                           f"{RunMeta.of(meta).suite_manifest_sha256})")
         self.run_meta = dict(options.run_meta)
         if not meta:
             self.db.set_meta(tablecert_version=__version__, host=platform.node(), started=utc_now(),
@@ -165,14 +166,14 @@ class Runner:
     def _scope_meta(self, manifest: dict[str, Any], digest: str, require: str | None) -> None:
         """Keep the suite's ops and size, and the ops required, in the meta (the verdict reads them)."""
         ops = suite_ops(manifest)
-        stored = self.db.meta().get("required_ops")
+        stored = self.db.run_meta().required_ops
         try:
             require, features = split_require(require)
         except ValueError as err:
             raise ScopeError(str(err)) from None
         if require is None and stored is not None:
             required = stored
-            features = features or self.db.meta().get("required_features") or []
+            features = features or self.db.run_meta().required_features or []
         else:
             scope = None
             if (require or "").strip() == "profile":
@@ -215,7 +216,7 @@ class Runner:
     def _hand_batch_size(self, asked: int | None) -> int:
         """Hands per request of this hand-suite run: the one the run started with (meta, or for a
         run database without it the size of its first batch), else the one asked for."""
-        stored = self.db.meta().get("hand_batch_size")
+        stored = self.db.run_meta().hand_batch_size
         if stored is None:
             stored = self.db.batch_size_of(HAND_FILE)
         if stored is not None:
@@ -235,12 +236,12 @@ class Runner:
         contract version) it began with; the vendor, its hello, how it is confined and its
         limits go into the meta."""
         identity = identity_of(hello)
-        recorded = self.db.meta().get("vendor")
+        recorded = self.db.run_meta().vendor
         if recorded is not None and not same_vendor(recorded, identity):
             raise RunError(f"this run is of {describe(recorded)}; the vendor now says it is {describe(identity)}: "
                            "a run is resumed only with the vendor it began with (start a new run folder)")
-        if self.db.meta().get("protocol", hello.protocol) != hello.protocol:
-            raise RunError(f"this run speaks {self.db.meta()['protocol']}; the vendor now speaks "
+        if (self.db.run_meta().protocol or hello.protocol) != hello.protocol:
+            raise RunError(f"this run speaks {self.db.run_meta().protocol}; the vendor now speaks "
                            f"{hello.protocol} (start a new run folder)")
         if recorded is None:        # first identified now: how it was reached is this attempt's
             self.db.set_meta(**{k: v for k, v in self.run_meta.items() if k in ("adapter", "target")})
@@ -312,7 +313,7 @@ class Runner:
         """What a spread run is given of this run, its vendor greeted (see :mod:`tablecert.harness.instance.context`)."""
         assert self.hello is not None and self.instance.began is not None
         vendor = RunVendor(self.open_session, self.instance.began, self.recovery.policy,
-                           frozenset(self.db.fault_kinds()), self.db.meta().get("isolation"), self.capabilities)
+                           frozenset(self.db.fault_kinds()), self.db.run_meta().isolation, self.capabilities)
         return SpreadContext(self.suite_run, vendor, self.db, self.recorder, self.recovery.give_up,
                              self.instance.hand_over)
 
@@ -331,8 +332,8 @@ class Runner:
         last = last_stderr_line(err.stderr_tail)
         if last:
             why += f"; the vendor's last line on stderr: {last}"
-        if self.db.meta().get("vendor") is None or err.kind is FaultKind.START:
-            history = list(self.db.meta().get("start_failures") or [])
+        if self.db.run_meta().vendor is None or err.kind is FaultKind.START:
+            history = list(self.db.run_meta().start_failures or [])
             history.append({"at": utc_now(), "kind": err.kind.value, "detail": err.detail,
                             "stderr": err.stderr_tail[-START_FAILURE_STDERR:]})
             self.db.set_meta(start_failures=history)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tablecert.harness.model import OUTCOMES, BatchOutcome, BatchStatus, Failure, Fault, FaultRequest, HandAnswer, PoisonedCase
+from tablecert.harness.model import (OUTCOMES, BatchOutcome, BatchStatus, Failure, Fault, FaultRequest, HandAnswer,
+                                     PoisonedCase, RunMeta)
 from tablecert.harness.store.schema import COLUMNS, check_version, columns_of, has_table
 
 
@@ -155,6 +156,10 @@ class RunReader:
     # -- meta and batches
     def meta(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta ORDER BY key")}
+
+    def run_meta(self) -> RunMeta:
+        """The meta as typed fields (:class:`~tablecert.harness.model.RunMeta`)."""
+        return RunMeta.of(self.meta())
 
     def meta_text(self, leaving_out: Iterable[str] = ()) -> list[tuple[str, str]]:
         """The meta rows as stored (key, JSON text) in key order, but those of ``leaving_out``."""

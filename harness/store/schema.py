@@ -15,7 +15,12 @@ Tables (every value of a JSON column is compact JSON text, :func:`tablecert.harn
 
 * ``meta`` (key, value JSON): vendor hello, suite and profile digests, tablecert version, host,
   adapter and target, start and end times, state; ``seal``, the run record sealed by the lab's
-  run key when the run concluded; ``chain``, the run key's last checkpoint of the record;
+  run key when the run concluded; ``chain``, the run key's last checkpoint of the record; every
+  key declared, with its type, by :class:`~tablecert.harness.model.RunMeta` (read as it:
+  :meth:`~tablecert.harness.store.reader.RunReader.run_meta`). Since 1.0 a concluded run also
+  keeps ``verdict_title`` (the verdict's words, :class:`~tablecert.harness.model.Decision`) and
+  ``cause_analysis`` (the cause analysis, made once when it is sealed): optional keys, so the
+  schema version stays 1 and an earlier release reads such a database as before;
 * ``batches`` (file, op, first_tc, n, status): every batch done (:class:`~tablecert.harness.model.BatchStatus`);
   a resumed run skips these;
 * ``failures``: each failing vector (:class:`~tablecert.harness.model.Failure`);
