@@ -163,14 +163,16 @@ def test_certify_live_reference_survives_every_named_step_and_seeded_points(tmp_
     assert named_steps == 133 + 10                  # and pai gow's four rounds, two refused steps
     named_steps += sum(len(v.case["steps"]) for g in station_cases.station_groups(profile.craps) for v in g.vectors
                        if "LiveEveryStep" in v.flags)
-    assert named_steps == 143 + 23 + 14 + 18 + 19   # and the station tables': eight stations, a disconnect, kept, void
+    assert named_steps == 143 + 23 + 14 + 19 + 19 + 74   # the station tables': eight stations, a disconnect, kept,
+    stations = sum(len(g.vectors) for g in station_cases.station_groups(profile.craps))   # void, the long table
+    assert stations == 22                           # each cut once more after its close (closed is closed)
     made, life = summary["live"]["interruptions"], summary["live"]["life_cuts_planned"]
-    assert summary["verdict"] == "pass" and made["made"] == made["survived"] == named_steps + 60 + life
+    assert summary["verdict"] == "pass" and made["made"] == made["survived"] == named_steps + 60 + life + stations
     assert all(made["by_kind"][k]["made"] > 30 for k in ("between", "written", "answered"))
     assert all(made["by_kind"][k]["made"] >= 10 for k in ("hello_written", "resume_written", "recall_written", "storm"))
     page = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "1", str(out / "certificate.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
-    cuts = named_steps + 60 + life
+    cuts = named_steps + 60 + life + stations
     assert "CERTIFIED" in page and f"{cuts} made, {cuts} survived" in " ".join(page.split())
     assert not [p for p in out.iterdir() if p.name.startswith(STATE_PREFIX)]
 

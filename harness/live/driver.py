@@ -25,8 +25,10 @@ restart and every game (refused ``out_of_sequence``, the table unchanged).
 
 A vector passes when every answer equals the oracle's; the first that differs ends it, and its
 finding (:mod:`tablecert.harness.live.findings`) names the last interruption point before it. A
-vendor fault of its own (a crash we did not cause, a hang, a malformed answer) ends the vector as
-a failure too. An interruption is *survived* when the resume after it and every answer up to the
+vendor fault of its own (a crash we did not cause, a hang, a malformed answer, a restarted
+instance greeting as another build) ends the vector as a failure too, its finding naming the
+request it was met during and the vendor's last line on stderr, and is kept as a fault of the
+run (with that request and the stderr tail); the next vector starts on a fresh process. An interruption is *survived* when the resume after it and every answer up to the
 next interruption (or the vector's end) are right. The counts go into the batch outcome under the
 dimension ``interruption`` (``made`` and ``survived`` per kind), so the run database, the verdict's
 inputs and the reports all read one record.
@@ -45,7 +47,7 @@ from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, co
                                          storm)
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.harness.model import BatchOutcome, stored_answer, stored_expected
+from tablecert.harness.model import BatchOutcome, Fault, stored_answer, stored_expected
 from tablecert.harness.instance.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
@@ -143,6 +145,7 @@ class Play:
     survived: int = 0
     pending: Interruption | None = None
     restored: Any = None            # the resume answer after the last interruption
+    asking: str = ""                # the request a vendor fault was met during (InstanceControl.asking)
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
     def said(self, asked: str, answer: Any) -> None:
@@ -270,6 +273,7 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     pairs: dict[int, tuple[str, str]] = {}
     made: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
     survived: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
+    faults: list[Fault] = []
     for i, tc_id in enumerate(unit.tc_ids):
         expected = unit.expected[i].get("result", {}).get("steps")
         play = Play(tc_id)
@@ -279,6 +283,10 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
                    plan.life_of((unit.file, tc_id)))
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
+            if isinstance(err, VendorFault):     # a fault finding: kept with the request and the vendor's stderr
+                play.asking = control.asking
+                faults.append(Fault(unit.file, unit.op, tc_id, 1, len(faults) + 1, err.kind.value,
+                                    f"during {play.asking}: {err.detail}", err.stderr_tail))
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
             results.append({"failed": play.transcript[-1:] or None})
             notes[tc_id] = finding_note(play, err, points)
@@ -290,6 +298,7 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
             made[kind] += n_made
             survived[kind] += n_survived
     out = judge_batch(unit, results)
+    out.faults += faults
     out.failures = [replace(f, expected=pairs[f.tc_id][0], actual=pairs[f.tc_id][1], comment=f"{f.comment} | {notes[f.tc_id]}")
                     if f.tc_id in pairs else f for f in out.failures]
     for mode in ALL_KINDS:
