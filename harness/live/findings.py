@@ -1,14 +1,21 @@
 """What a failing live vector tells the vendor's developers, and how to reproduce it.
 
 * :func:`compared_pair`: what the run database's failure row keeps as expected and answered:
-  the first divergent answer, the oracle's and the vendor's, in one shape (a recall in brief), so
-  the findings and the failures by cause compare them like any answer;
+  the first divergent answer, the oracle's and the vendor's, in one shape (a recall or the meters
+  by the request and its first differing field, named by station, seat and game; a vendor fault
+  by its kind), so the findings and the failures by cause compare them like any answer and a
+  cause line names the field or the event;
+* :func:`field_differences`: where two answers differ, list items named by station, seat, bet
+  and game;
+* :func:`fault_words`: a vendor fault during live play in the lab's words, with the request it
+  was met during and the vendor's last line on stderr;
 * :func:`live_detail`: the whole record of a failing live vector, kept in the run's meta
   (``live_failures``): every interruption made (step and kind), the state the vendor restored
   after the last one against the state the oracle had, the first divergent answer (what was
   asked, expected, answered and the fields that differ) and the last exchanges before it;
 * :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
-  shows it): the interruption point, restored vs expected, the first divergent answer;
+  shows it): the interruption point, restored vs expected, the first divergent answer (or the
+  fault, :func:`fault_words`);
 * :func:`live_replays`: per failing vector a replay (one JSON line of its group's file in ``failures/``): the config, the
   script cut after the divergent step, where to kill (each interruption: step and kind) and how
   to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
