@@ -205,7 +205,8 @@ def test_a_vendor_restarted_as_another_build_is_a_bad_hello_finding(small_suite:
     and the run is NOT CERTIFIED; the harness itself does not fail on it."""
     result, comments = live_run(faulty("rebuilt-on-restart"), small_suite, tmp_path / "run", interruptions=1)
     assert result.verdict == "fail"
-    assert comments and "the vendor faulted (bad_hello: the restarted vendor says it is" in comments[0], comments
+    assert comments and "the restarted instance greeted as another build during hello (the instance restarting) " \
+        "(bad_hello: the restarted vendor says it is" in comments[0], comments               # in the lab's words
     assert "build 'rebuilt'" in comments[0]
 
 
