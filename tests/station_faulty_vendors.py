@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_stations import LiveStationTable, StationTable
 from tablecert.oracle.table_journal import STATION_OPS, TableJournal
 from tablecert.oracle.vendor import ReferenceVendor, serve
@@ -231,6 +232,28 @@ class SnapshotForgetsDisconnect(LiveStationTable):
         return dict(state, seats=[dict(seat, connected=True) for seat in state["seats"]])
 
 
+class FirstTablesConfig(TableJournal):
+    """Stamps every station table's records with the config of the first station table its journal
+    holds (a config read once, not each table's own)."""
+
+    first: Any = None
+
+    def _read(self) -> list[dict[str, Any]]:
+        entries = super()._read()
+        if self.first is None:
+            self.first = next((e["config"] for e in entries if "open" in e and "stations" in e), None)
+        return entries
+
+    def apply(self, entry: dict[str, Any]) -> Any:
+        result = super().apply(entry)
+        if "open" in entry and "stations" in entry:
+            self.first = entry["config"] if self.first is None else self.first
+            table = self.tables[entry["open"]]
+            assert isinstance(table, LiveStationTable)
+            table.books.stamp["config"] = config_digest(self.first)
+        return result
+
+
 def _journal(station_class: type[LiveStationTable]) -> type[TableJournal]:
     return type(f"{station_class.__name__}Journal", (TableJournal,), {"station_class": station_class})
 
@@ -257,6 +280,7 @@ JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
     "times-restamped": (RestampsAtReplay, "record times stamped again by the replay's clock after a restart"),
     "counter-from-kept": (_journal(CounterFromKept), "the game counter restored from the kept records"),
     "compaction-forgets-disconnect": (_journal(SnapshotForgetsDisconnect), "a compaction that forgets a disconnect"),
+    "first-tables-config": (FirstTablesConfig, "every table's records naming the first table's config"),
 }
 STATION_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
 

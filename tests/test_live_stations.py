@@ -190,17 +190,20 @@ def station_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, LiveP
     suite = tmp_path_factory.mktemp("stations") / "suite"
     profile = load_profile(DEFAULT_PROFILE)
     eight, disconnects, disables, long, _ = station_cases.station_groups(profile.craps)
-    picked = [list(eight.vectors)[0], list(disconnects.vectors)[2], *disables.vectors, *long.vectors]
+    picked = [list(eight.vectors)[0], list(disconnects.vectors)[2], *disables.vectors]
     group = VectorGroup(eight.op, eight.config, "a slice of the station tables",
                         [Vector(v.case, v.comment, ("LiveSeeded",), v.clauses) for v in picked])
-    written = write_vector_set(suite, "live", station_cases.OP, DEFAULT_PROFILE, profile.sha256, [group])
+    longer = VectorGroup(long.op, long.config, long.comment,        # on its own table config
+                         [Vector(v.case, v.comment, ("LiveSeeded",), v.clauses) for v in long.vectors])
+    written = write_vector_set(suite, "live", station_cases.OP, DEFAULT_PROFILE, profile.sha256, [group, longer])
     paigow = next(live_cases.paigow_groups(profile.paigow_cap))      # a table without stations beside them
     written += write_vector_set(suite, "live", live_cases.PAIGOW_OP, DEFAULT_PROFILE, profile.sha256, [paigow])
     (suite / "manifest.json").write_bytes(manifest_bytes(build_manifest("live", DEFAULT_PROFILE, profile.sha256,
                                                                         ("prompt", "expected"), suite, written)))
-    (batch,) = [b for b in iter_batches(suite, 10) if b.op == station_cases.OP]
-    points = {(batch.file, tc): {2: "between", 9: "answered", 14: "written"} for tc in batch.tc_ids}
-    points[(batch.file, batch.tc_ids[-1])].update({66: "between", 71: "answered"})   # the long table: past its compaction
+    batches = [b for b in iter_batches(suite, 10) if b.op == station_cases.OP]
+    points = {(b.file, tc): {2: "between", 9: "answered", 14: "written"} for b in batches for tc in b.tc_ids}
+    points[(batches[-1].file, batches[-1].tc_ids[-1])].update({66: "between", 71: "answered"})   # the long table:
+    # past the reference journal's compaction
     return suite, LivePlan(points, 0, 0)
 
 
@@ -226,6 +229,7 @@ CAUSE_WORDS = {"odds-while-disabled": "craps.stations: error table_disabled ",
                "resent-step-applied": "craps.stations: error out_of_sequence ",
                "times-restamped": "craps.stations: table.recall.times.started answered wrongly",
                "meters-other-station": "craps.stations: table.meters.stations[station ",
+               "first-tables-config": "craps.stations: table.recall.games[station 1 game].config answered wrongly",
                "recall-status-wrong": "craps.stations: table.recall.games[station 1 game].status answered wrongly"}
 """What the first cause line of a faulty station vendor's run says (issue 50), for some of them."""
 EVENTS = ("last event: the cut ", "last event: the disconnect of station ", "last event: the disable ")
