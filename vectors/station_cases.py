@@ -184,10 +184,10 @@ def station_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
                               "commission handed back", ("LiveVoid", "LiveEveryStep"),
                               (*STATION_CLAUSES, "INT-DISABLE-ROUND"))])
     plain = dict(table, house_rules=default_house_rules())     # another config: each record names its table's
-    yield VectorGroup(OP, plain, "a long table: a station away past many games, interrupted at every step",
+    yield VectorGroup(OP, plain, "a long table: a station away past many games, interrupted at every step from its 64th",
                       [Vector(long_table(parse_round_config(plain)), f"station 2 away while station 1 plays "
                               f"{LONG_GAMES} games on a commission-free table (another config than the others'), then "
-                              "refused, reconnected; one more game", ("LiveStations", "LiveDisconnect", "LiveEveryStep"),
+                              "refused, reconnected; one more game", ("LiveStations", "LiveDisconnect", "LiveEveryLateStep"),
                               (*STATION_CLAUSES, "INT-DISCONNECT-KEEP"))])
     draw = Draw(SEED)
     sessions = []

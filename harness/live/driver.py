@@ -59,6 +59,14 @@ DIMENSION = "interruption"
 DEFAULT_INTERRUPTIONS = 100
 EVERY_STEP_FLAG = "LiveEveryStep"
 """The flag of the live vectors interrupted at every step (the named scripts)."""
+LATE_STEP_FLAG, LATE_FROM = "LiveEveryLateStep", 64
+"""The flag of the live vectors interrupted at every step from their 64th on (the long station
+table: its cuts past a journal compacted every 64 steps; before it, seeded points as any vector)."""
+
+
+def first_cut(flags: Any) -> int | None:
+    """From which step a vector with ``flags`` is interrupted at every step (None: only at seeded points)."""
+    return 0 if EVERY_STEP_FLAG in flags else LATE_FROM if LATE_STEP_FLAG in flags else None
 
 
 @dataclass(frozen=True)
@@ -97,11 +105,11 @@ class LivePlan:
                 "life_cuts_planned": life}
 
 
-def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True,
+def plan_interruptions(vectors: Iterable[tuple[Any, int, bool | int | None]], n: int, seed: int, enabled: bool = True,
                        lived: Callable[[Any], bool] | None = None) -> LivePlan:
-    """The plan over ``vectors`` (key, steps, interrupted at every step; the key a vector's (file,
-    tcId), as tcIds restart in each file): every step of those
-    flagged, each by the next kind in turn, and ``n`` seeded points among the steps of the
+    """The plan over ``vectors`` (key, steps, interrupted at every step: a bool, or from which step
+    (:func:`first_cut`); the key a vector's (file, tcId), as tcIds restart in each file): every step
+    of those flagged (from that step), each by the next kind in turn, and ``n`` seeded points among the steps of the
     others, each of a seeded kind (fewer when there are fewer steps); and every vector's life
     cuts (:func:`~tablecert.harness.live.cuts.plan_life`) of those ``lived`` says (all by default; a
     station table is cut at its steps only)."""
@@ -111,10 +119,10 @@ def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: i
     rest: list[tuple[Any, int]] = []
     vectors = list(vectors)
     for tc_id, steps, every in vectors:
-        if every:
-            points[tc_id] = {i: MODES[i % len(MODES)] for i in range(steps)}
-        else:
-            rest += [(tc_id, i) for i in range(steps)]
+        first = None if every is False or every is None else 0 if every is True else every   # bool, or first_cut's
+        if first is not None:
+            points[tc_id] = {i: MODES[i % len(MODES)] for i in range(first, steps)}
+        rest += [(tc_id, i) for i in range(steps if first is None else first)]
     draw = random.Random(seed)
     for tc_id, i in sorted(draw.sample(rest, min(n, len(rest)))):
         points.setdefault(tc_id, {})[i] = draw.choice(MODES)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tablecert.harness.contract import SessionOptions, VendorFault
-from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, LivePlan,
+from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, LivePlan, first_cut,
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
@@ -99,7 +99,7 @@ class LiveRun:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             batches = [batch for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops]
-            vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
+            vectors = [((batch.file, tc), len(case["steps"]), first_cut(flags))
                        for batch in batches for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             single = {batch.file for batch in batches if batch.op in GAME_OF_OP}   # the life cuts' tables
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled,
