@@ -83,6 +83,17 @@ class WonWithReturnedWagers(RecordedPaigowTable):
         return answer
 
 
+class SeatsPlayEveryGame(RecordedPaigowTable):
+    """Counts every game the table played in each seat's ``games_played`` (a seat that sat a round
+    out counted as if dealt in)."""
+
+    def meters(self) -> dict[str, Any]:
+        answer = super().meters()
+        for row in answer["seats"]:
+            row["games_played"] = answer["table"]["games_played"]
+        return answer
+
+
 def _journal(paigow_class: type[RecordedPaigowTable]) -> type[TableJournal]:
     return type(f"{paigow_class.__name__}Journal", (TableJournal,), {"paigow_class": paigow_class})
 
@@ -94,6 +105,7 @@ JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
     "recall-round-complete": (_journal(RoundSaysComplete), "the round in progress recalled complete"),
     "records-out-of-order": (ProcessClock, "records out of time order after a restart"),
     "won-counts-returned": (_journal(WonWithReturnedWagers), "won counting the returned wagers"),
+    "seats-play-every-game": (_journal(SeatsPlayEveryGame), "a seat's games played counting the rounds it sat out"),
 }
 PAIGOW_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_stations import LiveStationTable, StationTable
 from tablecert.oracle.table_journal import STATION_OPS, TableJournal
 from tablecert.oracle.vendor import ReferenceVendor, serve
@@ -168,6 +169,91 @@ class ProcessClock(TableJournal):
         return f"2026-01-01T00:{self.ticks // 60:02d}:{self.ticks % 60:02d}.000000Z"
 
 
+class OddsWhileDisabled(StationTable):
+    """Takes odds on a disabled table (every other act refused while disabled, as it should)."""
+
+    def _act(self, step: dict[str, Any]) -> list[dict[str, Any]]:
+        if step["act"] == "odds" and not self.enabled:
+            self.enabled = True
+            try:
+                return super()._act(step)
+            finally:
+                self.enabled = False
+        return super()._act(step)
+
+
+class CloseInMemory(TableJournal):
+    """Closes a station table in memory only (the close is not journaled): a restart opens it again."""
+
+    def station_request(self, op: str, request: dict[str, Any], table: LiveStationTable) -> dict[str, Any]:
+        if op == "table.close":
+            return self.apply({"close": request["table"]})
+        return super().station_request(op, request, table)
+
+
+class ResentStepApplied(TableJournal):
+    """Plays a station table's step sent again (its ``seq`` the last one played) as a new step."""
+
+    def station_request(self, op: str, request: dict[str, Any], table: LiveStationTable) -> dict[str, Any]:
+        if request.get("seq") == table.steps - 1 and op not in ("table.resume", "table.close", "table.meters",
+                                                                 "table.recall"):
+            request = dict(request, seq=table.steps)
+        return super().station_request(op, request, table)
+
+
+class RestampsAtReplay(TableJournal):
+    """Stamps the records of the steps it replays at a restart with its own clock (the time of the
+    replay), not the times it journaled."""
+
+    replaying = True
+
+    def apply(self, entry: dict[str, Any]) -> Any:
+        if self.replaying and "at" in entry:
+            entry = dict(entry, at=self.clock())
+        return super().apply(entry)
+
+    def replayed(self, entries: list[dict[str, Any]]) -> None:
+        self.replaying = False
+
+
+class CounterFromKept(LiveStationTable):
+    """Restores each station's game counter from the records it kept (the last ten), not the games played."""
+
+    def restore(self, state: dict[str, Any]) -> None:
+        super().restore(state)
+        self.books.numbered = {station: len(games) for station, games in self.books.games.items()}
+
+
+class SnapshotForgetsDisconnect(LiveStationTable):
+    """Snapshots every station as connected when the journal is compacted (a disconnect forgotten)."""
+
+    def snapshot(self) -> dict[str, Any]:
+        state = super().snapshot()
+        return dict(state, seats=[dict(seat, connected=True) for seat in state["seats"]])
+
+
+class FirstTablesConfig(TableJournal):
+    """Stamps every station table's records with the config of the first station table its journal
+    holds (a config read once, not each table's own)."""
+
+    first: Any = None
+
+    def _read(self) -> list[dict[str, Any]]:
+        entries = super()._read()
+        if self.first is None:
+            self.first = next((e["config"] for e in entries if "open" in e and "stations" in e), None)
+        return entries
+
+    def apply(self, entry: dict[str, Any]) -> Any:
+        result = super().apply(entry)
+        if "open" in entry and "stations" in entry:
+            self.first = entry["config"] if self.first is None else self.first
+            table = self.tables[entry["open"]]
+            assert isinstance(table, LiveStationTable)
+            table.books.stamp["config"] = config_digest(self.first)
+        return result
+
+
 def _journal(station_class: type[LiveStationTable]) -> type[TableJournal]:
     return type(f"{station_class.__name__}Journal", (TableJournal,), {"station_class": station_class})
 
@@ -188,6 +274,13 @@ JOURNALS: dict[str, tuple[type[TableJournal], str]] = {
     "roll-settles-last-bettor": (_journal(_station_table(LastBettorOnly)),
                                  "a roll settles only the station that placed the last bet"),
     "records-out-of-order": (ProcessClock, "records out of time order after a restart"),
+    "odds-while-disabled": (_journal(_station_table(OddsWhileDisabled)), "odds taken on a disabled table"),
+    "close-in-memory": (CloseInMemory, "a station table's close kept in memory only"),
+    "resent-step-applied": (ResentStepApplied, "a station table's step sent again applied again"),
+    "times-restamped": (RestampsAtReplay, "record times stamped again by the replay's clock after a restart"),
+    "counter-from-kept": (_journal(CounterFromKept), "the game counter restored from the kept records"),
+    "compaction-forgets-disconnect": (_journal(SnapshotForgetsDisconnect), "a compaction that forgets a disconnect"),
+    "first-tables-config": (FirstTablesConfig, "every table's records naming the first table's config"),
 }
 STATION_FAULTY_VENDORS = [(name, bug) for name, (_, bug) in JOURNALS.items()]
 

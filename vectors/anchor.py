@@ -5,8 +5,10 @@ re-hash. A lab certifies against the release, so a folder is a **release suite**
 ``manifest.json`` is, byte for byte, the manifest this release writes for the folder's suite,
 profile and views, and every file matches it (``verify``). The release's manifest is known:
 
-* ``edge`` and ``standard`` on the default profile: the committed golden manifests
-  (``golden/<suite>.manifest.json``, every file's sha256; the tests regenerate them);
+* every vector suite (``edge``, ``configs``, ``standard``, ``rounds``, ``live``) on the default
+  profile: the committed golden manifests (``golden/<suite>.manifest.json``, every file's sha256;
+  the tests regenerate them, and tests/test_suite_folders.py certifies each suite from a folder
+  the command generated, which anchors it: a missing golden, as ``configs``' was, is caught);
 * ``joker`` and ``exhaustive`` (any profile): computed in memory; the descriptors are small and
   the label stream's digest is the committed one (``golden/hand_streams.toml``), so anchoring
   costs one pass of sha256 over the stream, which ``verify`` makes anyway;

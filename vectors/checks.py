@@ -28,7 +28,7 @@ from tablecert.oracle.hands import BANKER_LABELS, PLAYER_LABELS
 from tablecert.oracle.names import HAND_OPS
 from tablecert.oracle.register import clauses, interpretations
 from tablecert.vectors.lines import SUITE_LINE_BYTES, LineTooLong, bounded_lines
-from tablecert.vectors.writer import file_digest
+from tablecert.vectors.writer import MANIFEST_OPS, VECTOR_OPS, file_digest
 
 
 class SuiteCheckError(ValueError):
@@ -38,10 +38,25 @@ class SuiteCheckError(ValueError):
 Validator = Callable[[Any], Any]
 
 
+OP_ENUMS = {"manifest": MANIFEST_OPS, "vector": VECTOR_OPS}
+"""What a schema's ``"x-tablecert-ops"`` marker stands for: the op registry it is filled from."""
+
+
 @cache
-def _schema(name: str) -> dict[str, Any]:
+def schema(name: str) -> dict[str, Any]:
+    """A schema file, its ``op`` enums filled from the op registry (:data:`OP_ENUMS`)."""
     text = resources.files("tablecert.vectors").joinpath("schemas", name).read_text(encoding="utf-8")
-    return json.loads(text)
+    return _with_ops(json.loads(text))
+
+
+def _with_ops(node: Any) -> Any:
+    if isinstance(node, dict):
+        if "x-tablecert-ops" in node:
+            return {"enum": list(OP_ENUMS[node["x-tablecert-ops"]])}
+        return {key: _with_ops(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_with_ops(item) for item in node]
+    return node
 
 
 @cache
@@ -49,10 +64,10 @@ def validator(name: str, definition: str | None = None) -> Validator:
     """A compiled validator (fastjsonschema) for a schema file, or for one of its definitions
     (vector lines are checked against the definition their ``type`` names, which is several
     times faster than trying every branch of the ``oneOf``)."""
-    schema = _schema(name)
+    whole = schema(name)
     if definition is not None:
-        schema = {"$id": schema["$id"], "$ref": f"#/definitions/{definition}", "definitions": schema["definitions"]}
-    return fastjsonschema.compile(schema)
+        whole = {"$id": whole["$id"], "$ref": f"#/definitions/{definition}", "definitions": whole["definitions"]}
+    return fastjsonschema.compile(whole)
 
 
 def load_manifest(folder: Path) -> dict[str, Any]:

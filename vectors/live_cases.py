@@ -131,10 +131,13 @@ def paigow_groups(cap: int) -> Iterator[VectorGroup]:
     config = {"cap": cap}
     draw = Draw(SEED + b" paigow")
     named = paigow_session(draw, [None, 2, None, 3])
+    third = named["steps"][4]                   # seat 4 sits the third round out: seats' games played differ
+    named["steps"][4] = dict(third, seats=third["seats"][:3])
     named["steps"] = [{"act": "settle"}, *named["steps"][:1], named["steps"][2], *named["steps"][1:]]
     yield VectorGroup(PAIGOW_OP, config, "pai gow rounds at a live table, the bank passing, interrupted at every step",
-                      [Vector(named, "four rounds: the dealer banks, then seat 2, the dealer, seat 3; a settle before "
-                              "any deal and a second deal before the settle are refused", ("LivePaigow", "LiveEveryStep"),
+                      [Vector(named, "four rounds: the dealer banks, then seat 2, the dealer (seat 4 sitting out), "
+                              "seat 3; a settle before any deal and a second deal before the settle are refused",
+                              ("LivePaigow", "LiveEveryStep"),
                               ("INT-BONUS-WAGER-RETURNED",))])
     yield VectorGroup(PAIGOW_OP, config, f"{PAIGOW_SESSIONS} seeded pai gow sessions of {PAIGOW_ROUNDS} rounds",
                       [Vector(paigow_session(draw, [draw.pick([None, None, *PAIGOW_SEATS]) for _ in range(PAIGOW_ROUNDS)]),

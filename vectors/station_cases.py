@@ -87,10 +87,11 @@ def _kept_round(config: RoundConfig) -> list[dict[str, Any]]:
 
 
 def disable_kept(config: RoundConfig) -> dict[str, Any]:
-    """A disable mid-round (keep): a roll, a bet and a second disable refused while disabled; the
-    round goes on after enable to its decision."""
+    """A disable mid-round (keep): a roll, a bet, odds and a second disable refused while
+    disabled; the round goes on after enable to its decision."""
     f = 5 * config.table.unit
-    steps = [*_kept_round(config), {"act": "disable"}, roll(5), bet(2, "dont_come", f), {"act": "disable"},
+    steps = [*_kept_round(config), {"act": "disable"}, roll(5), bet(2, "dont_come", f), odds(2, "dont_pass", f),
+             {"act": "disable"},
              {"act": "enable"}, {"act": "enable"}, bet(2, "dont_come", f), roll(5), bet(1, "pass", f), roll(11)]
     return {**_opening(config, [1, 2, 3]), "steps": steps}
 
@@ -103,6 +104,23 @@ def disable_voids(config: RoundConfig) -> dict[str, Any]:
              bet(1, "pass", f), bet(2, "dont_pass", f), roll(7), bet(1, "pass", f), {"act": "disable"},
              {"act": "enable"}, roll(7)]
     return {**_opening(config, [1, 2, 3], "void"), "steps": steps}
+
+
+LONG_GAMES = 23
+"""Games station 1 plays at the long table: past ten (the recall keeps ten, so a game counter
+restored from the kept records is caught) and past 64 steps (a journal compacted every 64 steps,
+as the reference vendor's is, restarts from its snapshot with station 2 still away)."""
+
+
+def long_table(config: RoundConfig) -> dict[str, Any]:
+    """Station 2 disconnected from the first step while station 1 plays :data:`LONG_GAMES` games
+    (a point made each), then a bet of station 2 refused while away, its reconnect, and one more
+    game of station 1 (numbered on from the 23 before it)."""
+    f = 5 * config.table.unit
+    games = [step for _ in range(LONG_GAMES) for step in (bet(1, "pass", f), roll(4), roll(4))]
+    steps = [{"act": "disconnect", "station": 2}, *games, bet(2, "pass", f), {"act": "reconnect", "station": 2},
+             bet(1, "pass", f), roll(7)]
+    return {**_opening(config, [1, 2]), "steps": steps}
 
 
 def disconnect_everywhere(config: RoundConfig) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -164,7 +182,13 @@ def station_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
                               ("LiveDisable", "LiveEveryStep"), (*STATION_CLAUSES, "INT-DISABLE-ROUND")),
                        Vector(disable_voids(config), "disabled mid-round under on_disable void: every wager and "
                               "commission handed back", ("LiveVoid", "LiveEveryStep"),
-                              (*STATION_CLAUSES, "INT-DISABLE-ROUND", "INT-ROUND-COMMISSION"))])
+                              (*STATION_CLAUSES, "INT-DISABLE-ROUND"))])
+    plain = dict(table, house_rules=default_house_rules())     # another config: each record names its table's
+    yield VectorGroup(OP, plain, "a long table: a station away past many games, interrupted at every step from its 64th",
+                      [Vector(long_table(parse_round_config(plain)), f"station 2 away while station 1 plays "
+                              f"{LONG_GAMES} games on a commission-free table (another config than the others'), then "
+                              "refused, reconnected; one more game", ("LiveStations", "LiveDisconnect", "LiveEveryLateStep"),
+                              (*STATION_CLAUSES, "INT-DISCONNECT-KEEP"))])
     draw = Draw(SEED)
     sessions = []
     for i in range(SESSIONS):

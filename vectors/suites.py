@@ -65,7 +65,7 @@ SUITES: dict[str, SuiteInfo] = {
                       "pai gow rounds with the bank passing; New: station tables (eight stations on one shooter, a "
                       "disconnect at every step of a round, a disable kept and voided, seeded sessions mixing them)",
                       (live_cases.OP, live_cases.PAIGOW_OP, station_cases.OP),
-                      "38 craps rounds, 5 pai gow sessions, 21 station tables"),
+                      "38 craps rounds, 5 pai gow sessions, 22 station tables"),
     "joker": SuiteInfo("joker", "all 20,358,520 hands holding the joker, both labels",
                        ("paigow.player_bonus", "paigow.banker_bonus"), "20,358,520 hands x 2 labels"),
     "exhaustive": SuiteInfo("exhaustive", "all 154,143,080 hands in colex order, both labels",

@@ -33,6 +33,7 @@ from typing import IO, Any
 from tablecert import __version__
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import SUITE_ORACLE
+from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.vendor import OPS
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.lines import SUITE_LINE_BYTES, bounded_lines
@@ -41,6 +42,14 @@ SCHEMA = "tablecert-vectors"
 SCHEMA_VERSION = 1
 VIEWS = ("prompt", "expected")
 
+
+VECTOR_OPS = (*OPS, *SUITE_ORACLE)
+"""The op registry of vector files: every op the oracle answers a vector of (the wager ops of
+:data:`tablecert.oracle.vendor.OPS`, then the live suite's table ops). The schemas' ``op`` enums are
+filled from it (:func:`tablecert.vectors.checks.validator`), so a new op is written, linted and
+verified without a second list to update."""
+MANIFEST_OPS = (*VECTOR_OPS, HAND_FILE)
+"""The ops a manifest entry may name: a vector file's, or a hand suite's stream."""
 
 ROUND_OPS = ("craps.round",)
 """Ops whose flags are in ``round_notes.toml`` (besides ``notes.toml``)."""

@@ -57,10 +57,15 @@ from tablecert.harness.answers.differences import (DISPOSITIONS, KIND_ORDER, LAB
 from tablecert.harness.model import RunMeta, replay_name
 from tablecert.harness.store import RunReader, RunStore, open_reader
 from tablecert.harness.suites.reader import json_line, vector_set_files
+from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.names import HAND_SUITES
 
 EXAMPLES = 3          # smallest failures kept per cause
 FACTORS_SHOWN = 6     # factors listed per cause
+LIVE_TABLE_OPS = tuple(SUITE_ORACLE)
+"""The live suite's ops (``craps.table``, ``paigow.table``, ``craps.stations``)."""
+LIVE_RECORD_REQUESTS = ("table.recall", "table.meters")
+"""A live table's records and meters, as a failure row names them (its first field that differs)."""
 CAUSE_WINDOW = 50_000
 """Failures analysed (the first, in file, op and tcId order); past it a run's failures are counted
 as not analysed, and every output says how many."""
@@ -139,8 +144,20 @@ class CauseAnalysis:
 
 
 
+LIVE_FAULTS = {"crash": "the vendor crashed during live play",
+               "bad_hello": "a restarted instance greeted as another build (bad_hello)",
+               "timeout": "the vendor stopped answering during live play (timeout)",
+               "state_limit": "the vendor's state_dir outgrew the lab's --max-state-mb"}
+"""A live table's vendor fault (the failure row's ``{"fault": KIND}``:
+:func:`tablecert.harness.live.findings.compared_pair`) in the lab's words, by kind."""
+
+
 def cause_key(op: str, diffs: list[Difference]) -> tuple[int, str]:
-    """The failure's cause: (kind rank, key) of its first primary difference."""
+    """The failure's cause: (kind rank, key) of its first primary difference; a live table's
+    vendor fault by its kind (``fault|craps.stations|crash``)."""
+    fault = next((d for d in diffs if d.field == "fault" and d.kind == "shape" and op in LIVE_TABLE_OPS), None)
+    if fault is not None:
+        return KIND_ORDER.index("shape"), f"fault|{op}|{fault.actual}"
     d = min(diffs, key=lambda d: (KIND_ORDER.index(d.kind), d.field))
     name = LABEL_NAMES.get((op, d.field))
     if name is not None:
@@ -356,6 +373,10 @@ TITLES = {"accepted": "{op}: a result where error {what} was expected",
 
 def _title(key: str, kind: str, detail: str, transitions: Counter[str]) -> str:
     parts = key.split("|")
+    if parts[0] == "fault":
+        return f"{parts[1]}: {LIVE_FAULTS.get(parts[2], f'the vendor faulted during live play ({parts[2]})')}"
+    if parts[1] in LIVE_TABLE_OPS and parts[2].startswith(LIVE_RECORD_REQUESTS) and kind in ("label", "value"):
+        return f"{parts[1]}: {parts[2]} answered wrongly"
     if kind == "label":
         return f"{parts[1] if len(parts) == 2 else parts[1] + ': ' + parts[2]} labelled wrongly"
     if kind == "amount":

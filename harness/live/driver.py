@@ -25,8 +25,10 @@ restart and every game (refused ``out_of_sequence``, the table unchanged).
 
 A vector passes when every answer equals the oracle's; the first that differs ends it, and its
 finding (:mod:`tablecert.harness.live.findings`) names the last interruption point before it. A
-vendor fault of its own (a crash we did not cause, a hang, a malformed answer) ends the vector as
-a failure too. An interruption is *survived* when the resume after it and every answer up to the
+vendor fault of its own (a crash we did not cause, a hang, a malformed answer, a restarted
+instance greeting as another build) ends the vector as a failure too, its finding naming the
+request it was met during and the vendor's last line on stderr, and is kept as a fault of the
+run (with that request and the stderr tail); the next vector starts on a fresh process. An interruption is *survived* when the resume after it and every answer up to the
 next interruption (or the vector's end) are right. The counts go into the batch outcome under the
 dimension ``interruption`` (``made`` and ``survived`` per kind), so the run database, the verdict's
 inputs and the reports all read one record.
@@ -45,7 +47,7 @@ from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, co
                                          storm)
 from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
-from tablecert.harness.model import BatchOutcome, stored_answer, stored_expected
+from tablecert.harness.model import BatchOutcome, Fault, stored_answer, stored_expected
 from tablecert.harness.instance.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
@@ -57,6 +59,14 @@ DIMENSION = "interruption"
 DEFAULT_INTERRUPTIONS = 100
 EVERY_STEP_FLAG = "LiveEveryStep"
 """The flag of the live vectors interrupted at every step (the named scripts)."""
+LATE_STEP_FLAG, LATE_FROM = "LiveEveryLateStep", 64
+"""The flag of the live vectors interrupted at every step from their 64th on (the long station
+table: its cuts past a journal compacted every 64 steps; before it, seeded points as any vector)."""
+
+
+def first_cut(flags: Any) -> int | None:
+    """From which step a vector with ``flags`` is interrupted at every step (None: only at seeded points)."""
+    return 0 if EVERY_STEP_FLAG in flags else LATE_FROM if LATE_STEP_FLAG in flags else None
 
 
 @dataclass(frozen=True)
@@ -95,11 +105,11 @@ class LivePlan:
                 "life_cuts_planned": life}
 
 
-def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: int, enabled: bool = True,
+def plan_interruptions(vectors: Iterable[tuple[Any, int, bool | int | None]], n: int, seed: int, enabled: bool = True,
                        lived: Callable[[Any], bool] | None = None) -> LivePlan:
-    """The plan over ``vectors`` (key, steps, interrupted at every step; the key a vector's (file,
-    tcId), as tcIds restart in each file): every step of those
-    flagged, each by the next kind in turn, and ``n`` seeded points among the steps of the
+    """The plan over ``vectors`` (key, steps, interrupted at every step: a bool, or from which step
+    (:func:`first_cut`); the key a vector's (file, tcId), as tcIds restart in each file): every step
+    of those flagged (from that step), each by the next kind in turn, and ``n`` seeded points among the steps of the
     others, each of a seeded kind (fewer when there are fewer steps); and every vector's life
     cuts (:func:`~tablecert.harness.live.cuts.plan_life`) of those ``lived`` says (all by default; a
     station table is cut at its steps only)."""
@@ -109,10 +119,10 @@ def plan_interruptions(vectors: Iterable[tuple[Any, int, bool]], n: int, seed: i
     rest: list[tuple[Any, int]] = []
     vectors = list(vectors)
     for tc_id, steps, every in vectors:
-        if every:
-            points[tc_id] = {i: MODES[i % len(MODES)] for i in range(steps)}
-        else:
-            rest += [(tc_id, i) for i in range(steps)]
+        first = None if every is False or every is None else 0 if every is True else every   # bool, or first_cut's
+        if first is not None:
+            points[tc_id] = {i: MODES[i % len(MODES)] for i in range(first, steps)}
+        rest += [(tc_id, i) for i in range(steps if first is None else first)]
     draw = random.Random(seed)
     for tc_id, i in sorted(draw.sample(rest, min(n, len(rest)))):
         points.setdefault(tc_id, {})[i] = draw.choice(MODES)
@@ -143,6 +153,7 @@ class Play:
     survived: int = 0
     pending: Interruption | None = None
     restored: Any = None            # the resume answer after the last interruption
+    asking: str = ""                # the request a vendor fault was met during (InstanceControl.asking)
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
     def said(self, asked: str, answer: Any) -> None:
@@ -270,6 +281,7 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
     pairs: dict[int, tuple[str, str]] = {}
     made: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
     survived: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
+    faults: list[Fault] = []
     for i, tc_id in enumerate(unit.tc_ids):
         expected = unit.expected[i].get("result", {}).get("steps")
         play = Play(tc_id)
@@ -279,6 +291,10 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
                    plan.life_of((unit.file, tc_id)))
             results.append(unit.expected[i]["result"])
         except (Divergence, VendorFault) as err:
+            if isinstance(err, VendorFault):     # a fault finding: kept with the request and the vendor's stderr
+                play.asking = control.asking
+                faults.append(Fault(unit.file, unit.op, tc_id, 1, len(faults) + 1, err.kind.value,
+                                    f"during {play.asking}: {err.detail}", err.stderr_tail))
             control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
             results.append({"failed": play.transcript[-1:] or None})
             notes[tc_id] = finding_note(play, err, points)
@@ -290,6 +306,7 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
             made[kind] += n_made
             survived[kind] += n_survived
     out = judge_batch(unit, results)
+    out.faults += faults
     out.failures = [replace(f, expected=pairs[f.tc_id][0], actual=pairs[f.tc_id][1], comment=f"{f.comment} | {notes[f.tc_id]}")
                     if f.tc_id in pairs else f for f in out.failures]
     for mode in ALL_KINDS:

@@ -1,14 +1,21 @@
 """What a failing live vector tells the vendor's developers, and how to reproduce it.
 
 * :func:`compared_pair`: what the run database's failure row keeps as expected and answered:
-  the first divergent answer, the oracle's and the vendor's, in one shape (a recall in brief), so
-  the findings and the failures by cause compare them like any answer;
+  the first divergent answer, the oracle's and the vendor's, in one shape (a recall or the meters
+  by the request and its first differing field, named by station, seat and game; a vendor fault
+  by its kind), so the findings and the failures by cause compare them like any answer and a
+  cause line names the field or the event;
+* :func:`field_differences`: where two answers differ, list items named by station, seat, bet
+  and game;
+* :func:`fault_words`: a vendor fault during live play in the lab's words, with the request it
+  was met during and the vendor's last line on stderr;
 * :func:`live_detail`: the whole record of a failing live vector, kept in the run's meta
   (``live_failures``): every interruption made (step and kind), the state the vendor restored
   after the last one against the state the oracle had, the first divergent answer (what was
   asked, expected, answered and the fields that differ) and the last exchanges before it;
 * :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
-  shows it): the interruption point, restored vs expected, the first divergent answer;
+  shows it): the interruption point, restored vs expected, the first divergent answer (or the
+  fault, :func:`fault_words`);
 * :func:`live_replays`: per failing vector a replay (one JSON line of its group's file in ``failures/``): the config, the
   script cut after the divergent step, where to kill (each interruption: step and kind) and how
   to restart, which :func:`tablecert.harness.live.driver.play_vector` plays again
@@ -18,14 +25,17 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from tablecert.harness.contract import VendorFault
+from tablecert.harness.contract import FaultKind, VendorFault
+from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.answers.round_findings import differing_fields
 from tablecert.harness.live.cuts import RESENT
 from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.live_tables import GAME_OF_OP
 
+MISSING = "(missing)"
 NOTE_CHARS = 1500
 TRANSCRIPT_TAIL = 4
 HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open the table (table.open), then send "
@@ -34,6 +44,46 @@ HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open 
        "'answered' once its answer has begun to arrive on the pipe, unread. Start it again with the same "
        "state_dir and hello, ask table.resume and table.recall, send the step again if resume says it was not "
        "applied, and go on. Every answer must be the oracle's (expected).")
+
+
+def _key(item: Any) -> str | None:
+    """How a list item is named in a field path: its station, seat, bet or game."""
+    if not isinstance(item, dict):
+        return None
+    parts = [f"station {item['station']}" if "station" in item else "", f"seat {item['seat']}" if "seat" in item else "",
+             str(item.get("bet", "")),
+             f"game {item['game']}" if "game" in item else ""]
+    return " ".join(p for p in parts if p) or None
+
+
+def field_differences(want: Any, got: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted path, expected, answered) where two answers differ, list items named by station,
+    seat, bet and game (``table.stations[station 3].rack``, ``events[station 2 pass].flat_win``,
+    ``seats[seat 4].won``, ``games[game 2].started``); a field missing on one side as ``(missing)``."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        out = [(f"{path}{k}", want[k], MISSING) for k in want if k not in got]
+        for k in want:
+            if k in got:
+                out += field_differences(want[k], got[k], f"{path}{k}.")
+        return out + [(f"{path}{k}", MISSING, got[k]) for k in got if k not in want]
+    if isinstance(want, list) and isinstance(got, list):
+        keys = [_key(x) for x in want]
+        theirs = {_key(x): x for x in got}
+        where = path.rstrip(".")
+        if all(keys) and len(set(keys)) == len(keys):
+            out = [(f"{where}[{k}]", x, MISSING) for k, x in zip(keys, want) if k not in theirs]
+            for k, x in zip(keys, want):
+                if k in theirs:
+                    out += field_differences(x, theirs[k], f"{where}[{k}].")
+            return out + [(f"{where}[{k}]", MISSING, x) for k, x in theirs.items() if k not in keys]
+        if len(want) == len(got):
+            return [f for i, (a, b) in enumerate(zip(want, got)) for f in field_differences(a, b, f"{where}[{i}].")]
+    return [] if strict_equal(want, got) else [(path.rstrip(".") or "(answer)", want, got)]
+
+
+def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
+    """The paths of :func:`field_differences`."""
+    return [where for where, _, _ in field_differences(want, got, path)]
 
 
 def _compact(value: Any) -> str:
@@ -73,8 +123,8 @@ def live_detail(play: Any, err: Exception) -> dict[str, Any]:
     _, last = last_point(play, err)
     found: dict[str, Any]
     if isinstance(err, VendorFault):
-        found = {"asked": play.transcript[-1]["asked"] if play.transcript else "table.open",
-                 "fault": {"kind": err.kind.value, "detail": err.detail}}
+        found = {"asked": play.asking or (play.transcript[-1]["asked"] if play.transcript else "table.open"),
+                 "fault": {"kind": err.kind.value, "detail": err.detail, "stderr": last_line(err.stderr_tail)}}
     else:
         found = {"asked": err.asked, "expected": err.expected, "answered": err.answered,
                  "fields": answer_fields(err.expected, err.answered)}
@@ -91,16 +141,40 @@ def _summary(games: list[Any]) -> list[Any]:
             for g in games]
 
 
+RECORD_REQUESTS = ("table.recall", "table.meters")
+"""The requests whose answers (a table's records, its meters) a failure row keeps by the field that differs."""
+
+
 def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
-    """What the failure row keeps as expected and answered: the first divergent answer, the
-    oracle's and the vendor's, in one shape (a recall in brief), so the findings and the causes
-    compare them field by field; a fault of the vendor as ``{"fault": KIND}``."""
+    """What the failure row keeps as expected and answered, so the findings and the causes
+    compare them field by field and a cause line names what differs in the lab's words:
+
+    * a fault of the vendor: ``{"fault": KIND}`` answered where every request was to be answered
+      (:data:`~tablecert.harness.answers.causes.LIVE_FAULTS` words it: the vendor crashed, a
+      restarted instance greeted as another build ...);
+    * a recall or the meters: the request and the first field that differs, by station, seat and
+      game (``{"table.recall": {"games[game 2].status": "complete"}}``: the cause line reads
+      ``craps.stations: table.recall.games[game 2].status ...``), times out of order as the
+      field ``times``;
+    * any other answer (a step, a resume) as it is."""
     if isinstance(err, VendorFault):
         return {"result": {"answered": True}}, {"fault": err.kind.value}
-    want, got = _games(err.expected), _games(err.answered)
-    if want is not None and got is not None:
-        return {"result": {"recall": _summary(want)}}, {"recall": _summary(got)}
-    return {"result": err.expected}, err.answered
+    request = next((r for r in RECORD_REQUESTS if err.asked.startswith(r)), None)
+    if request is not None:
+        if ": times " in err.asked:
+            return {"result": {request: {"times": err.expected}}}, {request: {"times": err.answered}}
+        where, want, got = (field_differences(err.expected, err.answered) or [("(answer)", err.expected, err.answered)])[0]
+        where = re.sub(r"game \d+", "game", where)        # one cause whichever game it is met in
+        return {"result": {request: {where: want}}}, {request: {where: got}}
+    return {"result": _code_only(err.expected)}, _code_only(err.answered)
+
+
+def _code_only(value: Any) -> Any:
+    """A refusal judged by its code alone (:func:`~tablecert.harness.live.cuts.coded`) as a step's
+    record names one: ``{"error": CODE}``."""
+    if isinstance(value, dict) and set(value) == {"error"} and isinstance(value["error"], dict):
+        return {"error": value["error"].get("code")}
+    return value
 
 
 def last_point(play: Any, err: Exception) -> tuple[int, Any]:
@@ -113,13 +187,36 @@ def last_point(play: Any, err: Exception) -> tuple[int, Any]:
     return sum(1 for p in play.made[:play.made.index(made[-1]) + 1] if p.mode != RESENT), made[-1]
 
 
+FAULT_WORDS = {FaultKind.CRASH: "the vendor crashed", FaultKind.TIMEOUT: "the vendor did not answer in time",
+               FaultKind.BAD_HELLO: "the restarted instance greeted as another build",
+               FaultKind.STATE_LIMIT: "the vendor's state_dir outgrew the lab's limit"}
+"""A vendor fault during live play in the lab's words (others: "the vendor faulted")."""
+
+
+def last_line(stderr_tail: str) -> str:
+    """The vendor's last non-empty line on stderr (300 characters at most; empty if none)."""
+    return next((line.strip()[:300] for line in reversed(stderr_tail.splitlines()) if line.strip()), "")
+
+
+def fault_words(err: VendorFault, asking: str) -> str:
+    """A vendor's fault during live play in the lab's words: what happened, during which request
+    (``asking``: :attr:`~tablecert.harness.live.instance.InstanceControl.asking`), the harness's
+    detail and the vendor's last line on stderr (``the vendor crashed during table.step 7 of
+    table s3 (crash: vendor closed its output: exit status 1); its last line on stderr: ...``)."""
+    words = FAULT_WORDS.get(err.kind, "the vendor faulted")
+    during = f" during {asking}" if asking else ""
+    last = last_line(err.stderr_tail)
+    return (f"{words}{during} ({err.kind.value}: {err.detail[:200]})"
+            + (f"; its last line on stderr: {last}" if last else "; nothing on stderr"))
+
+
 def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
     """One line: the interruption point, the state restored vs expected, the first divergent answer."""
     cuts, last = last_point(play, err)
     where = (f"after interruption {cuts} ({len(points)} planned while steps play, besides the life cuts), "
              f"{last.describe()}" if last is not None else f"before any interruption ({len(points)} planned)")
     if isinstance(err, VendorFault):
-        note = f"live table: {where}: the vendor faulted ({err.kind.value}: {err.detail[:200]})"
+        note = f"live table: {where}: {fault_words(err, play.asking)}"
     else:
         fields = answer_fields(err.expected, err.answered)
         restored = (f"; restored {_compact(play.restored)}" if play.restored is not None and "resume" in err.asked

@@ -140,7 +140,9 @@ class InstanceControl:
     """Start, send to, kill and restart one vendor instance on one ``state_dir``.
 
     ``open_session`` starts a :class:`LiveSession`; ``check_restart(hello)`` raises VendorFault
-    when a restarted instance is not the vendor the run began with. ``kills`` counts the kills."""
+    when a restarted instance is not the vendor the run began with. ``kills`` counts the kills;
+    ``asking`` names the last request sent (``table.step 7 of table s3``, ``hello``): a fault
+    of the vendor's is met during it (:func:`~tablecert.harness.live.findings.finding_note`)."""
 
     def __init__(self, open_session: Callable[[], LiveSession],
                  check_restart: Callable[[Hello], None] | None = None) -> None:
@@ -148,10 +150,12 @@ class InstanceControl:
         self.session: LiveSession | None = None
         self.hello: Hello | None = None
         self.kills = 0
+        self.asking = "nothing yet"
 
     def start(self) -> LiveSession:
         """The running instance (started and greeted if there is none)."""
         if self.session is None or not self.session.alive:
+            self.asking = "hello (the instance starting)" if self.hello is None else "hello (the instance restarting)"
             session = self.open_session()
             try:
                 hello = session.hello()
@@ -164,11 +168,14 @@ class InstanceControl:
         return self.session
 
     def send(self, op: str, **fields: Any) -> dict[str, Any]:
-        return self.start().request(op, fields)
+        session = self.start()
+        self.asking = asked(op, fields)
+        return session.request(op, fields)
 
     def send_in_flight(self, op: str, answered: bool, **fields: Any) -> None:
         """Leave a request in flight: written, and with ``answered`` its answer on the pipe, unread."""
         session = self.start()
+        self.asking = asked(op, fields)
         session.write(op, fields)
         if answered:
             session.wait_answer()
@@ -195,6 +202,14 @@ class InstanceControl:
         if self.session is not None:
             self.session.close()
             self.session = None
+
+
+def asked(op: str, fields: dict[str, Any]) -> str:
+    """A live request in the lab's words: its op, its ``seq``, its station and its table
+    (``table.step 7 of table s3``, ``table.recall of station 2 of table s3``)."""
+    seq = f" {fields['seq']}" if "seq" in fields else ""
+    station = f" of station {fields['station']}" if "station" in fields else ""
+    return f"{op}{seq}{station} of table {fields.get('table')}"
 
 
 def state_size(folder: str, stop: int) -> int:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, EVERY_STEP_FLAG, LivePlan,
+from tablecert.harness.contract import SessionOptions, VendorFault
+from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, LivePlan, first_cut,
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
@@ -32,7 +32,7 @@ from tablecert.harness.live.instance import (InstanceControl, live_opener, remov
                                              vendor_state_dir)
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
-from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Fault, Outcome
 from tablecert.harness.instance.context import LiveContext, MetaBook, SuiteRun
 from tablecert.harness.instance.vendor_instance import Identity, VendorInstance, identity_of, restarted_as_before
 from tablecert.harness.instance.vectors import whole_batch
@@ -118,7 +118,7 @@ class LiveRun:
         """The interruption plan over the run's whole live suite (kept in the run's meta)."""
         if self.plan is None:
             batches = [batch for batch in iter_batches(suite.suite_dir, suite.batch_size) if batch.op in self.ops]
-            vectors = [((batch.file, tc), len(case["steps"]), EVERY_STEP_FLAG in flags)
+            vectors = [((batch.file, tc), len(case["steps"]), first_cut(flags))
                        for batch in batches for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
             single = {batch.file for batch in batches if batch.op in GAME_OF_OP}   # the life cuts' tables
             self.plan = plan_interruptions(vectors, self.interruptions, self.seed, self.enabled,
@@ -165,7 +165,14 @@ class LiveBatch:
     meta: MetaBook                 # the run's meta in run.db
 
     def play(self, instance: VendorInstance) -> BatchOutcome:
-        instance.session()                  # the run's vendor greeted: its identity known
+        try:
+            instance.session()              # the run's vendor greeted: its identity known
+        except VendorFault as err:          # a fault of the run's vendor, kept; its tables not played
+            out = whole_batch(self.batch, BatchStatus.FAULT, Outcome.FAULT)
+            out.faults.append(Fault(self.batch.file, self.batch.op, self.batch.tc_ids[0], len(self.batch.tc_ids), 1,
+                                    err.kind.value, f"greeting the vendor before its live tables: {err.detail}",
+                                    err.stderr_tail))
+            return out
         if instance.hello is None or instance.began is None or not supports_live(instance.hello):
             return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
         plan = self.live.plan_of(self.suite, self.meta)

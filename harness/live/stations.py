@@ -14,6 +14,10 @@ and more:
   kept step by step) with this run's ``config`` digest and the vendor's ``build``; the vendor's
   ``started`` and ``ended`` times are judged for presence and order (:func:`time_problem`), then
   left out of the comparison;
+* a game's times never change once recalled (:func:`kept_times`): a restart's replay keeps them;
+* after every restart the last answered step is sent again (refused ``out_of_sequence``, the
+  table as before), and after the close the vendor is restarted and every op on the closed
+  table must be refused ``no_such_table`` (a close kept in memory only comes back);
 * with ``meters`` (the vendor declares them) ``table.meters`` is judged at the same moments,
   against the oracle's meters of the same steps.
 
@@ -33,7 +37,9 @@ from typing import Any
 
 from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.contract import VendorFault
+from tablecert.harness.live.cuts import REFUSED_AGAIN, REFUSED_CLOSED, RESENT, LifeCut, coded, refused
 from tablecert.harness.live.driver import Divergence, Interruption, Play
+from tablecert.harness.live.findings import station_fields
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_stations import FEATURES, OP_OF_ACT, StationBooks, ends_game, features_of, initial_state
@@ -41,40 +47,6 @@ from tablecert.oracle.live_tables import RECALL_GAMES
 from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 
 TIME_FIELDS = ("started", "ended")
-
-
-def _key(item: Any) -> str | None:
-    """How a list item is named in a field path: its station, seat, bet or game."""
-    if not isinstance(item, dict):
-        return None
-    parts = [f"station {item['station']}" if "station" in item else "", f"seat {item['seat']}" if "seat" in item else "",
-             str(item.get("bet", "")),
-             f"game {item['game']}" if "game" in item else ""]
-    return " ".join(p for p in parts if p) or None
-
-
-def station_fields(want: Any, got: Any, path: str = "") -> list[str]:
-    """Dotted paths where two answers differ, list items named by station, seat, bet and game
-    (``table.stations[station 3].rack``, ``events[station 2 pass].flat_win``, ``seats[seat 4].won``)."""
-    if isinstance(want, dict) and isinstance(got, dict):
-        out = [f"{path}{k}" for k in want if k not in got]
-        for k in want:
-            if k in got:
-                out += station_fields(want[k], got[k], f"{path}{k}.")
-        return out + [f"{path}{k}" for k in got if k not in want]
-    if isinstance(want, list) and isinstance(got, list):
-        keys = [_key(x) for x in want]
-        theirs = {_key(x): x for x in got}
-        if all(keys) and len(set(keys)) == len(keys):
-            out = [f"{path.rstrip('.')}[{k}]" for k in keys if k not in theirs]
-            for k, x in zip(keys, want):
-                if k in theirs:
-                    out += station_fields(x, theirs[k], f"{path.rstrip('.')}[{k}].")
-            return out + [f"{path.rstrip('.')}[{k}]" for k in theirs if k not in keys]
-        if len(want) == len(got):
-            return [f for i, (a, b) in enumerate(zip(want, got))
-                    for f in station_fields(a, b, f"{path.rstrip('.')}[{i}].")]
-    return [] if strict_equal(want, got) else [path.rstrip(".") or "(answer)"]
 
 
 def same(want: Any, got: Any) -> bool:
@@ -157,6 +129,28 @@ def judge_answer(play: Play, asked: str, answer: dict[str, Any], want: Any, reca
         raise Divergence(f"{asked}: times out of order or missing: {problem}", "times present and in order", problem)
 
 
+def acting(step: dict[str, Any]) -> str:
+    """Who acts in a step, for what was asked: `` (station 2: bet)``, `` (roll)``."""
+    return f" (station {step['station']}: {step['act']})" if "station" in step else f" ({step['act']})"
+
+
+def kept_times(play: Play, asked: str, station: int, games: Any, times: dict[tuple[int, Any], tuple[Any, Any]]) -> None:
+    """A recall's times against those the station's games showed before (``times``, updated): a
+    game's ``started``, once recalled, never changes, nor its ``ended`` once set; across a restart
+    too (a replay that stamps the records again with its own clock is caught here)."""
+    for g in games if isinstance(games, list) else ():
+        if not isinstance(g, dict):
+            continue
+        key = (station, g.get("game"))
+        before = times.get(key)
+        now = (g.get("started"), g.get("ended"))
+        if before is not None and (before[0] != now[0] or (before[1] is not None and before[1] != now[1])):
+            field = "started" if before[0] != now[0] else "ended"
+            raise Divergence(f"{asked}: times changed since the last recall: game {g.get('game')}'s {field}",
+                             {field: before[0 if field == "started" else 1]}, {field: now[0 if field == "started" else 1]})
+        times[key] = now
+
+
 def undeclared(cases: list[Any], declared: tuple[str, ...]) -> list[str]:
     """The features the station vectors ``cases`` use that were not declared."""
     return sorted({f for case in cases for f in features_of(case) if f not in declared})
@@ -187,12 +181,16 @@ class StationPlayer:
 
         books = StationBooks(case["stations"], case["on_disable"], stamp, keep=RECALL_GAMES)    # the oracle's, step by step
 
+        times: dict[tuple[int, Any], tuple[Any, Any]] = {}      # (station, game) -> (started, ended) recalled
+
         def judge_books(done: int, why: str, only: list[int] | None = None) -> None:
             while books.steps < done:
                 books.add(steps[books.steps], expected[books.steps])
             for s in only or stations:
-                expect(f"table.recall of station {s} {why}", control.send("table.recall", table=tid, station=s),
-                       books.recall(s), recall=True)
+                asked = f"table.recall of station {s} {why}"
+                answer = control.send("table.recall", table=tid, station=s)
+                expect(asked, answer, books.recall(s), recall=True)
+                kept_times(play, f"{asked} (last event: {self.event})", s, answer["result"]["games"], times)
             if self.meters:
                 expect(f"table.meters {why}", control.send("table.meters", table=tid), books.meters())
 
@@ -230,11 +228,18 @@ class StationPlayer:
                 if not strict_equal({"result": want}, {"result": got}):
                     fields = station_fields(want, got) or ["(answer)"]
                     raise Divergence(f"table.resume after {point.describe()}: first field {fields[0]}", want, got)
-                judge_books(i + 1 if applied else i, f"after the restart ({point.describe()})")
+                done = i + 1 if applied else i
+                judge_books(done, f"after the restart ({point.describe()})")
+                if done:                # the last answered step sent again: refused, the table unchanged
+                    play.interrupted(LifeCut(done - 1, RESENT))
+                    expect(f"{OP_OF_ACT.get(steps[done - 1]['act'], 'table.step')} {done - 1}{acting(steps[done - 1])} "
+                           "sent again",
+                           coded(send(done - 1, steps[done - 1])), refused(REFUSED_AGAIN))
+                    expect(f"table.resume after step {done - 1} was sent again", control.send("table.resume", table=tid),
+                           {"steps": done, "table": expected[done - 1]["table"]})
                 sent = applied
-            who = f" (station {step['station']}: {step['act']})" if "station" in step else f" ({step['act']})"
             if not sent:
-                expect(f"{OP_OF_ACT.get(step['act'], 'table.step')} {i}{who}", send(i, step), expected[i])
+                expect(f"{OP_OF_ACT.get(step['act'], 'table.step')} {i}{acting(step)}", send(i, step), expected[i])
             if step["act"] in ("disconnect", "disable") and expected[i]["accepted"]:
                 self.event = f"the {step['act']}{' of station ' + str(step['station']) if 'station' in step else ''} " \
                              f"at step {i}"
@@ -244,6 +249,15 @@ class StationPlayer:
                 judge_books(i + 1, f"after the game ended by step {i}")
         judge_books(len(steps), "at the end of the table")
         expect("table.close", control.send("table.close", table=tid), {})
+        # closed is closed, across a restart too: every op on the closed table refused
+        play.interrupted(LifeCut(len(steps), "hello_answered", closed=True))
+        control.restart()
+        self.event = "the cut after the table was closed"
+        last = steps[-1] if steps else {"act": "roll", "dice": [1, 1]}
+        expect(f"{OP_OF_ACT.get(last['act'], 'table.step')} on the closed table", coded(send(len(steps), last)),
+               refused(REFUSED_CLOSED))
+        for op, extra in (("table.resume", {}), ("table.recall", {"station": stations[0]}), ("table.close", {})):
+            expect(f"{op} on the closed table", coded(control.send(op, table=tid, **extra)), refused(REFUSED_CLOSED))
         play.finished()
 
 
