@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ BATCH = 1 << 18
 FORMAT = "tablecert-scaling-exhaustive/1"
 
 
-def exhaustive_law(scale_words: Callable[[Sequence[int]], tuple[list[Any], list[int]]], k: int, width: int,
+def exhaustive_law(scale_words: Callable[[np.ndarray], tuple[list[Any], list[int]]], k: int, width: int,
                    state: Path | None = None, batch: int = BATCH,
                    progress: Callable[[int, int], None] | None = None) -> tuple[Law, int]:
     """The exact law of every word (and the refused words' count)."""

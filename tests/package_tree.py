@@ -5,14 +5,28 @@ or handed to a type checker (tests/test_types.py), it gives the module names the
 
 from __future__ import annotations
 
+import ast
 import os
 import tomllib
 from pathlib import Path
 
 
+def package_dirs(tree: Path) -> dict[str, str]:
+    """The outermost packages of ``tree`` -> their folders: ``pyproject.toml``'s ``package-dir``
+    (before 1.0.0), else ``tablecert.PACKAGES`` read from the tree's ``tablecert/__init__.py`` (since
+    1.0.0 setup.py finds the packages: ``tablecert.oracle`` is ``oracle/``)."""
+    setuptools = tomllib.loads((tree / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {})
+    if "package-dir" in setuptools:
+        return dict(setuptools["package-dir"])
+    source = ast.parse((tree / "tablecert" / "__init__.py").read_text(encoding="utf-8"))
+    packages = next(ast.literal_eval(node.value) for node in source.body if isinstance(node, ast.Assign)
+                    and any(getattr(t, "id", None) == "PACKAGES" for t in node.targets))
+    return {name: name if name == "tablecert" else name.split(".", 1)[1] for name in packages}
+
+
 def lay_out(tree: Path, root: Path) -> Path:
     """Links in ``root`` making ``root/tablecert`` the package of ``tree``; returns ``root``."""
-    dirs = tomllib.loads((tree / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    dirs = package_dirs(tree)
     package = root / "tablecert"
     package.mkdir(parents=True)
     for entry in (tree / dirs["tablecert"]).iterdir():

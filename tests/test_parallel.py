@@ -254,18 +254,20 @@ def test_a_shard_with_fifty_times_the_limits_is_refused_naming_the_field(edge: P
                                           ("isolation", "none (process group only)"),
                                           ("tablecert_version", "0.9.0")])
 def test_shards_confined_otherwise_or_of_another_tablecert_are_refused(field: str, other: Any) -> None:
+    from tablecert.harness.model import RunMeta
     from tablecert.parallel import Shard
     from tablecert.parallel.merge import MergeError, ShardRun, check_shards
 
     meta = {"suite": "edge", "tablecert_version": "1.0.0", "isolation": "bubblewrap, user namespace",
             "vendor_limits": "processes 256, memory 4,096 MiB a process", "vendor_bound": ["/opt/vendor"],
             "vendor": {"name": "v", "version": "1", "build": "b", "ops": ["craps.odds"]}}
-    shards = [ShardRun(Path(f"/runs/s{k}"), None, {**meta, **({field: other} if k == 2 else {})},  # type: ignore[arg-type]
-                       Shard(k, 2), "") for k in (1, 2)]
+    metas = [{**meta, **({field: other} if k == 2 else {})} for k in (1, 2)]
+    shards = [ShardRun(Path(f"/runs/s{k}"), None, m, RunMeta.of(m), Shard(k, 2), "")  # type: ignore[arg-type]
+              for k, m in zip((1, 2), metas)]
     with pytest.raises(MergeError) as refused:
         check_shards(shards)
     assert str(refused.value).startswith(f"/runs/s2: shard 2/2 differs from /runs/s1 in {field} (")
-    check_shards([shards[0], ShardRun(Path("/runs/s2"), None, meta, Shard(2, 2), "")])   # type: ignore[arg-type]
+    check_shards([shards[0], ShardRun(Path("/runs/s2"), None, meta, RunMeta.of(meta), Shard(2, 2), "")])  # type: ignore[arg-type]
 
 
 def test_progress_lines_say_answers_per_second_and_time_left(monkeypatch: pytest.MonkeyPatch,

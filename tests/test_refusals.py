@@ -111,7 +111,7 @@ serve(sys.stdin, sys.stdout, ReferenceVendor())
 '''
 
 NEEDS_A_FILE = '''import sys
-open(sys.argv[1], "rb").read()
+open(sys.argv[1] + "/weights.bin", "rb").read()
 '''
 
 
@@ -132,8 +132,9 @@ def test_a_confined_vendor_missing_a_file_is_told_about_vendor_path(edge: Path, 
                                                                      vendor_files: Path) -> None:
     script = vendor_files / "needs.py"
     script.write_text(NEEDS_A_FILE)
-    data = tmp_path / "weights.bin"                     # outside every folder bound into the sandbox
-    data.write_bytes(b"\0")
+    data = tmp_path / "model"                           # outside every folder bound into the sandbox: a folder
+    data.mkdir()                                        # named on the command line brings nothing (a file would
+    (data / "weights.bin").write_bytes(b"\0")           # bring its folder, here refused: it holds the run folder)
     done = tablecert("certify", "--vendor-cmd", f"{sys.executable} {script} {data}", "--isolation", "strict",
                      "--suite", "edge", "--suite-dir", str(edge), "--out", str(tmp_path / "run"), "--quiet")
     assert done.returncode == 2 and len(said(done)) == 1, done.stderr[-2000:]

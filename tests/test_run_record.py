@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,9 @@ BEFORE = "c5237c0"
 """The last commit before the typed run record (main when issue 52 began)."""
 VENDORS = {"demo": "tablecert.harness.vendors.demo_vendor:DemoVendor",
            "reference": "tablecert.oracle.vendor:ReferenceVendor"}
+ADDED_SINCE_BEFORE = ("schema", "verdict_title")
+"""summary.json's top-level fields added in 1.0.0 after :data:`BEFORE` (CHANGELOG.md): the JSON
+Schema's name (issue 48), the verdict in the certificate's words (issue 52)."""
 OLD_OUTPUTS = """
 import sys
 from pathlib import Path
@@ -80,17 +84,23 @@ def test_summary_and_junit_are_the_release_befores_but_the_fields_added(vendor: 
     old = tmp_path / "old"
     old.mkdir()
     shutil.copy2(run / "run.db", old / "run.db")
+    with sqlite3.connect(old / "run.db") as db:       # BEFORE reads schema 1: the build's table (schema 2) dropped
+        db.execute("DROP TABLE build_files")
+        db.execute("PRAGMA user_version = 1")
+    db.close()
     if (run / "suite").is_dir():
         shutil.copytree(run / "suite", old / "suite")
     done = subprocess.run([sys.executable, "-c", OLD_OUTPUTS, str(old)], env={**os.environ, "PYTHONPATH": str(before)},
                           capture_output=True, text=True, timeout=HANG, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     summary = json.loads((run / "summary.json").read_text())
-    title = summary.pop("verdict_title")
+    added = {key: summary.pop(key) for key in ADDED_SINCE_BEFORE if key in summary}
+    assert sorted(added) == sorted(ADDED_SINCE_BEFORE)
+    title = added["verdict_title"]
     assert title == {"demo": "NOT CERTIFIED", "reference": "CERTIFIED"}[vendor]
     assert summary["verdict"] == {"demo": "fail", "reference": "pass"}[vendor]
     assert dumps(summary, indent=2, separators=(",", ": ")) + "\n" == (old / "summary.json").read_text()
     junit = (run / "junit.xml").read_text()
-    added = f'<property name="verdict" value="{title}"/>'
-    assert junit.count(added) == 1
-    assert junit.replace(added, "") == (old / "junit.xml").read_text()
+    verdict_line = f'<property name="verdict" value="{title}"/>'
+    assert junit.count(verdict_line) == 1
+    assert junit.replace(verdict_line, "") == (old / "junit.xml").read_text()

@@ -93,8 +93,11 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     expected = next((suite / "expected").glob("*.jsonl.gz"))
     shared = Path(os.environ.get("TMPDIR", "/tmp")) / f"tablecert-hostile-{uuid.uuid4().hex}"
     shared.mkdir(mode=0o755)
-    report = shared / "report"
-    report.mkdir()
+    vendor = shared / "vendor"            # the vendor's tree (its script and settings), read-only, its build
+    vendor.mkdir(mode=0o755)
+    shutil.copy(HOSTILE, vendor / HOSTILE.name)
+    report = shared / "report"            # its writable folder, outside its build (a file written in the
+    report.mkdir()                        # build while it runs is a build_changed fault, issue 49)
     report.chmod(0o777)
     host_tmp = Path("/tmp") / f"tablecert-host-{uuid.uuid4().hex}"
     host_tmp.write_text("host /tmp")
@@ -113,15 +116,15 @@ def hostile_run(edge: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     secret, marker = uuid.uuid4().hex, f"grandchild-{uuid.uuid4().hex}"
     shm_name = f"tablecert-left-{uuid.uuid4().hex}"
     settings = {"report": str(report), "run_db": str(out / "run.db"), "keys": [str(p) for p in keys.iterdir()] + [str(expected)],
-                "harness_pid_file": str(shared / "harness.pid"), "secret": secret,
+                "harness_pid_file": str(report / "harness.pid"), "secret": secret,
                 "port": server.getsockname()[1], "marker": marker, "host_files": [str(host_tmp), str(host_shm)],
                 "host_socket": str(sock_path), "shm_name": shm_name}
-    (shared / "settings.json").write_text(json.dumps(settings))
-    cmd = shlex.join([sys.executable, str(HOSTILE), str(shared / "settings.json")])
+    (vendor / "settings.json").write_text(json.dumps(settings))
+    cmd = shlex.join([sys.executable, str(vendor / HOSTILE.name), str(vendor / "settings.json")])
     proc = subprocess.Popen([sys.executable, "-c", DRIVER, cmd, str(suite), str(out), str(keys / "lab-0600.key"),
                              str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TABLECERT_LAB_SECRET": secret})
-    (shared / "harness.pid").write_text(str(proc.pid))
+    (report / "harness.pid").write_text(str(proc.pid))   # in its writable folder: not its build
     stdout, stderr = proc.communicate(timeout=HANG)
     survivors = _processes_with(marker)
     accepted = []

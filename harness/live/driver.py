@@ -45,7 +45,7 @@ from tablecert.harness.contract import VendorFault
 from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, coded, kind_counts, plan_life, resend,
                                          storm)
-from tablecert.harness.live.findings import compared_pair, finding_note, live_detail
+from tablecert.harness.live.findings import Divergence, compared_pair, finding_note, live_detail
 from tablecert.harness.live.instance import InstanceControl
 from tablecert.harness.model import BatchOutcome, Fault, stored_answer, stored_expected
 from tablecert.harness.instance.vectors import judge_batch
@@ -128,14 +128,6 @@ def plan_interruptions(vectors: Iterable[tuple[Any, int, bool | int | None]], n:
         points.setdefault(tc_id, {})[i] = draw.choice(MODES)
     return LivePlan(points, seed, n, plan_life([(key, steps) for key, steps, _ in vectors if lived is None or lived(key)],
                                                       seed))
-
-
-class Divergence(Exception):
-    """An answer that is not the oracle's: what was asked, expected and answered."""
-
-    def __init__(self, asked: str, expected: Any, answered: Any) -> None:
-        super().__init__(asked)
-        self.asked, self.expected, self.answered = asked, expected, answered
 
 
 TRANSCRIPT_KEPT = 64

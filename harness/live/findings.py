@@ -46,6 +46,14 @@ HOW = ("Start the vendor with a fresh, empty state_dir named in its hello. Open 
        "applied, and go on. Every answer must be the oracle's (expected).")
 
 
+class Divergence(Exception):
+    """An answer that is not the oracle's: what was asked, expected and answered."""
+
+    def __init__(self, asked: str, expected: Any, answered: Any) -> None:
+        super().__init__(asked)
+        self.asked, self.expected, self.answered = asked, expected, answered
+
+
 def _key(item: Any) -> str | None:
     """How a list item is named in a field path: its station, seat, bet or game."""
     if not isinstance(item, dict):
@@ -117,7 +125,7 @@ def _shown(value: Any) -> str:
                                 for g in games]) + " ([number, steps])"
 
 
-def live_detail(play: Any, err: Exception) -> dict[str, Any]:
+def live_detail(play: Any, err: VendorFault | Divergence) -> dict[str, Any]:
     """The failing vector's whole record (see the module docstring), kept in the run's meta
     (``live_failures``) for its replay."""
     _, last = last_point(play, err)
@@ -145,7 +153,7 @@ RECORD_REQUESTS = ("table.recall", "table.meters")
 """The requests whose answers (a table's records, its meters) a failure row keeps by the field that differs."""
 
 
-def compared_pair(err: Exception) -> tuple[dict[str, Any], Any]:
+def compared_pair(err: VendorFault | Divergence) -> tuple[dict[str, Any], Any]:
     """What the failure row keeps as expected and answered, so the findings and the causes
     compare them field by field and a cause line names what differs in the lab's words:
 
@@ -177,7 +185,7 @@ def _code_only(value: Any) -> Any:
     return value
 
 
-def last_point(play: Any, err: Exception) -> tuple[int, Any]:
+def last_point(play: Any, err: VendorFault | Divergence) -> tuple[int, Any]:
     """The interruption a finding names and how many cuts were made up to it: the last one made,
     a step sent again only when its answer is the divergent one (else the last cut before it)."""
     resent_diverged = not isinstance(err, VendorFault) and "sent again" in str(err)    # a Divergence: what was asked
@@ -210,7 +218,7 @@ def fault_words(err: VendorFault, asking: str) -> str:
             + (f"; its last line on stderr: {last}" if last else "; nothing on stderr"))
 
 
-def finding_note(play: Any, err: Exception, points: dict[int, str]) -> str:
+def finding_note(play: Any, err: VendorFault | Divergence, points: dict[int, str]) -> str:
     """One line: the interruption point, the state restored vs expected, the first divergent answer."""
     cuts, last = last_point(play, err)
     where = (f"after interruption {cuts} ({len(points)} planned while steps play, besides the life cuts), "

@@ -253,7 +253,7 @@ class StationPlayer:
         play.interrupted(LifeCut(len(steps), "hello_answered", closed=True))
         control.restart()
         self.event = "the cut after the table was closed"
-        last = steps[-1] if steps else {"act": "roll", "dice": [1, 1]}
+        last: dict[str, Any] = steps[-1] if steps else {"act": "roll", "dice": [1, 1]}
         expect(f"{OP_OF_ACT.get(last['act'], 'table.step')} on the closed table", coded(send(len(steps), last)),
                refused(REFUSED_CLOSED))
         for op, extra in (("table.resume", {}), ("table.recall", {"station": stations[0]}), ("table.close", {})):

@@ -35,6 +35,7 @@ from pathlib import Path
 from tablecert.harness.confine.lab_folders import register_run
 from tablecert.harness.lab_files import FOLDER_MODE, UnsafeRunFolder, refuse_link
 from tablecert.harness.model import RunMeta
+from tablecert.vectors.lab_mark import MARK
 from tablecert.harness.store.reader import concluded_meta
 
 LOCK_NAME = ".tablecert.lock"
@@ -56,7 +57,7 @@ def prepare_run_folder(out: Path) -> Path:
 RUN_FOLDER_NAMES = frozenset({"run.db", "run.db-wal", "run.db-shm", "run.db-journal", "summary.json", "junit.xml",
                               "certificate.pdf", "findings.pdf", "summary.json.sig", "summary.json.sig.json",
                               "report.html", "report-vectors", "failures", "suite", "diff.json", "diff.pdf",
-                              LOCK_NAME})
+                              LOCK_NAME, MARK})
 """What tablecert itself writes into a run folder (and its temporary files, ``.NAME.*.tmp``)."""
 
 

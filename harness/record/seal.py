@@ -134,7 +134,14 @@ def run_record(db: RunReader, adding: dict[str, Any] | None = None) -> dict[str,
 def signed_bytes(record: dict[str, Any], payload_type: str = PAYLOAD_TYPE) -> tuple[bytes, bytes]:
     """(payload: the record's canonical JSON, the DSSE pre-authentication encoding of it that is
     signed, ``DSSEv1 <len> <payloadType> <len> <payload>``)."""
-    payload = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    try:
+        payload = text.encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate (a Python vendor's answer may hold one; the cause analysis quotes it) has no
+        # UTF-8: such a record is written all in ASCII, its surrogates as JSON escapes (still JSON, and
+        # a record without one keeps the bytes it always had)
+        payload = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
     return payload, dsse(payload, payload_type)
 
 

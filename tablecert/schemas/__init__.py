@@ -58,7 +58,7 @@ def problems(schema_id: str, data: Any) -> str | None:
     """Why ``data`` is not valid under a schema (the first problem, one line), None when it is."""
     try:
         _validator(schema_id)(data)
-    except fastjsonschema.JsonSchemaException as err:
+    except fastjsonschema.JsonSchemaValueException as err:
         return str(err.message)
     return None
 
