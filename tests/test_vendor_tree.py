@@ -184,6 +184,21 @@ def test_a_run_folder_the_lab_moved_is_still_refused(lab: Path) -> None:
 
 
 @confined
+def test_pipx_s_lock_beside_its_environment_is_not_a_lab_folder(lab: Path) -> None:
+    """pipx keeps ``venvs/.tablecert.lock`` beside the environment it makes for tablecert: the name of
+    a run folder's lock, which is therefore no mark (1.0.0's wheel test met it: every vendor of a
+    pipx-installed tablecert was refused); a folder with a run.db still is."""
+    venvs = lab / "pipx" / "venvs"
+    (venvs / "tablecert" / "bin").mkdir(parents=True)
+    (venvs / ".tablecert.lock").touch()
+    options = SessionOptions(isolation="auto", vendor_paths=(str(venvs / "tablecert"),))
+    assert str(venvs / "tablecert") in sandbox.plan(["/usr/bin/python3", "-c", "pass"], options).vendor
+    (venvs / "run.db").touch()
+    with pytest.raises(VendorFault, match=f"lies inside the lab's folder {venvs}"):
+        sandbox.plan(["/usr/bin/python3", "-c", "pass  # another command line: not the plan made above"], options)
+
+
+@confined
 def test_a_host_unix_socket_in_a_named_folder_is_refused(lab: Path) -> None:
     """A socket of the host is reached by its path whatever the network namespace: a folder that holds
     one (0777, as the one the issue's vendor connected to) is not bound."""

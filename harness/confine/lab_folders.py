@@ -10,7 +10,7 @@ A bind is refused (:func:`refusal`) when the bound path
   (:mod:`tablecert.vectors.lab_mark`), or holds one of them;
 * or any folder above it carries a mark: the file ``.tablecert-lab`` tablecert writes in every
   suite, run folder, cache and key folder (it moves with the folder), or the marks of earlier
-  releases (a run folder's ``.tablecert.lock`` or ``run.db``, a suite's ``expected/`` beside its
+  releases (a run folder's ``run.db``, a suite's ``expected/`` beside its
   ``manifest.json``);
 * or, for a tree of the vendor's or one the lab names with ``--vendor-path`` (not the system
   folders or the lab's own runtime), holds a mark at any depth, or a unix socket (a host process's
@@ -29,7 +29,9 @@ from pathlib import Path
 from tablecert.harness.confine.vendor_trees import inside
 from tablecert.vectors.lab_mark import MARK, indexed, mark
 
-RUN_MARKERS = (MARK, ".tablecert.lock", "run.db")    # a marked folder holds one of these
+RUN_MARKERS = (MARK, "run.db")    # a marked folder holds one of these
+# (not a run folder's lock ``.tablecert.lock``: pipx keeps a lock of that name beside the environment it
+# makes for tablecert, ``venvs/.tablecert.lock``; a run folder that has a lock and no run.db holds nothing)
 SUITE_MARKERS = ("expected", "manifest.json")          # a suite of an earlier release holds both
 WALK_ENTRIES = 250_000     # the most entries the walk below a vendor's tree reads (a larger tree is refused)
 
