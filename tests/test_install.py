@@ -262,8 +262,11 @@ def test_the_installed_wheel_runs_every_command_of_a_lab(release: Release, user:
 
     done = as_user(tablecert, "rng", "--vendor-cmd", f"{tablecert} reference-vendor", "--rolls", "20000", "--decks",
                    "1000", "--quiet", "--out", str(base / "rng"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads((base / "rng" / "summary.json").read_text())["samples"] == {"rolls": 20000, "decks": 1000}
+    # the reference vendor is unseeded (os.urandom): a correct generator fails the battery at its plan's
+    # family-wise rate, 1% (docs/labs/rng.md), as test_rng_cli's out-of-the-box test allows too
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    rng = json.loads((base / "rng" / "summary.json").read_text())
+    assert rng["samples"] == {"rolls": 20000, "decks": 1000} and len(rng["tests"]) == 62
 
     done = as_user(tablecert, "site", str(base / "runs"), "--out", str(base / "site"))
     assert done.returncode == 0, done.stdout + done.stderr

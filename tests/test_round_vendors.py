@@ -56,9 +56,9 @@ def test_rounds_matches_its_golden_manifest(rounds_suite: Path) -> None:
 
 
 @pytest.mark.slow
-def test_reference_passes_every_round_and_each_faulty_vendor_fails(rounds_suite: Path, tmp_path: Path) -> None:
-    result = run("reference", rounds_suite, tmp_path / "reference")
-    assert result.verdict == "pass" and result.totals["fail"] == 0 and result.totals["pass"] > 60_000
+def test_each_faulty_vendor_fails_rounds(rounds_suite: Path, tmp_path: Path) -> None:
+    """(The reference vendor passing every round of ``rounds`` is certified from the suite's folder,
+    through the command, in test_suite_folders.)"""
     assert escaping(rounds_suite, tmp_path) == []
 
 
