@@ -1,27 +1,25 @@
-"""The ``tablecert`` package of a source tree laid out as its ``pyproject.toml`` maps it
-(``package-dir``: ``tablecert.harness`` is ``harness/`` ...), as links in a folder: put on
+"""The ``tablecert`` package of a source tree laid out as its build maps it (``tablecert.harness``
+is ``harness/`` ...: ``pyproject.toml``'s ``package-dir``, since 1.0.0 setup.py), as links in a folder: put on
 ``PYTHONPATH`` (another commit's code, tests/test_run_record.py and benchmarks/record_figures.py)
 or handed to a type checker (tests/test_types.py), it gives the module names the code imports."""
 
 from __future__ import annotations
 
-import ast
 import os
+import runpy
 import tomllib
 from pathlib import Path
 
 
 def package_dirs(tree: Path) -> dict[str, str]:
     """The outermost packages of ``tree`` -> their folders: ``pyproject.toml``'s ``package-dir``
-    (before 1.0.0), else ``tablecert.PACKAGES`` read from the tree's ``tablecert/__init__.py`` (since
-    1.0.0 setup.py finds the packages: ``tablecert.oracle`` is ``oracle/``)."""
+    (before 1.0.0), else what the tree's own setup.py maps them to (since 1.0.0 it finds the
+    packages: ``tablecert.oracle`` is ``oracle/``)."""
     setuptools = tomllib.loads((tree / "pyproject.toml").read_text()).get("tool", {}).get("setuptools", {})
     if "package-dir" in setuptools:
         return dict(setuptools["package-dir"])
-    source = ast.parse((tree / "tablecert" / "__init__.py").read_text(encoding="utf-8"))
-    packages = next(ast.literal_eval(node.value) for node in source.body if isinstance(node, ast.Assign)
-                    and any(getattr(t, "id", None) == "PACKAGES" for t in node.targets))
-    return {name: name if name == "tablecert" else name.split(".", 1)[1] for name in packages}
+    setup = runpy.run_path(str(tree / "setup.py"), run_name="setup")
+    return {name: setup["folder_of"](name) for name in setup["outermost_packages"]()}
 
 
 def lay_out(tree: Path, root: Path) -> Path:
