@@ -14,6 +14,8 @@ An import inside a function is kept only where it keeps a start-up path short
   itself is imported in the background, beside the vendor's greeting);
 * ``import tablecert.reports``: what certify's report step (and ``tablecert report``) imports
   before an unsigned report is written;
+* ``import tablecert.oracle.game_math`` beside it: what the report step imports to store a run's
+  game math (its committed figures: no census is run);
 * ``import tablecert.harness.run.certify``: what ``tablecert certify`` imports before it checks
   its suite and starts the vendor (a refused certify pays it all).
 
@@ -59,6 +61,7 @@ PATHS: dict[str, tuple[str, bytes]] = {
     "Ray actor module": ("import tablecert.parallel.actor\n", b""),
     "Ray run connecting": ("import tablecert.parallel.ray_pool\n", b""),
     "report step": ("import tablecert.reports\n", b""),
+    "report step's game math": ("import tablecert.reports, tablecert.oracle.game_math\n", b""),
     "certify's imports": ("import tablecert.harness.run.certify\n", b""),
 }
 """path -> (the code a fresh interpreter runs, its stdin)."""

@@ -14,13 +14,29 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablecert.oracle.hands import BANKER_LABELS, PLAYER_CATEGORIES
-from tablecert.oracle.labeller import Census, LabelCount, census
+
+if TYPE_CHECKING:                      # the labeller (numba) is imported when a census is run, not to read one
+    from tablecert.oracle.labeller import Census, LabelCount
 
 PUBLISHED_COUNTS_FILE = "published_counts.toml"
+
+
+@dataclass(frozen=True)
+class JointCount:
+    """Exact count of disjoint (player hand, banker hand) pairs where both bonuses qualify."""
+
+    both: int           # N_both
+    pairs: int          # all ordered disjoint pairs: C(53,7) * C(46,7)
+    signatures: int     # signatures summed over
+
+    @property
+    def probability(self) -> Fraction:
+        return Fraction(self.both, self.pairs)
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,8 @@ def published_counts() -> PublishedCounts:
 
 def run_census(progress: Callable[[int, int], None] | None = None) -> Census:
     """Label every hand and count the labels (see :func:`tablecert.oracle.labeller.census`)."""
+    from tablecert.oracle.labeller import census  # lazy: numba, 934 ms of the report step's game math (bench_startup.py, load 4)
+
     return census(progress)
 
 
@@ -94,6 +112,8 @@ def census_mismatches(c: Census, published: PublishedCounts | None = None) -> li
 def format_census(c: Census, published: PublishedCounts | None = None) -> str:
     """A plain-text table of the census beside the published figures, ``ok`` or ``MISMATCH``
     per row (a row with no published figure shows ``-``)."""
+    from tablecert.oracle.labeller import LabelCount  # lazy: numba, 974 ms of the report step's game math (bench_startup.py, load 4)
+
     published = published or published_counts()
     header = ("", "no joker", "joker", "total", "published", "pub. no joker", "check")
     rows: list[tuple[str, ...]] = []

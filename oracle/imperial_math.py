@@ -39,6 +39,7 @@ from numba import njit, prange
 from tablecert.oracle.cards import DECK_SIZE, HAND_COUNT, HAND_SIZE, JOKER, RANKS
 from tablecert.oracle.hands import banker_label
 from tablecert.oracle.labeller import CARD_BIT, THREE_OF_A_KIND, _evaluate
+from tablecert.oracle.census import JointCount
 
 SUIT_COUNT = 4
 MAX_PER_SUIT = 4  # a banker-qualifying hand has no flush: at most four cards of a suit
@@ -229,19 +230,6 @@ def signatures() -> list[Signature]:
             holders = supersets[sub] * _non_flush_completions(HAND_SIZE - len(sub), tuple(sorted(taken)))
             out.append(Signature(sub, suits, perm(SUIT_COUNT, len(taken)), holders))
     return out
-
-
-@dataclass(frozen=True)
-class JointCount:
-    """Exact count of disjoint (player hand, banker hand) pairs where both bonuses qualify."""
-
-    both: int           # N_both
-    pairs: int          # all ordered disjoint pairs: C(53,7) * C(46,7)
-    signatures: int     # signatures summed over
-
-    @property
-    def probability(self) -> Fraction:
-        return Fraction(self.both, self.pairs)
 
 
 def count_both_qualify(progress: Callable[[int, int], None] | None = None) -> JointCount:

@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from tablecert.oracle.imperial_math import JointCount, count_both_qualify
-from tablecert.oracle.labeller import Census
+from tablecert.oracle.census import JointCount
 from tablecert.oracle.paigow import pay_tables
 from tablecert.oracle.register import load_data
+
+if TYPE_CHECKING:                      # numba's modules: imported when the figures are computed, not read
+    from tablecert.oracle.labeller import Census
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ def paigow_returns(census: Census, progress: Callable[[int, int], None] | None =
     banker_counts = {label: c.total for label, c in census.banker.items()}
     player_alone, p_player = _alone(player_counts, tables.player_bonus, census.total)
     banker_alone, p_banker = _alone(banker_counts, tables.banker_bonus, census.total)
+    from tablecert.oracle.imperial_math import count_both_qualify  # lazy: numba, 1,138 ms of the report step's game math (bench_startup.py, load 4)
+
     joint = count_both_qualify(progress)
     p_both = joint.probability
     # E[W] = E[player win] + E[banker win] - P(neither); E[x win] = alone + (1 - P(x qualifies))

@@ -27,7 +27,7 @@ from typing import Any
 from tablecert import __version__
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
-from tablecert.vectors import config_cases, craps_cases, live_cases, paigow_cases, round_cases, station_cases
+from tablecert.vectors import config_cases, craps_cases, live_cases, round_cases, station_cases
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.lab_mark import close_expected, mark
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
@@ -85,6 +85,8 @@ VectorSetPlan = tuple[str, str, str, list[VectorGroup]]
 
 
 def _edge_sets(profile_id: str) -> Iterator[VectorSetPlan]:
+    from tablecert.vectors import paigow_cases  # lazy: numba, 1,471 ms of certify's imports (bench_startup.py, load 4; a cached suite needs none)
+
     profile = load_profile(profile_id)
     craps = _by_op(craps_cases.edge_groups(profile.craps))
     paigow = _by_op(paigow_cases.edge_groups(profile.paigow_cap))
@@ -95,6 +97,8 @@ def _edge_sets(profile_id: str) -> Iterator[VectorSetPlan]:
 
 
 def _standard_sets(profile_id: str) -> Iterator[VectorSetPlan]:
+    from tablecert.vectors import paigow_cases  # lazy: numba, 1,440 ms of certify's imports (bench_startup.py, load 4)
+
     profile = load_profile(profile_id)
     sample = _by_op(paigow_cases.sample_groups(profile.paigow_cap))
     for op, pid, part, groups in _edge_sets(profile_id):

@@ -39,8 +39,6 @@ from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
 from tablecert.harness.contract import (FaultKind, Hello, RawExchange, VendorFault, VendorSession, bound_of,
                                        isolation_of, limits_of)
-from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE
-from tablecert.harness.run.hand_runner import note_hand_suite, run_hands
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.instance.recovery import FaultPolicy
 from tablecert.harness.model import Decision, RunMeta, Verdict
@@ -224,6 +222,8 @@ class Runner:
                 raise RunError(f"this run sends {stored} hands per request; it cannot resume with {asked}")
             size = int(stored)
         else:
+            from tablecert.harness.run.hand_batches import DEFAULT_HAND_BATCH_SIZE  # lazy: numba, 465 ms of certify's imports (bench_startup.py, load 4): hand suites only
+
             size = asked or self.options.batch_size or DEFAULT_HAND_BATCH_SIZE
         if size < 1:
             raise RunError(f"hand batch size {size} must be at least 1")
@@ -290,6 +290,8 @@ class Runner:
             except VendorFault as err:
                 self._not_greeted(err, bool(done))
             if self.hand_suite:
+                from tablecert.harness.run.hand_runner import note_hand_suite, run_hands  # lazy: numba, 484 ms of certify's imports (bench_startup.py, load 4): hand suites only
+
                 note_hand_suite(self)
             if self.parallel is not None:
                 self.parallel.run(self._spread_context(), done, total, connection)
