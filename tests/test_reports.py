@@ -312,10 +312,11 @@ def fabricate_failures(run: Path, n: int) -> None:
 
 @pytest.mark.slow
 def test_a_million_failures_render_on_bounded_pages(run_copy):
-    """Pages stay bounded however many vectors fail (the render time is benchmarks/bench_reports.py's)."""
+    """Pages stay bounded however many vectors fail (the render time is benchmarks/bench_reports.py's).
+    The two PDFs only: report.html embeds every failing vector by design, and its million is
+    benchmarks/bench_html_report.py's (rendering it here took about 40 of this test's 53 s)."""
     fabricate_failures(run_copy, 1_000_000)
-    paths = [p for p in write_reports(run_copy) if p.suffix == ".pdf"]
-    assert len(paths) == 2
+    paths = [render_report(run_copy, kind) for kind in ("certificate", "findings")]
     pages = [len(PdfReader(p).pages) for p in paths]
     assert all(n <= 30 for n in pages), pages
     text = pdf_text(paths[0])
