@@ -40,6 +40,7 @@ from tablecert.harness.suites.reader import json_line
 from tablecert.harness.vendor_text import for_terminal
 from tablecert import __version__
 from tablecert.reports.data import ReportData, open_run_db
+from tablecert.reports.template_cache import lab_cache
 
 REPORT_NAME = "report.html"
 SIDECAR = "report-vectors"  # the chunks of a page of more than EMBEDDED_ROWS vectors, beside it
@@ -225,7 +226,8 @@ def embedded_vectors(rows: Iterable[FailingVector]) -> Embedded:
 
 def environment() -> Environment:
     """The pages' Jinja2 environment (templates in ``reports/templates``, HTML escaped)."""
-    return Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=select_autoescape(["j2"]),
+    return Environment(loader=PackageLoader("tablecert.reports", "templates"), bytecode_cache=lab_cache(),
+                       autoescape=select_autoescape(["j2"]),
                        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 

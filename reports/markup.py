@@ -22,6 +22,7 @@ from markupsafe import Markup
 from tablecert.harness.vendor_text import for_pdf
 
 from tablecert.reports.figures import percent
+from tablecert.reports.template_cache import lab_cache
 from tablecert.reports.data import difference_value, example_json
 
 
@@ -56,7 +57,7 @@ def lines(text: str) -> Markup:
 
 @cache
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("tablecert.reports", "templates"), autoescape=True,
+    env = Environment(loader=PackageLoader("tablecert.reports", "templates"), bytecode_cache=lab_cache(), autoescape=True,
                       undefined=StrictUndefined, finalize=_finalize, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=False)
 

@@ -6,7 +6,7 @@ import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -63,19 +63,46 @@ def rounds_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def shared_suite(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     from tablecert.vectors.suites import generate
 
+    return shared_folder(tmp_path_factory, f"shared-{name}-suite", lambda folder: generate(name, folder))
+
+
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], object]) -> Path:
+    """A folder made once per test run by ``make`` and shared read-only by the test processes."""
     # pytest-xdist workers share the parent of their base temporary folders (one per test run); a
     # single process (-n 0) has its own base folder, whose parent holds every earlier run's.
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder = shared / f"shared-{name}-suite"
-    with open(shared / f"shared-{name}-suite.lock", "w") as lock:
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "manifest.json").is_file():
-            partial = shared / f"shared-{name}-suite.partial"
-            shutil.rmtree(partial, ignore_errors=True)
-            generate(name, partial)
-            partial.rename(folder)
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
     return folder
+
+
+@pytest.fixture(scope="session")
+def reference_standard_run(standard_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference vendor's run of ``standard`` (the Python plugin), sealed and its outputs
+    written as certify does; made once per test run and shared read-only (test_suite_strength
+    judges it, test_run_record compares its outputs with the release before's writer)."""
+    def make(out: Path) -> None:
+        from tablecert.harness.adapters.python_adapter import PythonAdapter
+        from tablecert.harness.contract import SessionOptions
+        from tablecert.harness.instance.recovery import FaultPolicy
+        from tablecert.harness.record.outputs import write_outputs
+        from tablecert.harness.record.seal import run_key, seal_folder
+        from tablecert.harness.run.runner import Runner
+
+        adapter = PythonAdapter()
+        Runner(lambda: adapter.open("tablecert.oracle.vendor:ReferenceVendor", SessionOptions(timeout=120)),
+               standard_suite, out, policy=FaultPolicy()).run()
+        seal_folder(out, run_key())
+        write_outputs(out)
+
+    return shared_folder(tmp_path_factory, "reference-standard-run", make)
 
 
 # The test files that take longest go first: pytest-xdist hands whole files (--dist loadfile) to
