@@ -47,6 +47,7 @@ from tablecert.harness.answers.envelope import same_id
 from tablecert.harness.protocol_versions import greet, hello_request
 from tablecert.oracle.protocol import V2
 from tablecert.harness.confine.sandbox import MIB
+from tablecert.harness.live.state_holder import held_state, held_view, state_holds
 
 STATE_PREFIX = ".live-state-"
 MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2          # <sys/mount.h>
@@ -61,6 +62,9 @@ class LiveSession(SubprocessSession):
 
     def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
         self.state_dir = state_dir
+        holder = options.state_holder       # not root: where the harness sees the vendor's file system
+        self.view = state_dir if holder is None else held_view(holder, os.path.realpath(state_dir))
+        self.own_fs = os.path.ismount(self.view)
         super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
 
     def hello(self) -> Hello:
@@ -81,11 +85,11 @@ class LiveSession(SubprocessSession):
         limit = self._options.max_state_mb
         if limit is None:
             return answer
-        if os.path.ismount(self.state_dir):         # its own file system: the kernel refused what crossed it
-            if state_full(self.state_dir):
+        if self.own_fs:                     # its own file system: the kernel refused what crossed it
+            if state_full(self.view):
                 raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's "
                                                          f"--max-state-mb: a write refused) after {op}")
-        elif state_size(self.state_dir, limit * MIB) > limit * MIB:
+        elif state_size(self.view, limit * MIB) > limit * MIB:
             raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir holds more than {limit:,} MiB after {op} "
                                                      "(the lab's --max-state-mb)")
         return answer
@@ -100,8 +104,7 @@ class LiveSession(SubprocessSession):
         """The fault of a vendor whose own file system is full is a ``state_limit`` fault, whatever it
         did next (a vendor that does not catch the refused write crashes, or answers nonsense)."""
         limit = self._options.max_state_mb
-        if (fault.kind is FaultKind.STATE_LIMIT or limit is None or not os.path.ismount(self.state_dir)
-                or not state_full(self.state_dir)):
+        if fault.kind is FaultKind.STATE_LIMIT or limit is None or not self.own_fs or not state_full(self.view):
             return fault
         return VendorFault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's --max-state-mb: "
                                                   f"a write refused), then {fault.kind.value}: {fault.detail}",
@@ -128,7 +131,7 @@ class LiveSession(SubprocessSession):
         to the request in flight begins to arrive, or it ends: observable progress, never a timer;
         TIMEOUT after the session's timeout."""
         with INotify() as watch:
-            watch.add_watch(self.state_dir, STATE_CHANGES)
+            watch.add_watch(self.view, STATE_CHANGES)
             self._on_channel(lambda channel: channel.wait_answer_or(watch.fileno(), self._options.timeout))
 
     def kill(self) -> None:
@@ -356,6 +359,19 @@ def vendor_state_dir(base: Path, owner: tuple[int, int] | None, limit_mb: int | 
             _unmount_state(state)
         finally:
             remove_state(parent)
+
+
+@contextmanager
+def state_holder(state: str, limit_mb: int | None) -> Iterator[int | None]:
+    """Not root, with a ``limit_mb``: the holder of a tmpfs of that size on ``state``
+    (:mod:`~tablecert.harness.live.state_holder`; the same inodes per MiB as :func:`_mount_state`),
+    its process id for :attr:`SessionOptions.state_holder`, ended at the end; else None (mounted on
+    the host as root, or measured after every answer where no holder can be started)."""
+    if limit_mb is None or os.path.ismount(state) or not state_holds():
+        yield None
+        return
+    with held_state(os.path.realpath(state), limit_mb * MIB, limit_mb * 256) as holder:
+        yield holder
 
 
 def remove_stale_state(base: Path) -> int:
