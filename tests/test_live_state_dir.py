@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -216,6 +217,33 @@ def test_not_root_the_held_file_system_is_of_the_limit_the_users_and_gone_at_the
     assert not os.path.exists(view) and not os.path.exists(state)
 
 
+DIES = """
+import os, signal, sys
+from tablecert.harness.live.state_holder import held_state
+with held_state(sys.argv[1], 1 << 20, 256) as holder:
+    print(holder, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.skipif(not HELD, reason="not root only")
+def test_not_root_the_holder_dies_with_a_harness_killed_without_warning(tmp_path: Path) -> None:
+    """A harness SIGKILLed (no cleanup of its own) takes its holder, and so the file system, with it
+    (the pipe it waits on closes): nothing is left mounted or running; waited on by a pidfd."""
+    harness = subprocess.Popen([sys.executable, "-c", DIES, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert harness.stdout is not None
+    holder = int(harness.stdout.readline())
+    try:
+        ended = os.pidfd_open(holder)
+    except ProcessLookupError:                 # already gone
+        ended = None
+    assert harness.wait(HANG) == -9
+    if ended is not None:
+        assert select.select([ended], [], [], HANG)[0] == [ended]
+        os.close(ended)
+    assert os.listdir(tmp_path) == []           # (its exit reaped by whoever adopted it)
+
+
 SEEN = ("id -u; id -g; ls -a / /tmp /proc | tr '\\n' ' '; echo; cut -d' ' -f5 /proc/self/mountinfo | sort | tr '\\n' ' '; "
         "echo; ls -la {state} | tail -n +2 | cut -c1-10; echo > {state}/x && echo wrote")
 
@@ -275,4 +303,4 @@ def test_the_state_dir_tests_pass_as_an_unprivileged_user(tmp_path: Path) -> Non
 
     done = pytest_as_user(tmp_path, str(Path(__file__)), "-k", "not unprivileged_user", "-rs")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "8 passed, 1 skipped, 1 deselected" in done.stdout, done.stdout[-2000:]
+    assert "9 passed, 1 skipped, 1 deselected" in done.stdout, done.stdout[-2000:]

@@ -20,6 +20,10 @@ else a system one), the way programming-contest judges confine submissions:
 * as root: the user ``nobody`` and group ``nogroup`` (``setpriv``, inside the sandbox, after the
   mounts), no supplementary groups; always ``no_new_privs`` and no capabilities. Not root: the
   same in a user namespace (the vendor keeps the lab's uid outside it) where the kernel allows one;
+* a live vendor's file system, not root (``SessionOptions.state_holder``): the started process
+  enters the holder's user and mount namespaces (``setns``, before ``exec``), so bubblewrap builds
+  the same sandbox from a view of the host in which the ``state_dir`` is the holder's tmpfs
+  (:mod:`tablecert.harness.live.state_holder`);
 * **limits** (:class:`VendorLimits`, rlimits set before ``exec``; this release uses no cgroup):
   processes of the sandbox user, file size, address space, CPU time, and the sizes of the private
   folders. :attr:`Sandbox.limits` names them as the run records them.

@@ -15,14 +15,20 @@ user the vendor runs as (its box's uid under the sandbox as root), inside a 0700
 lab's (so no other user of the host reaches it), bound writable into the vendor's sandbox
 (``SessionOptions.writable_paths``), kept across restarts and removed at the end whatever the
 vendor left in it (folders of mode 000, links, chains of any depth: :func:`remove_state`, no
-recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``). As root
-the folder is a tmpfs of that size mounted on the host before the vendor's first start
-(:func:`_mount_state`; the same file system across every restart, unmounted at the end): the
-kernel refuses the write that would cross the limit, and a vendor whose file system is full is a
-``state_limit`` fault whatever it does next. Not root nothing can be mounted on the host (and a
-tmpfs in the sandbox's own mount namespace would die with each killed instance): after every
-answer the folder is measured (a walk that follows no link and stops at the limit), and a vendor
-over it is a ``state_limit`` fault.
+recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``), and the
+folder is a tmpfs of that size, the same file system across every restart: the kernel refuses the
+write that would cross the limit, and a vendor whose file system is full is a ``state_limit``
+fault whatever it does next. As root the tmpfs is mounted on the host before the vendor's first
+start (:func:`_mount_state`, unmounted at the end). Not root nothing can be mounted on the host (and
+a tmpfs in the sandbox's own mount namespace would die with each killed instance): a holder
+process mounts it in a user and mount namespace of the lab's own, which every start of the vendor
+enters (:func:`state_holder`, :mod:`~tablecert.harness.live.state_holder`; the harness reads it
+through ``/proc/HOLDER/root``, :attr:`LiveSession.view`; the holder's end is its removal). Root's
+route stays its own: it needs no namespace, the file system is owned by the vendor's box uid, and
+root's sandbox (setpriv to the box uid, control groups) is built in the host's namespaces. Only
+where neither can be had (root without CAP_SYS_ADMIN, no user namespaces) is the folder measured
+after every answer (a walk that follows no link and stops at the limit), a vendor over it then a
+``state_limit`` fault.
 """
 
 from __future__ import annotations
