@@ -68,8 +68,7 @@ class LiveSession(SubprocessSession):
 
     def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
         self.state_dir = state_dir
-        holder = options.state_holder       # not root: where the harness sees the vendor's file system
-        self.view = state_dir if holder is None else held_view(holder, os.path.realpath(state_dir))
+        self.view = state_view(state_dir, options.state_holder)    # where the harness reads it
         self.own_fs = os.path.ismount(self.view)
         super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
 
@@ -365,6 +364,11 @@ def vendor_state_dir(base: Path, owner: tuple[int, int] | None, limit_mb: int | 
             _unmount_state(state)
         finally:
             remove_state(parent)
+
+
+def state_view(state: str, holder: int | None) -> str:
+    """Where the harness reads ``state``: through its ``holder`` (not root), else the folder itself."""
+    return state if holder is None else held_view(holder, os.path.realpath(state))
 
 
 @contextmanager

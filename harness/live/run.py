@@ -29,7 +29,7 @@ from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIM
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
 from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, state_holder,
-                                             state_mounts, vendor_state_dir)
+                                             state_mounts, state_view, vendor_state_dir)
 from tablecert.harness.live.state_holder import state_holds
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
@@ -71,6 +71,7 @@ class LiveRun:
     plan: LivePlan | None = None
     plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
+    state_view: str | None = None             # where the harness reads it (not root: through its holder)
     cleanup_failure: str | None = None        # why the state_dir could not be removed (the run goes on)
     recheck: Callable[[], None] | None = None  # the vendor's build checked at every restart (VendorFault when changed)
     _stack: ExitStack = field(default_factory=ExitStack)
@@ -105,6 +106,7 @@ class LiveRun:
             limit = self.options.max_state_mb
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options), limit))
             holder = self._stack.enter_context(state_holder(self.state_dir, limit))   # ended first, then removed
+            self.state_view = state_view(self.state_dir, holder)
             opener = live_opener(self.target, replace(self.options, state_holder=holder), self.state_dir)
             self.control = InstanceControl(opener, lambda hello: self._restarted(hello, began))
         return self.control
