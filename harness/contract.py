@@ -126,8 +126,10 @@ class SessionOptions:
     max_processes: int | None = 256       # processes and threads of a sandboxed vendor (RLIMIT_NPROC)
     max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
     tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
-    max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (checked after every answer)
+    max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (its own file system, else measured)
     binds: BindPlan | None = None         # a confined vendor's binds, fixed for the whole run (else derived at start)
+    state_holder: int | None = None       # not root: the process whose user and mount namespaces a vendor starts in
+                                          # (its state_dir's file system: harness/live/state_holder.py)
 
 
 @runtime_checkable

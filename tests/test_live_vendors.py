@@ -231,8 +231,8 @@ def test_a_state_dir_past_the_lab_limit_is_the_vendors_fault_and_removed_whateve
     runner.live = LiveRun(cmd, options, out, enabled=False)
     with runner.live:
         result = runner.run()
-        state_dir = runner.live.state_dir
-        assert state_dir is not None and (Path(state_dir) / "shut").exists()
+        state_dir, seen = runner.live.state_dir, runner.live.state_view     # (not root: through its holder)
+        assert state_dir is not None and seen is not None and (Path(seen) / "shut").exists()
     assert result.verdict == "fail"
     with closing(RunStore(out / "run.db")) as db:
         kinds = {fault.kind for fault in db.faults()}

@@ -20,6 +20,10 @@ else a system one), the way programming-contest judges confine submissions:
 * as root: the user ``nobody`` and group ``nogroup`` (``setpriv``, inside the sandbox, after the
   mounts), no supplementary groups; always ``no_new_privs`` and no capabilities. Not root: the
   same in a user namespace (the vendor keeps the lab's uid outside it) where the kernel allows one;
+* a live vendor's file system, not root (``SessionOptions.state_holder``): the started process
+  enters the holder's user and mount namespaces (``setns``, before ``exec``), so bubblewrap builds
+  the same sandbox from a view of the host in which the ``state_dir`` is the holder's tmpfs
+  (:mod:`tablecert.harness.live.state_holder`);
 * **limits** (:class:`VendorLimits`, rlimits set before ``exec``; this release uses no cgroup):
   processes of the sandbox user, file size, address space, CPU time, and the sizes of the private
   folders. :attr:`Sandbox.limits` names them as the run records them.
@@ -31,6 +35,7 @@ on the vendor's stderr (``bwrap: ...``) and the vendor never runs.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import os
@@ -63,6 +68,8 @@ ETC_ENTRIES = ("passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv
                "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
                "mime.types", "os-release")
 MIB = 1 << 20
+CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000      # <sched.h>
+_SETNS = ctypes.CDLL(None, use_errno=True).setns
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,7 @@ class Sandbox:
     runtime: tuple[str, ...] = ()    # of those, the lab's runtime (this harness's Python, its own environment)
     controllers: cgroups.Controllers | None = None   # memory and pids by control group (else rlimits)
     program: str = ""                # the bubblewrap binary
+    state_holder: int | None = None  # the process whose user and mount namespaces the vendor starts in
 
     @property
     def description(self) -> str:
@@ -150,9 +158,17 @@ class Sandbox:
         """Start ``argv`` confined (``popen``: Popen's other arguments). bubblewrap reads its options
         from a descriptor (``--args``), so the vendor's ``/proc/1/cmdline`` names no host path; it
         writes the vendor's exit as JSON to a status pipe; the process joins the instance's control
-        group before ``exec``."""
-        if not self.prefix:
-            return Started(subprocess.Popen(argv, preexec_fn=self._preexec(None), **popen), None, None)
+        group and enters the :attr:`state_holder`'s namespaces before ``exec``."""
+        entered = _namespaces_of(self.state_holder)
+        try:
+            if not self.prefix:
+                return Started(subprocess.Popen(argv, preexec_fn=self._preexec(None, entered), **popen), None, None)
+            return self._confined(argv, entered, popen)
+        finally:
+            for fd in entered:
+                os.close(fd)
+
+    def _confined(self, argv: list[str], entered: tuple[int, ...], popen: dict[str, Any]) -> Started:
         group = self.controllers.group(self.vendor_limits.memory_mb, self.vendor_limits.processes) \
             if self.controllers is not None else None
         status_r, status_w = os.pipe()
@@ -161,7 +177,8 @@ class Sandbox:
             os.write(args, b"".join(arg.encode() + b"\0" for arg in self.prefix))
             os.lseek(args, 0, os.SEEK_SET)
             command = [self.program, "--args", str(args), "--json-status-fd", str(status_w), "--", *self.drop, *argv]
-            proc = subprocess.Popen(command, pass_fds=(status_w, args), preexec_fn=self._preexec(group), **popen)
+            proc = subprocess.Popen(command, pass_fds=(status_w, args), preexec_fn=self._preexec(group, entered),
+                                    **popen)
         except BaseException:
             os.close(status_r)
             if group is not None:
@@ -172,14 +189,21 @@ class Sandbox:
             os.close(args)
         return Started(proc, status_r, group)
 
-    def _preexec(self, group: cgroups.Group | None) -> Callable[[], None]:
-        """Joins the control group and sets :meth:`rlimits` in the child between fork and exec (no
-        imports, little allocation)."""
-        limits, setrlimit = self.rlimits(), resource.setrlimit
+    def _preexec(self, group: cgroups.Group | None, entered: tuple[int, ...]) -> Callable[[], None]:
+        """Enters the state holder's user and mount namespaces (``entered``: their descriptors; the
+        working folder kept), joins the control group and sets :meth:`rlimits` in the child between
+        fork and exec (no imports, little allocation)."""
+        limits, setrlimit, setns, get_errno = self.rlimits(), resource.setrlimit, _SETNS, ctypes.get_errno
         procs = group.procs if group is not None else ()
         flags = os.O_WRONLY | os.O_CLOEXEC
+        cwd = os.getcwd() if entered else ""
 
         def apply() -> None:
+            for fd, kind in zip(entered, (CLONE_NEWUSER, CLONE_NEWNS)):
+                if setns(fd, kind) != 0:
+                    raise OSError(get_errno(), "cannot enter the namespaces of the state_dir's file system")
+            if entered:
+                os.chdir(cwd)
             for path in procs:
                 fd = os.open(path, flags)
                 os.write(fd, b"0")
@@ -206,6 +230,19 @@ class Sandbox:
             already = 0 if self.drop else _tasks_of(os.getuid())
             limits.append(_limit(resource.RLIMIT_NPROC, already + lim.processes))
         return limits
+
+
+def _namespaces_of(holder: int | None) -> tuple[int, ...]:
+    """Descriptors of the user and mount namespaces of ``holder`` (a child of this process, not yet
+    reaped: its pid cannot have been reused), or none."""
+    if holder is None:
+        return ()
+    user = os.open(f"/proc/{holder}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return user, os.open(f"/proc/{holder}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        os.close(user)
+        raise
 
 
 def _tasks_of(uid: int) -> int:
@@ -391,7 +428,12 @@ def resolve(argv: list[str], binds: BindPlan | None = None) -> list[str]:
 
 def plan(argv: list[str], options: SessionOptions) -> Sandbox:
     """How to start ``argv`` (its program resolved, :func:`resolve`) under ``options.isolation``
-    (VendorFault START if ``strict`` cannot be met, or the vendor would see a lab folder)."""
+    (VendorFault START if ``strict`` cannot be met, or the vendor would see a lab folder), in the
+    namespaces of ``options.state_holder`` when there is one."""
+    return replace(_plan(argv, options), state_holder=options.state_holder)
+
+
+def _plan(argv: list[str], options: SessionOptions) -> Sandbox:
     limits = limits_of(options)
     if options.isolation == "none":
         return Sandbox((), (), (), limits)

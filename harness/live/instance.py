@@ -15,14 +15,20 @@ user the vendor runs as (its box's uid under the sandbox as root), inside a 0700
 lab's (so no other user of the host reaches it), bound writable into the vendor's sandbox
 (``SessionOptions.writable_paths``), kept across restarts and removed at the end whatever the
 vendor left in it (folders of mode 000, links, chains of any depth: :func:`remove_state`, no
-recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``). As root
-the folder is a tmpfs of that size mounted on the host before the vendor's first start
-(:func:`_mount_state`; the same file system across every restart, unmounted at the end): the
-kernel refuses the write that would cross the limit, and a vendor whose file system is full is a
-``state_limit`` fault whatever it does next. Not root nothing can be mounted on the host (and a
-tmpfs in the sandbox's own mount namespace would die with each killed instance): after every
-answer the folder is measured (a walk that follows no link and stops at the limit), and a vendor
-over it is a ``state_limit`` fault.
+recursion). Its size is the lab's (``SessionOptions.max_state_mb``, ``--max-state-mb``), and the
+folder is a tmpfs of that size, the same file system across every restart: the kernel refuses the
+write that would cross the limit, and a vendor whose file system is full is a ``state_limit``
+fault whatever it does next. As root the tmpfs is mounted on the host before the vendor's first
+start (:func:`_mount_state`, unmounted at the end). Not root nothing can be mounted on the host (and
+a tmpfs in the sandbox's own mount namespace would die with each killed instance): a holder
+process mounts it in a user and mount namespace of the lab's own, which every start of the vendor
+enters (:func:`state_holder`, :mod:`~tablecert.harness.live.state_holder`; the harness reads it
+through ``/proc/HOLDER/root``, :attr:`LiveSession.view`; the holder's end is its removal). Root's
+route stays its own: it needs no namespace, the file system is owned by the vendor's box uid, and
+root's sandbox (setpriv to the box uid, control groups) is built in the host's namespaces. Only
+where neither can be had (root without CAP_SYS_ADMIN, no user namespaces) is the folder measured
+after every answer (a walk that follows no link and stops at the limit), a vendor over it then a
+``state_limit`` fault.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from tablecert.harness.answers.envelope import same_id
 from tablecert.harness.protocol_versions import greet, hello_request
 from tablecert.oracle.protocol import V2
 from tablecert.harness.confine.sandbox import MIB
+from tablecert.harness.live.state_holder import held_state, held_view, state_holds
 
 STATE_PREFIX = ".live-state-"
 MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2          # <sys/mount.h>
@@ -61,6 +68,8 @@ class LiveSession(SubprocessSession):
 
     def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
         self.state_dir = state_dir
+        self.view = state_view(state_dir, options.state_holder)    # where the harness reads it
+        self.own_fs = os.path.ismount(self.view)
         super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
 
     def hello(self) -> Hello:
@@ -81,11 +90,11 @@ class LiveSession(SubprocessSession):
         limit = self._options.max_state_mb
         if limit is None:
             return answer
-        if os.path.ismount(self.state_dir):         # its own file system: the kernel refused what crossed it
-            if state_full(self.state_dir):
+        if self.own_fs:                     # its own file system: the kernel refused what crossed it
+            if state_full(self.view):
                 raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's "
                                                          f"--max-state-mb: a write refused) after {op}")
-        elif state_size(self.state_dir, limit * MIB) > limit * MIB:
+        elif state_size(self.view, limit * MIB) > limit * MIB:
             raise self._fault(FaultKind.STATE_LIMIT, f"its state_dir holds more than {limit:,} MiB after {op} "
                                                      "(the lab's --max-state-mb)")
         return answer
@@ -100,8 +109,7 @@ class LiveSession(SubprocessSession):
         """The fault of a vendor whose own file system is full is a ``state_limit`` fault, whatever it
         did next (a vendor that does not catch the refused write crashes, or answers nonsense)."""
         limit = self._options.max_state_mb
-        if (fault.kind is FaultKind.STATE_LIMIT or limit is None or not os.path.ismount(self.state_dir)
-                or not state_full(self.state_dir)):
+        if fault.kind is FaultKind.STATE_LIMIT or limit is None or not self.own_fs or not state_full(self.view):
             return fault
         return VendorFault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's --max-state-mb: "
                                                   f"a write refused), then {fault.kind.value}: {fault.detail}",
@@ -128,7 +136,7 @@ class LiveSession(SubprocessSession):
         to the request in flight begins to arrive, or it ends: observable progress, never a timer;
         TIMEOUT after the session's timeout."""
         with INotify() as watch:
-            watch.add_watch(self.state_dir, STATE_CHANGES)
+            watch.add_watch(self.view, STATE_CHANGES)
             self._on_channel(lambda channel: channel.wait_answer_or(watch.fileno(), self._options.timeout))
 
     def kill(self) -> None:
@@ -356,6 +364,24 @@ def vendor_state_dir(base: Path, owner: tuple[int, int] | None, limit_mb: int | 
             _unmount_state(state)
         finally:
             remove_state(parent)
+
+
+def state_view(state: str, holder: int | None) -> str:
+    """Where the harness reads ``state``: through its ``holder`` (not root), else the folder itself."""
+    return state if holder is None else held_view(holder, os.path.realpath(state))
+
+
+@contextmanager
+def state_holder(state: str, limit_mb: int | None) -> Iterator[int | None]:
+    """Not root, with a ``limit_mb``: the holder of a tmpfs of that size on ``state``
+    (:mod:`~tablecert.harness.live.state_holder`; the same inodes per MiB as :func:`_mount_state`),
+    its process id for :attr:`SessionOptions.state_holder`, ended at the end; else None (mounted on
+    the host as root, or measured after every answer where no holder can be started)."""
+    if limit_mb is None or os.path.ismount(state) or not state_holds():
+        yield None
+        return
+    with held_state(os.path.realpath(state), limit_mb * MIB, limit_mb * 256) as holder:
+        yield holder
 
 
 def remove_stale_state(base: Path) -> int:

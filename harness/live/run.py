@@ -19,7 +19,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,8 +28,9 @@ from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIM
                                            judge_live, plan_interruptions)
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
-from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, state_mounts,
-                                             vendor_state_dir)
+from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, state_holder,
+                                             state_mounts, state_view, vendor_state_dir)
+from tablecert.harness.live.state_holder import state_holds
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
 from tablecert.harness.model import BatchOutcome, BatchStatus, Fault, Outcome
@@ -70,6 +71,7 @@ class LiveRun:
     plan: LivePlan | None = None
     plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
+    state_view: str | None = None             # where the harness reads it (not root: through its holder)
     cleanup_failure: str | None = None        # why the state_dir could not be removed (the run goes on)
     recheck: Callable[[], None] | None = None  # the vendor's build checked at every restart (VendorFault when changed)
     _stack: ExitStack = field(default_factory=ExitStack)
@@ -101,9 +103,11 @@ class LiveRun:
         if self.control is None:
             argv = shlex.split(self.target)
             remove_stale_state(self.base)
-            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options),
-                                                                        self.options.max_state_mb))
-            opener = live_opener(self.target, self.options, self.state_dir)
+            limit = self.options.max_state_mb
+            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options), limit))
+            holder = self._stack.enter_context(state_holder(self.state_dir, limit))   # ended first, then removed
+            self.state_view = state_view(self.state_dir, holder)
+            opener = live_opener(self.target, replace(self.options, state_holder=holder), self.state_dir)
             self.control = InstanceControl(opener, lambda hello: self._restarted(hello, began))
         return self.control
 
@@ -126,7 +130,7 @@ class LiveRun:
         if not self.plan_kept:          # once per run (a plan given by a test too)
             self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
-                                "state_dir": STATE_DIR_MOUNTED if state_mounts() else STATE_DIR_MEASURED})
+                                "state_dir": state_dir_words()})
         return self.plan
 
 
@@ -134,8 +138,16 @@ STATE_DIR_KEPT = ("a fresh folder for the run, 0700, owned by the vendor's user,
                   "kept across restarts, removed at the end")
 STATE_DIR_MOUNTED = STATE_DIR_KEPT + ("; a file system of its own of --max-state-mb (tmpfs): the write that "
                                       "would cross it is refused")
-STATE_DIR_MEASURED = STATE_DIR_KEPT + ("; measured after every answer against --max-state-mb (not root: no file "
-                                       "system of its own can be mounted)")
+STATE_DIR_HELD = STATE_DIR_MOUNTED + (" (not root: mounted in a user and mount namespace of the lab's own, which "
+                                      "every instance of the vendor enters, ended with the run)")
+STATE_DIR_MEASURED = STATE_DIR_KEPT + ("; measured after every answer against --max-state-mb (no file system of "
+                                       "its own could be mounted here: root without CAP_SYS_ADMIN, or no user "
+                                       "namespaces)")
+
+
+def state_dir_words() -> str:
+    """How this process bounds a run's state_dir, as the run records it (summary.json's ``live``)."""
+    return STATE_DIR_MOUNTED if state_mounts() else STATE_DIR_HELD if state_holds() else STATE_DIR_MEASURED
 
 
 def record_cleanup(live: LiveRun | None, book: MetaBook) -> None:
