@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from importlib import metadata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
 from tablecert.harness.confine.build_files import (BuildListing, again, changed_files, digest_build, digest_listed,
                                                    recheck, walk_roots)
+from tablecert.harness.confine.build_watch import BuildWatch
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside
@@ -47,6 +48,7 @@ class VendorBuild:
     listing: BuildListing
     manifest: Manifest | None = None
     previous: RecordedBuild | None = None    # the lab's --previous run, to note the same declared build
+    watch: BuildWatch | None = field(default=None, compare=False)   # set before the digest: what a restart re-checks
 
     def meta(self) -> dict[str, Any]:
         """run.db's meta ``build``."""
@@ -64,15 +66,19 @@ class VendorBuild:
         return same_declared_build(self.previous, vendor, self.listing.signature, list(self.listing.files))
 
     def recheck(self) -> None:
-        """A live-table restart's check (:func:`~tablecert.harness.confine.build_files.recheck`):
+        """A live-table restart's check (:func:`~tablecert.harness.confine.build_files.recheck`:
+        only the entries the watch saw change, or a stat of every file when it cannot vouch):
         VendorFault ``build_changed`` naming the first file that differs now."""
-        changed = recheck(self.listing)
+        changed = recheck(self.listing, self.watch.named() if self.watch is not None else None)
         if changed:
             more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
             raise VendorFault(FaultKind.BUILD_CHANGED, f"the vendor's build changed during the run: {changed[0]}{more}")
 
     def changed(self) -> list[str]:
-        """The files that differ now from when the run began (changed, missing or extra)."""
+        """The files that differ now from when the run began (changed, missing or extra), all
+        digested again (the run's last check: the watch is closed)."""
+        if self.watch is not None:
+            self.watch.close()
         now = again(self.listing)
         return [] if now.signature == self.listing.signature else changed_files(self.listing.files, now.files)
 
@@ -137,7 +143,8 @@ def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuil
         if declared is not None:
             raise ValueError(f"--manifest {manifest}: {why}; there are no files to check the manifest against")
         return None, not_authenticated(why)
-    built = VendorBuild(digest_build(vendor_roots, runtime_roots), declared)
+    watch = BuildWatch.on(vendor_roots)             # before the digest it vouches for
+    built = VendorBuild(digest_build(vendor_roots, runtime_roots), declared, watch=watch)
     if declared is not None:
         check_manifest(declared, built.listing)
     return built, built.meta()
