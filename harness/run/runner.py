@@ -257,12 +257,13 @@ class Runner:
     def _vouched(self, build: VendorBuild, session: VendorSession, hello: Hello, identity: dict[str, Any]) -> None:
         """What the meta ``build`` adds once the vendor is greeted: its own answer to
         ``build.authenticate`` when it declares it (a wrong one is a ``build_authentication`` fault
-        naming the file, which fails the run), and the note against the lab's previous run."""
-        wrong = None
+        naming the file, which fails the run; for an HTTP vendor's files copied by the lab, whether
+        its answers authenticate them), and the note against the lab's previous run."""
+        wrong: str | None = None
         added: dict[str, Any] = {}
-        answered = AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, AsksOptionalOps)
-        if answered:
-            wrong = vendor_answer(session, build)
+        answered = False
+        if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, AsksOptionalOps):
+            answered, wrong = True, vendor_answer(session, build)
             added["vendor_answer"] = "matched" if wrong is None else wrong
         recorded = self.db.meta().get("build") or build.meta()
         if build.archive is not None:        # an HTTP vendor's files as the lab copied them: its answers vouch
