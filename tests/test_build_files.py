@@ -16,6 +16,8 @@ import pytest
 from tablecert.harness.confine import build_files, build_watch
 from tablecert.harness.confine.build_files import BuildError, digest_build, file_digest, signature_of, walk_roots
 from tablecert.harness.confine.build_watch import BuildWatch
+from tablecert.harness.contract import FaultKind, VendorFault
+from tablecert.harness.run.vendor_build import VendorBuild
 from tablecert.harness.confine.build_manifest import (ManifestError, ManifestMismatch, check_manifest,
                                                       load_manifest)
 
@@ -210,6 +212,26 @@ def test_a_watch_set_before_the_digest_names_what_changed_and_nothing_else_is_re
         assert watch.why_not is None
     finally:
         watch.close()
+
+
+def test_a_run_s_restart_check_reads_its_watch_and_names_the_changed_file(tree: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """certify's build (:class:`VendorBuild`, its watch set before its digest): a restart's check
+    walks nothing, and a changed file is a build_changed fault naming it; the run's last check
+    closes the watch and digests everything again."""
+    watch = BuildWatch.on([str(tree)])
+    build = VendorBuild(digest_build([str(tree)], []), watch=watch)
+    walked = []
+    real = build_files.walk_roots
+    monkeypatch.setattr(build_files, "walk_roots", lambda *a, **k: (walked.append(a), real(*a, **k))[1])
+    build.recheck()
+    (tree / "lib" / "sub" / "a.txt").write_bytes(b"changed")
+    with pytest.raises(VendorFault) as changed:
+        build.recheck()
+    assert (changed.value.kind, changed.value.detail) == (
+        FaultKind.BUILD_CHANGED, "the vendor's build changed during the run: lib/sub/a.txt")
+    assert walked == []
+    assert build.changed() == ["lib/sub/a.txt"] and watch.why_not == "closed"
 
 
 @pytest.mark.parametrize("change", ["a folder made", "a folder removed", "a folder renamed"])
