@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+
 from inotify_simple import INotify, flags
 
 from tablecert.harness.confine.build_files import Named, quoted, root_prefix
