@@ -6,7 +6,7 @@ Like pytest's ``hookspec.py``, this module holds declarations only, no machinery
   itself (:class:`Adapter`), an in-process vendor (:class:`PythonVendor`), what a vendor says of
   itself (:class:`Hello`) and the settings every adapter honours (:class:`SessionOptions`);
 * the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
-  :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`), each claimed by a session
+  :class:`RawBatches`, :class:`RawExchange`, :class:`AsksOptionalOps`, :class:`AnswersByTest`), each claimed by a session
   class by inheriting it, and read through the typed accessors below; the runs use nothing of a
   session that is not declared here;
 * the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
@@ -217,6 +217,18 @@ class RawExchange(RawBatches):
     def exchange_raw(self, request_line: bytes | bytearray | memoryview) -> bytes:
         """Send one request line (ending with a newline) and give back the answer line without
         its newline (VendorFault for a transport fault)."""
+
+
+
+class AsksOptionalOps(ABC):
+    """Sends one request of an optional contract op the vendor declared in its ``hello`` (such as
+    ``build.authenticate``) and gives back the answer object, decoded as every answer is (strict
+    JSON) but otherwise unchecked: the caller checks what the op's answer must hold."""
+
+    @abstractmethod
+    def ask(self, op: str, fields: Mapping[str, Any]) -> Any:
+        """The answer to ``{"id": N, "op": op, **fields}`` (VendorFault for a transport fault or
+        an answer that is not JSON)."""
 
 
 class AnswersByTest(ABC):

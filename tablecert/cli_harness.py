@@ -127,6 +127,9 @@ def check_certify_inputs(args: argparse.Namespace) -> int | None:
         raise UsageError(f"--suite {args.suite}: unknown suite (suites: {', '.join(oracle.SUITE_NAMES)})")
     if args.manifest:
         harness.load_build_manifest(Path(args.manifest))   # a bad one refused at once (ValueError: one line, exit 2)
+    if args.build_archive and not (args.manifest and args.vendor_url):
+        raise UsageError(f"--build-archive {args.build_archive}: only for a vendor reached over HTTP (--vendor-url), "
+                         "with its submission manifest (--manifest)")
     if args.previous and not (Path(args.previous) / "run.db").is_file():
         raise UsageError(f"--previous {args.previous}: not a run folder (no run.db)")
     out = Path(args.out)
@@ -168,7 +171,8 @@ def _outputs(args: argparse.Namespace) -> Any:
     """The certify run's OutputOptions (keys, certificate, submission and declared files, run id)."""
     return harness.OutputOptions(seal_key=_path(args.seal_key), sign_key=_path(args.sign), cert=_path(args.cert),
                                  submission=_path(args.submission), declared=_path(args.declared),
-                                 run_id=args.run_id, manifest=_path(args.manifest), previous=_path(args.previous))
+                                 run_id=args.run_id, manifest=_path(args.manifest), previous=_path(args.previous),
+                                 build_archive=_path(args.build_archive))
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -411,6 +415,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     add_parallel_arguments(p)
     p.add_argument("--submission", metavar="FILE", help=SUBMISSION_HELP)
     p.add_argument("--manifest", metavar="FILE", help=MANIFEST_HELP)
+    p.add_argument("--build-archive", metavar="DIR_OR_TAR", help="an HTTP vendor's files as the lab received them "
+                   "(a folder or a tar): checked against --manifest before the first vector; the build is "
+                   "authenticated when the vendor's build.authenticate answers for a fresh seed match them")
     p.add_argument("--previous", metavar="RUN", help="an earlier run folder of this vendor: when the vendor declares "
                    "the same build (name, version, build) but its files differ, the certificate says so")
     p.add_argument("--declared", help="TOML/JSON of the vendor's declared return figures, compared in the certificate")

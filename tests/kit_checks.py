@@ -49,7 +49,7 @@ KITS = {
                "src/ledger_tables.cpp", ("make", "build/ledger_tables"), ("build/ledger_tables",), authenticates=True),
     "csharp": Kit("csharp", ("mcs", "mono", "make"), (("make",),), ("mono", "build/skeleton.exe"),
                   ("mono", "build/example.exe"), "src/LedgerTables.cs", ("make", "build/LedgerTables.exe"),
-                  ("mono", "build/LedgerTables.exe")),
+                  ("mono", "build/LedgerTables.exe"), authenticates=True),
     "java": Kit("java", ("javac", "jar", "java", "make"), (("make",),), ("build/skeleton",), ("build/example",),
                 "src/tablecert/kit/LedgerTables.java", ("make", "build/LedgerTables"), ("build/LedgerTables",),
                 authenticates=True),

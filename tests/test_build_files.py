@@ -4,6 +4,7 @@ written here, never the module's own."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tablecert.harness.confine import build_files
+from tablecert.harness.confine import build_files, build_watch
 from tablecert.harness.confine.build_files import BuildError, digest_build, file_digest, signature_of, walk_roots
+from tablecert.harness.confine.build_watch import BuildWatch
+from tablecert.harness.contract import FaultKind, VendorFault
+from tablecert.harness.run.vendor_build import VendorBuild
 from tablecert.harness.confine.build_manifest import (ManifestError, ManifestMismatch, check_manifest,
                                                       load_manifest)
 
@@ -184,6 +188,103 @@ def test_a_restart_recheck_stats_the_tree_and_reads_again_only_what_moved(tree: 
     (tree / "lib" / "sub" / "a.txt").unlink()
     (tree / "new.so").write_bytes(b"")
     assert build_files.recheck(listing) == ["lib/sub/a.txt", "lib.txt", "new.so"]
+
+
+def test_a_watch_set_before_the_digest_names_what_changed_and_nothing_else_is_read(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    watch = BuildWatch.on([str(tree)])
+    listing = digest_build([str(tree)], [])
+    reads: list[str] = []
+    real = build_files._read
+    monkeypatch.setattr(build_files, "_read", lambda fd, name, where, *a: (reads.append(where), real(fd, name, where, *a))[1])
+    monkeypatch.setattr(build_files, "walk_roots", None)            # a watched re-check never walks the tree
+    try:
+        assert watch.named() == [] and build_files.recheck(listing, []) == [] and reads == []
+        os.utime(tree / "lib" / "sub" / "a.txt", ns=(1, 1))          # same bytes, another time: read, unchanged
+        assert build_files.recheck(listing, watch.named()) == [] and reads == [f"{tree}/lib/sub/a.txt"]
+        assert build_files.recheck(listing, watch.named()) == [] and len(reads) == 1    # no new event: not read again
+        (tree / "lib.txt").write_bytes(b"y")
+        (tree / "lib" / "tables.dat").unlink()
+        (tree / "lib" / "sub" / "new.so").write_bytes(b"")
+        os.chmod(tree / "engine.py", 0o700)
+        assert build_files.recheck(listing, watch.named()) == ["engine.py", "lib.txt", "lib/sub/new.so",
+                                                               "lib/tables.dat"]
+        assert watch.why_not is None
+    finally:
+        watch.close()
+
+
+def test_a_run_s_restart_check_reads_its_watch_and_names_the_changed_file(tree: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """certify's build (:class:`VendorBuild`, its watch set before its digest): a restart's check
+    walks nothing, and a changed file is a build_changed fault naming it; the run's last check
+    closes the watch and digests everything again."""
+    watch = BuildWatch.on([str(tree)])
+    build = VendorBuild(digest_build([str(tree)], []), watch=watch)
+    walked = []
+    real = build_files.walk_roots
+    monkeypatch.setattr(build_files, "walk_roots", lambda *a, **k: (walked.append(a), real(*a, **k))[1])
+    build.recheck()
+    (tree / "lib" / "sub" / "a.txt").write_bytes(b"changed")
+    with pytest.raises(VendorFault) as changed:
+        build.recheck()
+    assert (changed.value.kind, changed.value.detail) == (
+        FaultKind.BUILD_CHANGED, "the vendor's build changed during the run: lib/sub/a.txt")
+    assert walked == []
+    assert build.changed() == ["lib/sub/a.txt"] and watch.why_not == "closed"
+
+
+@pytest.mark.parametrize("change", ["a folder made", "a folder removed", "a folder renamed"])
+def test_a_change_to_the_folders_stops_the_watch_vouching_for_good(tree: Path, change: str) -> None:
+    watch = BuildWatch.on([str(tree)])
+    try:
+        if change == "a folder made":
+            (tree / "lib" / "new").mkdir()
+        elif change == "a folder removed":
+            (tree / "lib" / "sub" / "a.txt").unlink()
+            (tree / "lib" / "sub").rmdir()
+        else:
+            (tree / "lib" / "sub").rename(tree / "lib" / "other")
+        assert watch.named() is None and watch.why_not
+        (tree / "lib.txt").write_bytes(b"y")
+        assert watch.named() is None                                 # the walk from now on, never trust
+    finally:
+        watch.close()
+
+
+def test_an_overflowing_event_queue_stops_the_watch_vouching(tree: Path) -> None:
+    """More events than the kernel queues (``max_queued_events``; two files written in turn, so no
+    two neighbouring events are merged): the overflow event, then the walk."""
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    watch = BuildWatch.on([str(tree)])
+    try:
+        fds = [os.open(tree / name, os.O_WRONLY) for name in ("lib.txt", "engine.py")]
+        for i in range(limit // 2 + 2):
+            for fd in fds:
+                os.pwrite(fd, b"x", 0)
+        for fd in fds:
+            os.close(fd)
+        assert watch.named() is None and "Q_OVERFLOW" in str(watch.why_not)
+    finally:
+        watch.close()
+
+
+def test_a_watch_that_cannot_be_set_falls_back_to_the_walk(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "is a file, not a folder" in str(BuildWatch.on([str(tree), str(tree / "lib.txt")]).why_not)
+    calls: list[bytes] = []
+
+    def full(inotify: object, path: bytes, mask: int) -> int:      # the user's max_user_watches reached at the 3rd
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return len(calls)
+
+    monkeypatch.setattr(build_watch.INotify, "add_watch", full)
+    watch = BuildWatch.on([str(tree)])
+    assert watch.named() is None and watch.why_not == f"a watch cannot be set ({os.strerror(errno.ENOSPC)})"
+    listing = digest_build([str(tree)], [])
+    (tree / "lib.txt").write_bytes(b"y")
+    assert build_files.recheck(listing, watch.named()) == ["lib.txt"]      # the stat walk
 
 
 def test_a_python_plugin_s_build_is_its_distribution_s_record(edge: Path, tmp_path: Path) -> None:

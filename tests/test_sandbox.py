@@ -311,3 +311,30 @@ def test_a_read_only_oracle_tree_lends_its_compiled_kernels_to_a_private_cache(
     assert root == tmp_path / "tablecert-numba" and numba.config.CACHE_DIR == str(root)
     (seeded,) = root.iterdir()
     assert seeded.name.startswith("oracle_") and sorted(p.name for p in seeded.iterdir()) == compiled
+
+
+MONO_MAP = Path("/etc/mono/config")
+ETC_MONO_PROBE = """import json, os
+found = {"config": open("/etc/mono/config", "rb").read().hex(), "etc_mono": sorted(os.listdir("/etc/mono")),
+         "read_only": bool(os.statvfs("/etc/mono/config").f_flag & os.ST_RDONLY)}
+print(json.dumps(found))
+"""
+
+
+@needs_full
+@pytest.mark.skipif(not MONO_MAP.is_file(), reason="no Mono on this host (/etc/mono/config)")
+def test_mono_s_library_map_is_all_of_etc_mono_a_vendor_sees_and_read_only() -> None:
+    """The one /etc/mono file bound (Mono's map to System.Native, a system file): byte for byte the
+    host's, on a read-only mount, and nothing else of /etc/mono (its certificate store, registry)."""
+    argv = [sys.executable, "-c", ETC_MONO_PROBE]
+    started = sandbox.plan(argv, SessionOptions(isolation="auto")).start(argv, stdout=subprocess.PIPE,
+                                                                         stderr=subprocess.PIPE)
+    try:
+        stdout, stderr = started.proc.communicate(timeout=HANG)
+    finally:
+        if started.status_fd is not None:
+            os.close(started.status_fd)
+        started.release()
+    assert started.proc.returncode == 0, stderr
+    found = json.loads(stdout)
+    assert found == {"config": MONO_MAP.read_bytes().hex(), "etc_mono": ["config"], "read_only": True}

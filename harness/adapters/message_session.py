@@ -1,5 +1,6 @@
 """The protocol half every built-in session shares (subprocess, Python and HTTP adapters):
-``hello`` (the version negotiated), ``batch`` and ``close`` on top of one ``_call``, request ids.
+``hello`` (the version negotiated), ``batch``, ``ask`` (an optional op) and ``close`` on top of
+one ``_call``, request ids.
 
 A subclass provides ``_call(request, timeout) -> answer object`` (raising VendorFault on a
 transport fault), ``_die()`` (release the transport) and ``stderr_tail()``; this class applies
@@ -9,17 +10,17 @@ session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tablecert.harness.answers.envelope import check_batch_answer
-from tablecert.harness.contract import Confined, FaultKind, Hello, Metered, SessionOptions, VendorFault
+from tablecert.harness.contract import AsksOptionalOps, Confined, FaultKind, Hello, Metered, SessionOptions, VendorFault
 from tablecert.harness.protocol_versions import greet
 
 BYE_TIMEOUT = 1.0
 
 
-class MessageSession(Metered, Confined):
+class MessageSession(Metered, Confined, AsksOptionalOps):
     """hello / batch / close over ``_call``; one caller at a time. It counts its answers
     (:class:`~tablecert.harness.contract.Metered`) and a subclass says how its vendor is confined
     (:class:`~tablecert.harness.contract.Confined`: ``isolation``)."""
@@ -54,6 +55,9 @@ class MessageSession(Metered, Confined):
             cases = list(cases)
         answer = self._call({"id": rid, "op": op, "config": config, "cases": cases}, self._options.timeout)
         return self._checked(lambda: check_batch_answer(answer, rid, len(cases), op))
+
+    def ask(self, op: str, fields: Mapping[str, Any]) -> Any:
+        return self._call({"id": self.reserve_id(), "op": op, **fields}, self._options.timeout)
 
     def close(self) -> None:
         """Say bye (failures ignored) and release the transport. Safe to call more than once."""

@@ -221,17 +221,25 @@ def _folder(fd: int, where: str, prefix: str, how: _How) -> Iterator[BuildFile]:
                 yield from _folder(sub, path, rel + "/", how)
             finally:
                 os.close(sub)
-        elif kind == stat.S_IFREG:
-            mode, size, digest = _read(fd, name, path, hasher(how.key), how.buffer) if how.read else \
-                (stat.S_IMODE(st.st_mode), st.st_size, "")
-            yield BuildFile(rel, "file", mode, size, digest)
-        elif kind == stat.S_IFLNK:
-            text = os.fsencode(os.readlink(name, dir_fd=fd))
-            link = hasher(how.key)()
-            link.update(text)
-            yield BuildFile(rel, "link", 0o777, len(text), link.hexdigest())
         else:
-            yield BuildFile(rel, KINDS.get(kind, "other"), stat.S_IMODE(st.st_mode), 0, NOT_READ)
+            yield _entry(fd, name, path, rel, st, how)
+
+
+def _entry(fd: int, name: str | bytes, path: str, rel: str, st: os.stat_result, how: _How) -> BuildFile:
+    """The listing's line of the entry ``name`` of the folder ``fd`` (not a folder), stat'ed ``st``."""
+    kind = stat.S_IFMT(st.st_mode)
+    if kind == stat.S_IFREG:
+        mode, size, digest = _read(fd, name, path, hasher(how.key), how.buffer) if how.read else \
+            (stat.S_IMODE(st.st_mode), st.st_size, "")
+        return BuildFile(rel, "file", mode, size, digest)
+    if kind == stat.S_IFLNK:
+        text = os.readlink(os.fsencode(name), dir_fd=fd)      # bytes in, bytes out
+        link = hasher(how.key)()
+        link.update(text)
+        return BuildFile(rel, "link", 0o777, len(text), link.hexdigest())
+    if kind == stat.S_IFDIR:
+        return BuildFile(rel, "folder", stat.S_IMODE(st.st_mode), 0, NOT_READ)
+    return BuildFile(rel, KINDS.get(kind, "other"), stat.S_IMODE(st.st_mode), 0, NOT_READ)
 
 
 def root_prefix(index: int) -> str:
@@ -294,10 +302,19 @@ def again(listing: BuildListing) -> BuildListing:
     return digest_build(list(listing.roots), list(listing.runtime_roots))
 
 
-def recheck(listing: BuildListing) -> list[str]:
-    """The files of ``listing`` that differ now, found cheaply (a live-table restart's check): the
-    tree is only stat'ed, and only an entry whose (mode, size, mtime, inode) moved is digested
-    again; its stamp is then kept, so an unchanged rewrite is read once."""
+Named = tuple[str, str, tuple[bytes, ...]]
+"""An entry of the build named by a watch (:mod:`~tablecert.harness.confine.build_watch`): its
+listing path, its root and its name's parts (bytes) under the root."""
+
+
+def recheck(listing: BuildListing, named: list[Named] | None = None) -> list[str]:
+    """The files of ``listing`` that differ now, found cheaply (a live-table restart's check).
+    Without ``named`` the tree is only stat'ed, and only an entry whose (mode, size, mtime, inode)
+    moved is digested again; with ``named`` (what a watch set before the digest saw change) only
+    those entries are looked at. An entry found unchanged keeps its new stamp, so an unchanged
+    rewrite is read once."""
+    if named is not None:
+        return _recheck_named(listing, named)
     now: dict[str, tuple[int, int, int, int]] = {}
     entries = {f.path: f for f in walk_roots(list(listing.roots), how=_How(stamps=now, read=False))}
     before = listing.by_path()
@@ -314,6 +331,42 @@ def recheck(listing: BuildListing) -> list[str]:
             else:
                 listing.stamps[path] = now[path]
     return changed
+
+
+def _recheck_named(listing: BuildListing, named: list[Named]) -> list[str]:
+    if not named:
+        return []
+    before = listing.by_path()
+    changed = []
+    for path, root, parts in named:
+        stamp, now = _named_entry(root, parts, path)
+        if now != before.get(path):
+            changed.append(path)
+        elif stamp is not None:
+            listing.stamps[path] = stamp
+    return changed
+
+
+def _named_entry(root: str, parts: tuple[bytes, ...], path: str) -> tuple[tuple[int, int, int, int] | None,
+                                                                          BuildFile | None]:
+    """(stamp, listing line) of the entry ``parts`` under ``root`` now, read as a walk reads it;
+    (None, None) when there is none."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None, None
+    try:
+        for part in parts[:-1]:
+            sub = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        st = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+        entry = _entry(fd, parts[-1], f"{root}/{os.fsdecode(b'/'.join(parts))}", path, st, _How())
+    except (OSError, BuildError):
+        return None, None
+    finally:
+        os.close(fd)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino), entry
 
 
 def changed_files(before: Iterable[BuildFile], after: Iterable[BuildFile]) -> list[str]:

@@ -42,6 +42,7 @@ import os
 import pwd
 import resource
 import shutil
+import stat
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -66,7 +67,11 @@ NO_ISOLATION = "none (process group only)"
 SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_ENTRIES = ("passwd", "group", "nsswitch.conf", "hosts", "host.conf", "resolv.conf", "localtime", "timezone",
                "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
-               "mime.types", "os-release")
+               "mime.types", "os-release", "mono/config")
+"""The entries of the host's ``/etc`` bound read-only (each if it exists). ``mono/config`` is Mono's
+library map alone (the distribution's file, not the rest of ``/etc/mono``): without it Mono cannot
+find ``System.Native`` (``$mono_libdir/libmono-native.so``, in ``/usr/lib``), and a C# vendor's
+first file or random-number call fails, as ``ld.so.cache`` is to a C program."""
 MIB = 1 << 20
 CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000      # <sched.h>
 _SETNS = ctypes.CDLL(None, use_errno=True).setns
@@ -305,6 +310,9 @@ def _system() -> list[str]:
         elif os.path.isdir(tree):
             args += ["--ro-bind", tree, tree]
     for name in ETC_ENTRIES:
+        folder = os.path.dirname(f"/etc/{name}")
+        if folder != "/etc" and os.path.isfile(f"/etc/{name}"):      # its folder as the host has it, no more
+            args += ["--perms", f"{stat.S_IMODE(os.stat(folder).st_mode):04o}", "--dir", folder]
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     return args
 

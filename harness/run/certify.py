@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from tempfile import TemporaryDirectory
 from collections.abc import Callable
 from contextlib import closing, nullcontext
 from dataclasses import asdict, dataclass, fields, replace
@@ -130,7 +131,8 @@ class OutputOptions:
     ``run_id`` names the run (its shards must share it to be merged); ``manifest`` the vendor's
     submission manifest, checked against its build as bound before the first vector
     (:mod:`tablecert.harness.run.vendor_build`); ``previous`` an earlier run folder of the vendor
-    (the certificate notes the same declared build with different files)."""
+    (the certificate notes the same declared build with different files); ``build_archive`` the
+    lab's copy (a folder or a tar) of an HTTP vendor's files, checked against ``manifest``."""
 
     seal_key: Path | None = None
     sign_key: Path | None = None
@@ -140,6 +142,7 @@ class OutputOptions:
     run_id: str | None = None
     manifest: Path | None = None
     previous: Path | None = None
+    build_archive: Path | None = None
 
 
 ReportStep = Callable[[Path, list[Any]], None]
@@ -196,7 +199,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
     run, scope, outputs = options.run, options.suite, options.outputs
     key = seal.run_key(outputs.seal_key)
     key_folder = (outputs.seal_key.resolve() if outputs.seal_key is not None else seal.default_key_path()).parent
-    with locked_run_folder(out):
+    with locked_run_folder(out), (TemporaryDirectory(prefix="tablecert-build-archive-")
+                                  if outputs.build_archive is not None else nullcontext(None)) as scratch:
         check_database_files(out / "run.db")
         head = chain.resumed_head(out / "run.db", key, str(out)) if run.resume else None
         folder, anchor = prepare_suite(suite, scope.profile, out, scope.suite_dir, options.step, scope.custom_suite,
@@ -214,7 +218,8 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
                                                                                *map(str, secret))))
         if vendor.adapter == "subprocess":     # every instance, restarted, threaded or on a Ray node, binds the same
             vendor = _binds_fixed(vendor)
-        build, build_meta = bound_build(vendor, outputs.manifest)     # before the first vector: a refusal records nothing
+        build, build_meta = bound_build(vendor, outputs.manifest, outputs.build_archive,   # before the first vector:
+                                        Path(scratch) if scratch is not None else None)  # a refusal records nothing
         if build is not None and outputs.previous is not None:
             build = replace(build, previous=read_recorded(outputs.previous))
         run_meta = {"adapter": vendor.adapter, "target": vendor.target, "suite_anchor": anchor.meta(),

@@ -37,7 +37,7 @@ from typing import Any
 
 from tablecert import __version__
 from tablecert.harness.answers.capabilities import Capabilities, mark_batch, split_require
-from tablecert.harness.contract import (FaultKind, Hello, RawExchange, VendorFault, VendorSession, bound_of,
+from tablecert.harness.contract import (AsksOptionalOps, FaultKind, Hello, VendorFault, VendorSession, bound_of,
                                        isolation_of, limits_of)
 from tablecert.harness.run.hand_slices import SliceError, check_slice
 from tablecert.harness.instance.recovery import FaultPolicy
@@ -54,7 +54,7 @@ from tablecert.harness.run.options import RunOptions
 from tablecert.harness.run.recorder import Recorder
 from tablecert.harness.instance.vectors import judge_batch, passed_batch, whole_batch
 from tablecert.harness.run.rerun import RerunSelection, chosen_batches
-from tablecert.harness.run.vendor_build import AUTHENTICATE, VendorBuild, vendor_answer
+from tablecert.harness.run.vendor_build import AUTHENTICATE, VendorBuild, archive_vouched, vendor_answer
 from tablecert.harness.suites.reader import count_cases, iter_batches
 from tablecert.harness.record.verdict import ScopeError, required_ops, suite_ops
 from tablecert.oracle.names import HAND_FILE, HAND_SUITES
@@ -257,17 +257,22 @@ class Runner:
     def _vouched(self, build: VendorBuild, session: VendorSession, hello: Hello, identity: dict[str, Any]) -> None:
         """What the meta ``build`` adds once the vendor is greeted: its own answer to
         ``build.authenticate`` when it declares it (a wrong one is a ``build_authentication`` fault
-        naming the file, which fails the run), and the note against the lab's previous run."""
-        wrong = None
+        naming the file, which fails the run; for an HTTP vendor's files copied by the lab, whether
+        its answers authenticate them), and the note against the lab's previous run."""
+        wrong: str | None = None
         added: dict[str, Any] = {}
-        if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, RawExchange):
-            wrong = vendor_answer(session, build)
+        answered = False
+        if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, AsksOptionalOps):
+            answered, wrong = True, vendor_answer(session, build)
             added["vendor_answer"] = "matched" if wrong is None else wrong
+        recorded = self.db.meta().get("build") or build.meta()
+        if build.archive is not None:        # an HTTP vendor's files as the lab copied them: its answers vouch
+            recorded, added = archive_vouched(build, wrong, answered), {"source": "archive"}
         note = build.against_previous(identity)
         if note is not None:
             added["previous"] = note
         if added:
-            self.db.set_meta(build={**(self.db.meta().get("build") or build.meta()), **added})
+            self.db.set_meta(build={**recorded, **added})
         if wrong is not None:
             self.db.record_start_fault(FaultKind.BUILD_AUTHENTICATION.value, wrong, "",
                                        then=self.recorder.judged.add_fault)

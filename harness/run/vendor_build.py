@@ -4,7 +4,11 @@ manifest (``--manifest``, :mod:`tablecert.harness.confine.build_manifest`), reco
 under the run's seal, and digested again when the run ends: a file changed meanwhile is a
 ``build_changed`` fault naming it, which fails the run.
 
-Which files: for a Python plugin, the files its installed distribution's RECORD names
+Which files: for an HTTP vendor, none of its own, unless the lab gives its copy of them
+(``--build-archive``, :mod:`tablecert.harness.confine.build_archive`) with a manifest: that copy
+is digested and checked against the manifest, and the build is authenticated only once the
+vendor's own ``build.authenticate`` answers for a fresh seed equal the harness's over the copy
+(:func:`archive_vouched`); for a Python plugin, the files its installed distribution's RECORD names
 (:func:`plugin_build`); for a subprocess vendor, the paths the sandbox binds read-only beside the system folders
 (:attr:`~tablecert.harness.confine.sandbox.Sandbox.vendor`: the vendor's tree and the folders the
 lab named are its *build*; :attr:`~tablecert.harness.confine.sandbox.Sandbox.runtime`, the lab's
@@ -16,10 +20,9 @@ says so in words.
 
 from __future__ import annotations
 
-import json
 import os
 from importlib import metadata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +30,12 @@ from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
 from tablecert.harness.confine.build_files import (BuildListing, again, changed_files, digest_build, digest_listed,
                                                    recheck, walk_roots)
+from tablecert.harness.confine.build_archive import archive_root
+from tablecert.harness.confine.build_watch import BuildWatch
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside
-from tablecert.harness.contract import VENDOR_GROUP, FaultKind, RawExchange, VendorFault
+from tablecert.harness.contract import VENDOR_GROUP, AsksOptionalOps, FaultKind, VendorFault
 from tablecert.harness.record.build_record import RecordedBuild, same_declared_build
 
 NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
@@ -47,10 +52,13 @@ class VendorBuild:
     listing: BuildListing
     manifest: Manifest | None = None
     previous: RecordedBuild | None = None    # the lab's --previous run, to note the same declared build
+    watch: BuildWatch | None = field(default=None, compare=False)   # set before the digest: what a restart re-checks
+    archive: str | None = None               # the lab's copy of an HTTP vendor's files (--build-archive)
 
     def meta(self) -> dict[str, Any]:
         """run.db's meta ``build``."""
-        return {"authenticated": True, **self.listing.meta(),
+        archived = {"why": ARCHIVE_UNANSWERED, "source": "archive", "archive": self.archive} if self.archive else {}
+        return {"authenticated": not archived, **self.listing.meta(), **archived,
                 "manifest": self.manifest.meta() if self.manifest is not None else {"verified": False}}
 
     def rows(self) -> list[tuple[str, str, int, int, str]]:
@@ -64,15 +72,19 @@ class VendorBuild:
         return same_declared_build(self.previous, vendor, self.listing.signature, list(self.listing.files))
 
     def recheck(self) -> None:
-        """A live-table restart's check (:func:`~tablecert.harness.confine.build_files.recheck`):
+        """A live-table restart's check (:func:`~tablecert.harness.confine.build_files.recheck`:
+        only the entries the watch saw change, or a stat of every file when it cannot vouch):
         VendorFault ``build_changed`` naming the first file that differs now."""
-        changed = recheck(self.listing)
+        changed = recheck(self.listing, self.watch.named() if self.watch is not None else None)
         if changed:
             more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
             raise VendorFault(FaultKind.BUILD_CHANGED, f"the vendor's build changed during the run: {changed[0]}{more}")
 
     def changed(self) -> list[str]:
-        """The files that differ now from when the run began (changed, missing or extra)."""
+        """The files that differ now from when the run began (changed, missing or extra), all
+        digested again (the run's last check: the watch is closed)."""
+        if self.watch is not None:
+            self.watch.close()
         now = again(self.listing)
         return [] if now.signature == self.listing.signature else changed_files(self.listing.files, now.files)
 
@@ -81,6 +93,20 @@ AUTHENTICATE = "build.authenticate"
 """The optional contract op (*Since 1.0.*): the vendor's keyed digests of its own files for a seed."""
 SEED_BYTES = 32
 OWN_RUNTIME = "the vendor's program runs from the harness's own environment: its files are the lab's runtime"
+ARCHIVE_UNANSWERED = ("the vendor was reached over HTTP and does not answer build.authenticate: nothing ties the "
+                      "lab's copy of its files (--build-archive) to what it runs")
+
+
+def archive_vouched(build: VendorBuild, wrong: str | None, answered: bool) -> dict[str, Any]:
+    """The meta ``build`` of an HTTP vendor's archived build once the vendor is greeted:
+    authenticated only when it answered ``build.authenticate`` and every answer matched the
+    harness's over the lab's copy; else why not (the first file that differs)."""
+    meta = build.meta()
+    if not answered:
+        return meta
+    if wrong is not None:
+        return {**meta, "why": wrong, "vendor_answer": wrong}
+    return {**{k: v for k, v in meta.items() if k != "why"}, "authenticated": True, "vendor_answer": "matched"}
 
 
 def not_authenticated(why: str) -> dict[str, Any]:
@@ -104,11 +130,15 @@ def plugin_build(spec: str) -> BuildListing | str:
     return digest_listed(os.path.abspath(str(dist.locate_file(""))), [p.as_posix() for p in dist.files])
 
 
-def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuild | None, dict[str, Any]]:
-    """The vendor's build as its sandbox binds it, checked against ``manifest`` (ManifestError,
-    ManifestMismatch: one line, before anything is recorded), and run.db's meta ``build``; no build
-    when nothing of the vendor's is bound (then a manifest given is refused: there is nothing to
-    check it against)."""
+def bound_build(vendor: VendorTarget, manifest: Path | None, archive: Path | None = None,
+                scratch: Path | None = None) -> tuple[VendorBuild | None, dict[str, Any]]:
+    """The vendor's build as its sandbox binds it (for an HTTP vendor: the lab's copy ``archive``,
+    a tar unpacked into the empty folder ``scratch``), checked against ``manifest`` (ManifestError,
+    ManifestMismatch, ArchiveError: one line, before anything is recorded), and run.db's meta
+    ``build``; no build when nothing of the vendor's is bound (then a manifest given is refused:
+    there is nothing to check it against)."""
+    if archive is not None:
+        return _archived(vendor, manifest, archive, scratch)
     declared = load_manifest(manifest) if manifest is not None else None
     vendor_roots: list[str] = []
     runtime_roots: list[str] = []
@@ -137,26 +167,33 @@ def bound_build(vendor: VendorTarget, manifest: Path | None) -> tuple[VendorBuil
         if declared is not None:
             raise ValueError(f"--manifest {manifest}: {why}; there are no files to check the manifest against")
         return None, not_authenticated(why)
-    built = VendorBuild(digest_build(vendor_roots, runtime_roots), declared)
+    watch = BuildWatch.on(vendor_roots)             # before the digest it vouches for
+    built = VendorBuild(digest_build(vendor_roots, runtime_roots), declared, watch=watch)
     if declared is not None:
         check_manifest(declared, built.listing)
     return built, built.meta()
 
 
-def vendor_answer(session: RawExchange, build: VendorBuild) -> str | None:
+def _archived(vendor: VendorTarget, manifest: Path | None, archive: Path,
+              scratch: Path | None) -> tuple[VendorBuild, dict[str, Any]]:
+    if vendor.adapter != "http" or manifest is None or scratch is None:
+        raise ValueError(f"--build-archive {archive}: only for a vendor reached over HTTP (--vendor-url), with its "
+                         "submission manifest (--manifest)")
+    declared = load_manifest(manifest)
+    built = VendorBuild(digest_build([archive_root(archive, scratch)], []), declared, archive=str(archive))
+    check_manifest(declared, built.listing)
+    return built, built.meta()
+
+
+def vendor_answer(session: AsksOptionalOps, build: VendorBuild) -> str | None:
     """Ask a vendor that declares ``build.authenticate`` for the keyed digests of every file of
     its build, with a fresh random seed, and compare them with the harness's own over the bound
-    bytes: None when all are equal, else one line naming the first file that is not."""
+    bytes (or the lab's copy of an HTTP vendor's): None when all are equal, else one line naming
+    the first file that is not."""
     seed = os.urandom(SEED_BYTES)
     expected = {f.path: f.sha256 for f in walk_roots(list(build.listing.roots), seed) if f.kind == "file"}
     files = [f.path for f in build.listing.files if f.kind == "file"]
-    rid = session.reserve_id()
-    line = session.exchange_raw(json.dumps({"id": rid, "op": AUTHENTICATE, "seed": seed.hex(), "files": files},
-                                           separators=(",", ":")).encode("utf-8"))
-    try:
-        answer = json.loads(line)
-    except ValueError:
-        return f"{AUTHENTICATE}: the answer is not JSON"
+    answer = session.ask(AUTHENTICATE, {"seed": seed.hex(), "files": files})
     result = answer.get("result") if isinstance(answer, dict) else None
     got = result.get("files") if isinstance(result, dict) else None
     if not isinstance(got, dict):

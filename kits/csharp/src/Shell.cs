@@ -1,10 +1,12 @@
 // The protocol shell: framing (one JSON object a line), ids, hello with ops and capabilities,
-// versions, batches, bye, request-level errors and the live tables' journal in state_dir.
+// versions, batches, bye, request-level errors, the live tables' journal in state_dir and (Since
+// 1.0) build.authenticate: the keyed digests (HMAC-SHA256) of the files of this build.
 // A vendor never edits this file; it subclasses Vendor (Vendor.cs) and calls Shell.Serve.
 using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Numerics;
+using System.Security.Cryptography;
 using System.Text;
 using System.Text.RegularExpressions;
 using Mono.Unix.Native;
@@ -16,6 +18,7 @@ namespace Tablecert.Kit
     public sealed class Shell
     {
         const string Protocol = "tablecert-vendor/2";
+        const string Authenticate = "build.authenticate";   // Since 1.0: the keyed digests of the vendor's own files
         static readonly string[] LiveOps = { "table.open", "table.step", "table.resume", "table.recall", "table.close" };
         readonly Vendor vendor;
         Journal journal;
@@ -72,6 +75,7 @@ namespace Tablecert.Kit
             var op = obj["op"] != null && obj["op"].Type == JTokenType.String ? (string)obj["op"] : "";
             if (op == "hello") return Hello(id, obj);
             if (op == "bye") { done = true; return new JObject { { "id", id } }; }
+            if (op == Authenticate) return AuthenticateBuild(id, obj);
             if (!vendor.Ops.Contains(op)) return With(id, "error", Error("unknown_op", "unknown op '" + op + "'"));
             if (Array.IndexOf(LiveOps, op) >= 0) return Live(id, op, obj);
             var cases = obj["cases"] as JArray;
@@ -115,8 +119,61 @@ namespace Tablecert.Kit
             }
             var answer = new JObject { { "id", id }, { "protocol", Protocol }, { "implementation", vendor.Implementation },
                                        { "ops", new JArray(vendor.Ops) } };
+            ((JArray)answer["ops"]).Add(Authenticate);
             if (vendor.Capabilities != null) answer["capabilities"] = vendor.Capabilities;
             return answer;
+        }
+
+        /// <summary>
+        /// build.authenticate: HMAC-SHA256, keyed with the seed's bytes, of each named file of this
+        /// build, paths relative to the folder of the program's assembly (build/); a path that is
+        /// absolute, holds '..', passes through a link or is not a regular file is answered null.
+        /// Files are read through Mono.Posix (no link followed), not System.IO.
+        /// </summary>
+        JObject AuthenticateBuild(JToken id, JObject request)
+        {
+            var seed = request["seed"];
+            var files = request["files"] as JArray;
+            var hex = seed != null && seed.Type == JTokenType.String ? (string)seed : "";
+            if (hex.Length == 0 || hex.Length % 2 != 0 || !Regex.IsMatch(hex, @"\A[0-9a-fA-F]+\z") || files == null)
+                return With(id, "error", Error("invalid_request", "build.authenticate takes 'seed' (hex) and 'files' (a list of paths)"));
+            var key = new byte[hex.Length / 2];
+            for (int i = 0; i < key.Length; i++) key[i] = Convert.ToByte(hex.Substring(2 * i, 2), 16);
+            var root = Path.GetDirectoryName(System.Reflection.Assembly.GetEntryAssembly().Location);
+            var answers = new JObject();
+            foreach (var f in files)
+            {
+                if (f.Type != JTokenType.String) return With(id, "error", Error("invalid_request", "'files' must be a list of paths"));
+                answers[(string)f] = Keyed(root, (string)f, key);
+            }
+            return With(id, "result", new JObject { { "files", answers } });
+        }
+
+        static JToken Keyed(string root, string name, byte[] key)
+        {
+            var parts = name.Split('/');
+            if (name.Length == 0 || name.StartsWith("/") || Array.Exists(parts, p => p.Length == 0 || p == "." || p == ".."))
+                return JValue.CreateNull();
+            var path = root;
+            Stat st;
+            foreach (var part in parts)     // no link on the way: each component stat'ed without following it
+            {
+                path = path + "/" + part;
+                if (Syscall.lstat(path, out st) != 0 || (st.st_mode & FilePermissions.S_IFMT) == FilePermissions.S_IFLNK)
+                    return JValue.CreateNull();
+            }
+            int fd = Syscall.open(path, OpenFlags.O_RDONLY | OpenFlags.O_NOFOLLOW | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC);
+            if (fd < 0) return JValue.CreateNull();
+            using (var stream = new Mono.Unix.UnixStream(fd, true))
+            using (var hmac = new HMACSHA256(key))
+            {
+                if (Syscall.fstat(fd, out st) != 0 || (st.st_mode & FilePermissions.S_IFMT) != FilePermissions.S_IFREG)
+                    return JValue.CreateNull();
+                var chunk = new byte[1 << 16];
+                for (int n; (n = stream.Read(chunk, 0, chunk.Length)) > 0;) hmac.TransformBlock(chunk, 0, n, null, 0);
+                hmac.TransformFinalBlock(chunk, 0, 0);
+                return new JValue(BitConverter.ToString(hmac.Hash).Replace("-", "").ToLowerInvariant());
+            }
         }
 
         JObject Live(JToken id, string op, JObject request)
