@@ -6,9 +6,10 @@ Like pytest's ``hookspec.py``, this module holds declarations only, no machinery
   itself (:class:`Adapter`), an in-process vendor (:class:`PythonVendor`), what a vendor says of
   itself (:class:`Hello`) and the settings every adapter honours (:class:`SessionOptions`);
 * the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
-  :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`), each claimed by a session
-  class by inheriting it, and read through the typed accessors below; the runs use nothing of a
-  session that is not declared here;
+  :class:`RawBatches`, :class:`RawExchange`, :class:`AnswersByTest`, *since 1.1*
+  :class:`Cuttable`), each claimed by a session class by inheriting it (an adapter that opens
+  cuttable sessions says so likewise: :class:`LiveAdapter`), and read through the typed
+  accessors below; the runs use nothing of a session that is not declared here;
 * the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
   contract (crash, hang, a non-JSON line, the wrong id, the wrong number of results, a
   request-level error) raises :class:`VendorFault`, never a generic exception, so the runner can
@@ -127,6 +128,7 @@ class SessionOptions:
     max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
     tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
     max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (checked after every answer)
+    restart_hook: str | None = None       # since 1.1, HTTP vendors: the lab's command that cuts and restarts the server
     binds: BindPlan | None = None         # a confined vendor's binds, fixed for the whole run (else derived at start)
 
 
@@ -215,6 +217,64 @@ class RawExchange(RawBatches):
     def exchange_raw(self, request_line: bytes | bytearray | memoryview) -> bytes:
         """Send one request line (ending with a newline) and give back the answer line without
         its newline (VendorFault for a transport fault)."""
+
+
+class Cuttable(ABC):
+    """*Since 1.1.* A session that plays live tables: one request at a time, a request left in
+    flight, and a cut (the vendor killed with no warning; the next session of the same opener is
+    the vendor restarted on the same state). Its ``hello`` names :attr:`state_dir`, the folder the
+    harness made for the run (``harness/vendor-protocol.md``, *Live tables*). The subprocess
+    adapter offers it (SIGKILL of the process group), the Python adapter (the plugin in a fresh
+    interpreter of its own, killed the same way) and the HTTP adapter with the lab's restart hook
+    (:attr:`SessionOptions.restart_hook`)."""
+
+    state_dir: str
+
+    @abstractmethod
+    def request(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """One live-table request and its answer: an object with the request's id and a ``result``
+        or an ``error`` (VendorFault otherwise, or a ``state_limit`` fault past ``--max-state-mb``)."""
+
+    @abstractmethod
+    def write(self, op: str, fields: dict[str, Any]) -> None:
+        """Send one request and read nothing: the request is in flight."""
+
+    @abstractmethod
+    def wait_answer(self) -> None:
+        """Wait until the answer to the request in flight begins to arrive (or the vendor ended),
+        without reading it; TIMEOUT after the session's timeout."""
+
+    @abstractmethod
+    def write_hello(self) -> None:
+        """Send ``hello`` (naming ``state_dir``) and read nothing: the hello is in flight."""
+
+    @abstractmethod
+    def wait_progress(self) -> None:
+        """Wait until the vendor first changes ``state_dir`` or its answer to the request in flight
+        begins to arrive (or it ended): observable progress, never a timer."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Cut the vendor: killed with no warning, nothing said to it, the session dead."""
+
+
+class LiveAdapter(ABC):
+    """*Since 1.1.* An adapter whose vendor can play live tables: it opens :class:`Cuttable`
+    sessions on a run's ``state_dir``, or says why it cannot for these options (:meth:`live_scope`)."""
+
+    @abstractmethod
+    def live_scope(self, options: SessionOptions) -> str | None:
+        """Why this adapter cannot cut its vendor with these options (None: it can)."""
+
+    @abstractmethod
+    def open_live(self, target: str, options: SessionOptions, state_dir: str) -> VendorSession:
+        """A session of the vendor that is :class:`Cuttable`, its hello naming ``state_dir``
+        (VendorFault START if it cannot start)."""
+
+    @abstractmethod
+    def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
+        """The uid and gid the run's ``state_dir`` must belong to for the vendor to write it
+        (None: the lab's own user)."""
 
 
 class AnswersByTest(ABC):

@@ -29,7 +29,8 @@ import pytest
 
 import tablecert.harness.live.instance as instance
 from tablecert.harness.adapters.registry import VendorTarget
-from tablecert.harness.live.instance import STATE_PREFIX, remove_state, state_size, vendor_state_dir
+from tablecert.harness.adapters.live_session import state_size
+from tablecert.harness.live.instance import STATE_PREFIX, remove_state, vendor_state_dir
 from tablecert.harness.live.run import LiveSettings
 from tablecert.harness.run.certify import certify
 from tablecert.harness.store import RunStore
