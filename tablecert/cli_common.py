@@ -140,9 +140,13 @@ def vendor_arguments(args: argparse.Namespace) -> list[str]:
 
 
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:
-    """(adapter, target) from the vendor options: exactly one must be given."""
+    """(adapter, target) from the vendor options: exactly one must be given (``--restart-hook``
+    only with ``--vendor-url``: the other adapters cut their vendor themselves)."""
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
                                                  ("http", args.vendor_url)) if value]
     if len(chosen) != 1:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    if args.restart_hook and not args.vendor_url:
+        raise UsageError("--restart-hook cuts an HTTP vendor's server (--vendor-url); a --vendor-cmd or "
+                         "--vendor-plugin vendor is cut by the harness itself")
     return chosen[0]

@@ -124,3 +124,12 @@ def test_an_http_vendor_without_a_restart_hook_has_its_live_tables_scoped_out(sm
     page = " ".join(subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(tmp_path / "run" / "certificate.pdf"), "-"],
                                    capture_output=True, text=True, check=True, timeout=HANG).stdout.split())
     assert "Live tables not played: the HTTP vendor's server is the lab's and no restart hook was named" in page
+
+
+def test_a_restart_hook_for_a_vendor_the_harness_cuts_itself_is_refused_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "tablecert", "certify", "--vendor-cmd", "true", "--restart-hook",
+                           "true", "--suite", "edge", "--out", str(tmp_path / "run")], capture_output=True, text=True,
+                          timeout=HANG)
+    assert done.returncode == 2 and done.stdout == "" and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "--restart-hook cuts an HTTP vendor's server (--vendor-url)" in done.stderr
+    assert not (tmp_path / "run").exists()

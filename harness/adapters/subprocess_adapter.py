@@ -8,6 +8,9 @@ stderr tail kept, killed with its group and reaped) and the line channel to it
 size). ``hello``, ``batch`` and the contract's checks are those every session shares
 (:mod:`.message_session`); this session adds the raw exchanges of the hand suites
 (:class:`~tablecert.harness.contract.RawExchange`) and turns what the channel reports into faults.
+*Since 1.1* its live-table session, :class:`LiveSession`, is a session that can be cut
+(:class:`~tablecert.harness.contract.Cuttable`: SIGKILL of the process group), its hello naming
+the run's ``state_dir``.
 
 Faults, each a :class:`VendorFault` carrying the stderr tail:
 
