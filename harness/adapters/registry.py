@@ -10,6 +10,7 @@ does (:mod:`tablecert.harness.contract`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class VendorTarget:
         restarted on it)."""
         adapter = find_adapter(self.adapter)
         assert isinstance(adapter, LiveAdapter), self.live_scope()
-        return lambda: adapter.open_live(self.target, self.options, state_dir)
+        return functools.partial(adapter.open_live, self.target, self.options, state_dir)
 
     def state_owner(self) -> tuple[int, int] | None:
         """The uid and gid the vendor's ``state_dir`` belongs to (None: the lab's own)."""
