@@ -16,7 +16,7 @@ read-only in the sandbox; ``make bytecode`` writes it).
 
 **A cut in play**: 8 stations x ``--rounds`` rounds (benchmarks/bench_live.py's table), played
 without a cut and with ``--cuts`` seeded cuts, each request timed by phase (a subclass of the
-harness's InstanceControl): the kill (SIGKILL and reap), the spawn (the sandbox's fork and exec),
+harness's VendorInstance): the kill (SIGKILL and reap), the spawn (the sandbox's fork and exec),
 the vendor's start to its hello answered (interpreter, imports, journal replay, hello),
 ``table.resume``, the recalls and meters judged after the restart, the step left in flight; the
 harness's own CPU, in its requests and outside them (books, judging, bookkeeping); the phases
@@ -50,9 +50,11 @@ import tablecert
 from tablecert import __version__
 from tablecert.harness.adapters.vendor_process import command_argv, minimal_env
 from tablecert.harness.confine.sandbox import plan, resolve, vendor_uid
-from tablecert.harness.contract import SessionOptions
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.contract import Cuttable, SessionOptions, VendorSession
+from tablecert.harness.instance.vendor_instance import VendorInstance
 from tablecert.harness.live.driver import Play, plan_interruptions
-from tablecert.harness.live.instance import InstanceControl, LiveSession, live_opener, vendor_state_dir
+from tablecert.harness.live.instance import vendor_state_dir
 from tablecert.harness.live.stations import StationPlayer
 from tablecert.harness.protocol_versions import hello_request
 from tablecert.oracle.protocol import V2
@@ -99,11 +101,11 @@ def started(argv: list[str], options: SessionOptions, stdin: bytes, starts: int)
 def journal_after(command: str, options: SessionOptions, state: str, config: dict[str, Any], case: dict[str, Any],
                   steps: int) -> None:
     """``state``'s journal: a station table opened and ``steps`` of ``case``'s steps played."""
-    control = InstanceControl(live_opener(command, options, state))
-    control.send("table.open", table="s1", config=config, stations=case["stations"], on_disable=case["on_disable"])
+    control = VendorInstance(VendorTarget("subprocess", command, options).live_opener(state))
+    control.request("table.open", table="s1", config=config, stations=case["stations"], on_disable=case["on_disable"])
     for i, step in enumerate(case["steps"][:steps]):
-        control.send("table.step", table="s1", seq=i, step=step)
-    control.close()
+        control.request("table.step", table="s1", seq=i, step=step)
+    control.drop()
 
 
 def without_bytecode(module: str) -> list[str]:
@@ -154,10 +156,10 @@ CUT_PHASES = ("kill (SIGKILL, reap)", "spawn (the sandbox's fork and exec)", "ve
 """The phases only a cut has (:class:`TimedControl`'s names)."""
 
 
-class TimedControl(InstanceControl):
-    """The harness's InstanceControl, each call's wall and this process's CPU added to its phase."""
+class TimedControl(VendorInstance):
+    """The harness's VendorInstance, each live call's wall and this process's CPU added to its phase."""
 
-    def __init__(self, open_session: Callable[[], LiveSession]) -> None:
+    def __init__(self, open_session: Callable[[], VendorSession]) -> None:
         super().__init__(open_session)
         self.wall: dict[str, float] = defaultdict(float)
         self.cpu: dict[str, float] = defaultdict(float)
@@ -172,16 +174,16 @@ class TimedControl(InstanceControl):
             self.wall[name] += time.perf_counter() - wall
             self.cpu[name] += cpu(resource.RUSAGE_SELF) - used
 
-    def start(self) -> LiveSession:
-        if self.session is not None and self.session.alive:
-            return self.session
+    def live_session(self) -> Cuttable:
+        if self.live is not None and self.live.alive and isinstance(self.live, Cuttable):
+            return self.live
         opener = self.open_session
         with self.phase("spawn (the sandbox's fork and exec)"):
             session = opener()
         self.open_session = lambda: session
         try:
             with self.phase("vendor's start to hello answered"):
-                return super().start()
+                return super().live_session()
         finally:
             self.open_session = opener
 
@@ -190,8 +192,8 @@ class TimedControl(InstanceControl):
             super().kill()
         self.restarted = True
 
-    def send(self, op: str, **fields: Any) -> dict[str, Any]:
-        self.start()
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        self.live_session()
         if op in ("table.recall", "table.meters"):
             name = "recalls, meters after a restart" if self.restarted else "recalls, meters after a game"
         elif op == "table.resume":
@@ -199,12 +201,12 @@ class TimedControl(InstanceControl):
         else:
             name, self.restarted = "steps", False
         with self.phase(name):
-            return super().send(op, **fields)
+            return super().request(op, **fields)
 
-    def send_in_flight(self, op: str, answered: bool, **fields: Any) -> None:
-        self.start()
+    def in_flight(self, op: str, answered: bool, **fields: Any) -> None:
+        self.live_session()
         with self.phase("step in flight"):
-            super().send_in_flight(op, answered, **fields)
+            super().in_flight(op, answered, **fields)
 
 
 def in_play(args: argparse.Namespace, options: SessionOptions) -> bool:
@@ -217,12 +219,12 @@ def in_play(args: argparse.Namespace, options: SessionOptions) -> bool:
         points = plan_interruptions([("t", n, False)], cuts, args.seed).of("t")
         with tempfile.TemporaryDirectory(prefix="bench-cut-") as base, \
                 vendor_state_dir(Path(base), vendor_uid(command_argv(VENDOR_CMD), options)) as state:
-            control = TimedControl(live_opener(VENDOR_CMD, options, state))
+            control = TimedControl(VendorTarget("subprocess", VENDOR_CMD, options).live_opener(state))
             play = Play(1)
             wall, used = time.perf_counter(), cpu(resource.RUSAGE_SELF)
             player(control, config, 1, case, expected, points, play)
             wall, used = time.perf_counter() - wall, cpu(resource.RUSAGE_SELF) - used
-            control.close()
+            control.drop()
         runs.append((wall, used, control, len(play.made), play.survived))
     (calm, calm_cpu, quiet, _, _), (cut, cut_cpu, timed, made, survived) = runs
     per = max(made, 1) / 1000

@@ -30,7 +30,9 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.cuts import CLOSED, CUT_KINDS, LIFE_POINTS, RESENT, STORM, VectorLife
 from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, EVERY_STEP_FLAG, MODES, Play,
                                            judge_live, plan_interruptions, play_vector)
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.instance.vendor_instance import VendorInstance
+from tablecert.harness.live.instance import vendor_state_dir
 from tablecert.oracle.live_tables import GAME_OF_OP, SUITE_OP
 
 from bench_live import live_suite, load     # a script beside this one (benchmarks/ is sys.path[0])
@@ -41,13 +43,13 @@ def timed(cmd: str, options: SessionOptions, batch, index: int, points: dict[int
     case, expected = batch.cases[index], batch.expected[index]["result"]["steps"]
     with tempfile.TemporaryDirectory(prefix="bench-cuts-") as base, \
             vendor_state_dir(Path(base), vendor_uid(shlex.split(cmd), options)) as state:
-        control = InstanceControl(live_opener(cmd, options, state))
+        control = VendorInstance(VendorTarget("subprocess", cmd, options).live_opener(state))
         play = Play(batch.tc_ids[index])
-        control.start()
+        control.live_session()
         wall = time.perf_counter()
         play_vector(control, batch.config, batch.tc_ids[index], case, expected, points, play, "craps", life)
         wall = time.perf_counter() - wall
-        control.close()
+        control.drop()
     return wall, sum(1 for p in play.made if p.mode != RESENT)
 
 
@@ -93,11 +95,11 @@ def main() -> int:
     if args.full:
         with tempfile.TemporaryDirectory(prefix="bench-cuts-") as tmp, \
                 vendor_state_dir(Path(tmp), vendor_uid(shlex.split(args.vendor_cmd), options)) as state:
-            control = InstanceControl(live_opener(args.vendor_cmd, options, state))
+            control = VendorInstance(VendorTarget("subprocess", args.vendor_cmd, options).live_opener(state))
             wall = time.perf_counter()
             outcomes = [judge_live(control, batch, plan) for batch in batches]
             wall = time.perf_counter() - wall
-            control.close()
+            control.drop()
         made = Counter({k: sum(o.counts[("interruption", k, "made")] for o in outcomes) for k in ALL_KINDS})
         survived = sum(o.counts[("interruption", k, "survived")] for o in outcomes for k in CUT_KINDS)
         cuts = sum(made[k] for k in CUT_KINDS)

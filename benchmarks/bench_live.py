@@ -41,7 +41,9 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.cuts import CUT_KINDS, RESENT, STORM
 from tablecert.harness.live.driver import EVERY_STEP_FLAG, MODES, judge_live, plan_interruptions
 from tablecert.harness.confine.sandbox import vendor_uid
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.instance.vendor_instance import VendorInstance
+from tablecert.harness.live.instance import vendor_state_dir
 from tablecert.harness.suites.reader import iter_batches
 from tablecert.oracle.live_tables import GAME_OF_OP
 from tablecert.vectors.suites import generate
@@ -57,11 +59,11 @@ def play(cmd: str, options: SessionOptions, batches: list, plan) -> tuple[float,
     sent again."""
     with tempfile.TemporaryDirectory(prefix="bench-live-") as base, \
             vendor_state_dir(Path(base), vendor_uid(shlex.split(cmd), options)) as state:
-        control = InstanceControl(live_opener(cmd, options, state))
+        control = VendorInstance(VendorTarget("subprocess", cmd, options).live_opener(state))
         wall = time.perf_counter()
         outcomes = [judge_live(control, batch, plan) for batch in batches]
         wall = time.perf_counter() - wall
-        control.close()
+        control.drop()
     passed = sum(sum(o.counts[("op", op, "pass")] for op in GAME_OF_OP) for o in outcomes)
     kinds = {kind: (sum(o.counts[("interruption", kind, "made")] for o in outcomes),
                     sum(o.counts[("interruption", kind, "survived")] for o in outcomes))
@@ -160,12 +162,12 @@ def stations(args: argparse.Namespace, options: SessionOptions) -> bool:
         plan = plan_interruptions([("t", n, False)], cuts, args.seed)
         with tempfile.TemporaryDirectory(prefix="bench-live-") as base, \
                 vendor_state_dir(Path(base), vendor_uid(shlex.split(args.vendor_cmd), options)) as state:
-            control = InstanceControl(live_opener(args.vendor_cmd, options, state))
+            control = VendorInstance(VendorTarget("subprocess", args.vendor_cmd, options).live_opener(state))
             play = Play(1)
             wall = time.perf_counter()
             player(control, config, 1, case, expected, plan.of("t"), play)
             wall = time.perf_counter() - wall
-            control.close()
+            control.drop()
         results.append((wall, len(play.made), play.survived))
     (calm, _, _), (cut, made, survived) = results
     print(f"8 stations x {args.station_rounds:,} rounds: {n:,} steps in {calm:.1f} s without a cut ({n / calm:,.0f} "

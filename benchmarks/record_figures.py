@@ -29,10 +29,10 @@ the figures of two commits come from the same code.
   counts: modules visited, times it goes back to a module it had left) and **the walk of one
   live cut**: the ``live`` suite's first craps batch played by
   :func:`~tablecert.harness.live.driver.judge_live` against the reference vendor with certify's
-  plan of cuts, from the call of ``InstanceControl.restart`` of the ``--cut``-th cut (kill, a
+  plan of cuts, from the call of the instance's ``restart`` of the ``--cut``-th cut (kill, a
   fresh process on the same ``state_dir``, its hello and the check that it is the same vendor)
-  to the return of the next ``InstanceControl.send`` (the table's resume answered), counted the
-  same way.
+  to the return of the next request sent (the table's resume answered: ``InstanceControl.send``
+  before issue 52's item 3, ``VendorInstance.request`` after), counted the same way.
 """
 
 from __future__ import annotations
@@ -225,12 +225,27 @@ def cause_analyses_per_certify() -> tuple[int, str]:
     return calls[0], str(result.verdict)
 
 
+def live_instance_of(cmd: str, options: object, folder: str) -> tuple[object, object, object]:
+    """(the vendor instance a live table plays through, its method that sends one request, the
+    one that ends it) in this tree: ``InstanceControl`` (its ``send``) before issue 52's live
+    tables on the common path, the run's ``VendorInstance`` (its ``request``) after."""
+    try:
+        from tablecert.harness.live.instance import InstanceControl, live_opener
+    except ImportError:
+        from tablecert.harness.adapters.registry import VendorTarget
+        from tablecert.harness.instance.vendor_instance import VendorInstance
+
+        instance = VendorInstance(VendorTarget("subprocess", cmd, options).live_opener(folder))
+        return instance, VendorInstance.request, VendorInstance.drop
+    return InstanceControl(live_opener(cmd, options, folder)), InstanceControl.send, InstanceControl.close
+
+
 def walk_of_one_cut(cut: int) -> list[str]:
     """The modules of the steps of the walk of one live cut (see the module docstring), in order."""
     from tablecert.harness.confine.sandbox import vendor_uid
     from tablecert.harness.contract import SessionOptions
     from tablecert.harness.live.driver import EVERY_STEP_FLAG, judge_live, plan_interruptions
-    from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
+    from tablecert.harness.live.instance import vendor_state_dir
     from tablecert.harness.suites.reader import iter_batches
     from tablecert.oracle.live_tables import GAME_OF_OP
     from tablecert.vectors.suites import generate
@@ -247,12 +262,11 @@ def walk_of_one_cut(cut: int) -> list[str]:
                    for tc, case, flags in zip(batch.tc_ids, batch.cases, batch.flags)]
         plan = plan_interruptions(vectors, 0, 0)
         with vendor_state_dir(Path(tmp), vendor_uid(shlex.split(cmd), options)) as folder:
-            control = InstanceControl(live_opener(cmd, options, folder))
+            control, sent, closed = live_instance_of(cmd, options, folder)
             try:
-                return walk(InstanceControl.restart.__code__, InstanceControl.send.__code__, cut,
-                            lambda: judge_live(control, batch, plan))
+                return walk(type(control).restart.__code__, sent.__code__, cut, lambda: judge_live(control, batch, plan))
             finally:
-                control.close()
+                closed(control)
 
 
 def walk_line(what: str, steps: list[str]) -> str:
@@ -292,7 +306,7 @@ def figures(tree: Path, batch: int, cut: int, only_batch: bool = False) -> None:
     print(walk_line(f"walk of batch {batch} of an edge run, from judge() through the adapter to run.db",
                     walk_of_one_batch(batch)))
     print(walk_line(f"walk of live cut {cut} (the live suite's first craps batch, certify's plan), from "
-                    "InstanceControl.restart to the resume answered", walk_of_one_cut(cut)))
+                    "the instance's restart to the resume answered", walk_of_one_cut(cut)))
 
 
 def on_commit(commit: str, args: argparse.Namespace) -> int:

@@ -6,9 +6,10 @@ Like pytest's ``hookspec.py``, this module holds declarations only, no machinery
   itself (:class:`Adapter`), an in-process vendor (:class:`PythonVendor`), what a vendor says of
   itself (:class:`Hello`) and the settings every adapter honours (:class:`SessionOptions`);
 * the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
-  :class:`RawBatches`, :class:`RawExchange`, :class:`AsksOptionalOps`, :class:`AnswersByTest`), each claimed by a session
-  class by inheriting it, and read through the typed accessors below; the runs use nothing of a
-  session that is not declared here;
+  :class:`RawBatches`, :class:`RawExchange`, :class:`AsksOptionalOps`, :class:`AnswersByTest`, *since 1.1*
+  :class:`Cuttable`), each claimed by a session class by inheriting it (an adapter that opens
+  cuttable sessions says so likewise: :class:`LiveAdapter`), and read through the typed
+  accessors below; the runs use nothing of a session that is not declared here;
 * the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
   contract (crash, hang, a non-JSON line, the wrong id, the wrong number of results, a
   request-level error) raises :class:`VendorFault`, never a generic exception, so the runner can
@@ -28,7 +29,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from tablecert.oracle.names import OPS
 
@@ -127,6 +128,7 @@ class SessionOptions:
     max_file_mb: int | None = 256         # largest file a sandboxed vendor may write (RLIMIT_FSIZE)
     tmp_mb: int = 256                     # size of a sandboxed vendor's private /tmp, /var/tmp and HOME
     max_state_mb: int | None = 64         # what a live vendor's state_dir may hold (its own file system, else measured)
+    restart_hook: str | None = None       # since 1.1, HTTP vendors: the lab's command that cuts and restarts the server
     binds: BindPlan | None = None         # a confined vendor's binds, fixed for the whole run (else derived at start)
     state_holder: int | None = None       # not root: the process whose user and mount namespaces a vendor starts in
                                           # (its state_dir's file system: harness/live/state_holder.py)
@@ -229,6 +231,69 @@ class AsksOptionalOps(ABC):
     def ask(self, op: str, fields: Mapping[str, Any]) -> Any:
         """The answer to ``{"id": N, "op": op, **fields}`` (VendorFault for a transport fault or
         an answer that is not JSON)."""
+
+
+class Cuttable(ABC):
+    """*Since 1.1.* A session that plays live tables: one request at a time, a request left in
+    flight, and a cut (the vendor killed with no warning; the next session of the same opener is
+    the vendor restarted on the same state). Its ``hello`` names :attr:`state_dir`, the folder the
+    harness made for the run (``harness/vendor-protocol.md``, *Live tables*). The subprocess
+    adapter offers it (SIGKILL of the process group), the Python adapter (the plugin in a fresh
+    interpreter of its own, killed the same way) and the HTTP adapter with the lab's restart hook
+    (:attr:`SessionOptions.restart_hook`)."""
+
+    state_dir: str
+
+    @abstractmethod
+    def request(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """One live-table request and its answer: an object with the request's id and a ``result``
+        or an ``error`` (VendorFault otherwise, or a ``state_limit`` fault past ``--max-state-mb``)."""
+
+    @abstractmethod
+    def write(self, op: str, fields: dict[str, Any]) -> None:
+        """Send one request and read nothing: the request is in flight."""
+
+    @abstractmethod
+    def wait_answer(self) -> None:
+        """Wait until the answer to the request in flight begins to arrive (or the vendor ended),
+        without reading it; TIMEOUT after the session's timeout."""
+
+    @abstractmethod
+    def write_hello(self) -> None:
+        """Send ``hello`` (naming ``state_dir``) and read nothing: the hello is in flight."""
+
+    @abstractmethod
+    def wait_progress(self) -> None:
+        """Wait until the vendor first changes ``state_dir`` or its answer to the request in flight
+        begins to arrive (or it ended): observable progress, never a timer."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Cut the vendor: killed with no warning, nothing said to it, the session dead."""
+
+
+class LiveAdapter(ABC):
+    """*Since 1.1.* An adapter whose vendor can play live tables: it opens :class:`Cuttable`
+    sessions on a run's ``state_dir``, or says why it cannot for these options (:meth:`live_scope`)."""
+
+    starts_vendor: ClassVar[bool] = True
+    """Whether the harness starts the vendor's instances itself (they can then enter the namespaces
+    of the ``state_dir``'s own file system, :attr:`SessionOptions.state_holder`); not so for a
+    server the lab runs (HTTP)."""
+
+    @abstractmethod
+    def live_scope(self, options: SessionOptions) -> str | None:
+        """Why this adapter cannot cut its vendor with these options (None: it can)."""
+
+    @abstractmethod
+    def open_live(self, target: str, options: SessionOptions, state_dir: str) -> VendorSession:
+        """A session of the vendor that is :class:`Cuttable`, its hello naming ``state_dir``
+        (VendorFault START if it cannot start)."""
+
+    @abstractmethod
+    def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
+        """The uid and gid the run's ``state_dir`` must belong to for the vendor to write it
+        (None: the lab's own user)."""
 
 
 class AnswersByTest(ABC):

@@ -92,6 +92,10 @@ def add_vendor_arguments(p: argparse.ArgumentParser) -> None:
                         "(default 256)")
     p.add_argument("--max-state-mb", type=int, default=64, metavar="MB",
                    help="what a live vendor's state_dir may hold; more is a state_limit fault (default 64)")
+    p.add_argument("--restart-hook", metavar="CMD",
+                   help="a --vendor-url vendor's live tables: the lab's command line that kills the server with no "
+                        "warning, starts it again on the same storage and exits 0 once it accepts connections (run at "
+                        "every power cut; without it an HTTP vendor's live tables are not played, and the run says so)")
 
 
 def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -104,7 +108,8 @@ def sandbox_options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--max-processes, --max-file-mb and --max-state-mb must be at least 1")
     return {"isolation": args.isolation, "vendor_network": args.vendor_network,
             "vendor_paths": tuple(args.vendor_path), "max_processes": args.max_processes,
-            "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb, "max_state_mb": args.max_state_mb}
+            "max_file_mb": args.max_file_mb, "tmp_mb": args.max_file_mb, "max_state_mb": args.max_state_mb,
+            "restart_hook": args.restart_hook}
 
 
 def add_seal_arguments(p: argparse.ArgumentParser, trust: bool = True) -> None:
@@ -130,13 +135,18 @@ def vendor_arguments(args: argparse.Namespace) -> list[str]:
     words += ["--vendor-network"] if args.vendor_network else []
     for path in args.vendor_path:
         words += ["--vendor-path", path]
+    words += ["--restart-hook", args.restart_hook] if args.restart_hook else []
     return words
 
 
 def chosen_vendor(args: argparse.Namespace) -> tuple[str, str]:
-    """(adapter, target) from the vendor options: exactly one must be given."""
+    """(adapter, target) from the vendor options: exactly one must be given (``--restart-hook``
+    only with ``--vendor-url``: the other adapters cut their vendor themselves)."""
     chosen = [(name, value) for name, value in (("subprocess", args.vendor_cmd), ("python", args.vendor_plugin),
                                                  ("http", args.vendor_url)) if value]
     if len(chosen) != 1:
         raise UsageError("name the vendor with exactly one of --vendor-cmd, --vendor-plugin, --vendor-url")
+    if args.restart_hook and not args.vendor_url:
+        raise UsageError("--restart-hook cuts an HTTP vendor's server (--vendor-url); a --vendor-cmd or "
+                         "--vendor-plugin vendor is cut by the harness itself")
     return chosen[0]

@@ -13,9 +13,11 @@ from typing import Any
 
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.instance.vendor_instance import VendorInstance
+from tablecert.harness.live.instance import vendor_state_dir
 
-Replayer = Callable[[dict[str, Any], InstanceControl], Exception | None]
+Replayer = Callable[[dict[str, Any], VendorInstance], Exception | None]
 """``replay_live``, ``replay_stations`` or ``replay_paigow``."""
 
 
@@ -23,8 +25,8 @@ def replayed(replayer: Replayer, replay: dict[str, Any], cmd: str, options: Sess
              base: Path) -> Exception | None:
     """What ``replayer`` meets playing ``replay`` on the vendor ``cmd`` (None: every answer the oracle's)."""
     with vendor_state_dir(base, vendor_uid(shlex.split(cmd), options)) as state:
-        control = InstanceControl(live_opener(cmd, options, state))
+        control = VendorInstance(VendorTarget("subprocess", cmd, options).live_opener(state))
         try:
             return replayer(replay, control)
         finally:
-            control.close()
+            control.drop()

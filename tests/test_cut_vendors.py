@@ -21,7 +21,9 @@ from test_live_vendors import OPTIONS, REFERENCE, live_run, small_suite  # noqa:
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CLOSED, LIFE_POINTS, RESENT, STORM, LifeCut, VectorLife, kind_counts, plan_life
 from tablecert.harness.live.driver import Divergence, Play, play_vector, plan_interruptions
-from tablecert.harness.live.instance import InstanceControl, live_opener, vendor_state_dir
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.instance.vendor_instance import VendorInstance
+from tablecert.harness.live.instance import vendor_state_dir
 from tablecert.oracle.live_tables import SUITE_ORACLE, SUITE_OP
 from tablecert.reports import write_reports
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
@@ -47,14 +49,14 @@ def played(cmd: str, tmp_path: Path, life: VectorLife, points: dict[int, str] | 
     config, case, expected = session_vector()
     play = Play(1)
     with vendor_state_dir(tmp_path, vendor_uid(shlex.split(cmd), OPTIONS)) as state:
-        control = InstanceControl(live_opener(cmd, OPTIONS, state))
+        control = VendorInstance(VendorTarget("subprocess", cmd, OPTIONS).live_opener(state))
         try:
             play_vector(control, config, 1, case, expected, points or {}, play, "craps", life)
             found = None
         except Divergence as err:
             found = err
         finally:
-            control.close()
+            control.drop()
     return play, found
 
 

@@ -36,9 +36,10 @@ import pytest
 import tablecert.harness.live.instance as instance
 import tablecert.harness.live.run as live_run
 from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.adapters.live_session import state_size
 from tablecert.harness.confine import sandbox
 from tablecert.harness.contract import SessionOptions
-from tablecert.harness.live.instance import STATE_PREFIX, remove_state, state_holder, state_size, vendor_state_dir
+from tablecert.harness.live.instance import STATE_PREFIX, remove_state, state_holder, vendor_state_dir
 from tablecert.harness.live.run import LiveSettings
 from tablecert.harness.live.state_holder import held_view, state_holds
 from tablecert.harness.run.certify import certify

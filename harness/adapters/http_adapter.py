@@ -18,22 +18,42 @@ Faults:
   ``max_line_bytes``, a body that is not UTF-8 JSON, or a response that is not HTTP.
 
 After any fault the session is dead (``alive`` is false) and its connection is closed.
+
+Live tables (*since 1.1*): the server is the lab's, so only the lab can cut it. With a restart
+hook (``SessionOptions.restart_hook``, ``--restart-hook CMD``: a command line, ``shlex.split``,
+no shell, that kills the server with no warning, starts it again on the same storage and exits 0
+once it accepts connections), a live session (:class:`HttpLiveSession`) names the run's
+``state_dir`` in its ``hello`` (the folder on the lab's host: a server on that host may keep its
+tables there; one elsewhere keeps them where its deployment does), leaves a request in flight
+(the POST sent, its response unread), and is cut by running the hook; the next session connects
+to the restarted server. A hook that fails or outlasts the timeout is a ``start`` fault (the run
+is not certified: its cuts were not made). Without a hook the HTTP adapter plays no live table,
+and the run says so (:meth:`HttpAdapter.live_scope`).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import select
+import shlex
 import socket
 import ssl
+import subprocess
+import tempfile
 import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
+from inotify_simple import INotify
+
+from tablecert.harness.adapters.live_session import STATE_CHANGES, LiveMessages
 from tablecert.harness.adapters.message_session import MessageSession
-from tablecert.harness.contract import FaultKind, SessionOptions, VendorFault
+from tablecert.harness.contract import FaultKind, LiveAdapter, SessionOptions, VendorFault, VendorSession
 from tablecert.harness.answers.envelope import decode_answer
+from tablecert.harness.protocol_versions import hello_request
+from tablecert.oracle.protocol import V2
 
 READ_CHUNK = 1 << 20
 
@@ -215,16 +235,95 @@ class HttpSession(MessageSession):
         return resp.status, resp.reason, bytes(data)
 
 
+HOOK_TAIL = 2000
+"""Characters of the restart hook's output kept in the fault when it fails."""
+
+
+class HttpLiveSession(LiveMessages, HttpSession):
+    """An HTTP vendor that plays live tables, cut by the lab's restart hook (see the module docstring)."""
+
+    def __init__(self, url: str, options: SessionOptions, state_dir: str) -> None:
+        self.state_dir = state_dir
+        super().__init__(url, options)
+
+    def write(self, op: str, fields: dict[str, Any]) -> None:
+        self._send({"id": self.reserve_id(), "op": op, **fields})
+
+    def write_hello(self) -> None:
+        self._send({**hello_request(V2), "state_dir": self.state_dir})
+
+    def wait_answer(self) -> None:
+        self._wait([])
+
+    def wait_progress(self) -> None:
+        with INotify() as watch:
+            watch.add_watch(self.state_dir, STATE_CHANGES)
+            self._wait([watch.fileno()])
+
+    def kill(self) -> None:
+        """Run the lab's restart hook (the server killed and started again), the connection dropped."""
+        self._die()
+        hook = self._options.restart_hook
+        assert hook is not None, "a live HTTP session needs the lab's restart hook"
+        with tempfile.TemporaryFile() as said:      # not a pipe: the server it starts may keep its output open
+            try:
+                done = subprocess.run(shlex.split(hook), stdin=subprocess.DEVNULL, stdout=said, stderr=said,
+                                      timeout=self._options.timeout)
+            except (OSError, ValueError, subprocess.TimeoutExpired) as err:
+                raise VendorFault(FaultKind.START, f"the lab's restart hook {hook!r} failed: {_reason(err)}") from None
+            if done.returncode != 0:
+                said.seek(0)
+                tail = said.read()[-HOOK_TAIL:].decode("utf-8", errors="replace")
+                raise VendorFault(FaultKind.START, f"the lab's restart hook {hook!r} exited with status "
+                                                   f"{done.returncode}", tail)
+
+    def _send(self, request: dict[str, Any]) -> None:
+        """POST ``request`` and read nothing: it is in flight (CRASH if the server is gone)."""
+        self._check_alive()
+        body = json.dumps(request, separators=(",", ":"), allow_nan=False).encode("ascii")
+        try:
+            conn = self._conn if self._conn is not None else self._connect(self._options.timeout)
+            conn.request("POST", self._path, body=body,
+                         headers={"Content-Type": "application/json", "Accept": "application/json"})
+        except (OSError, http.client.HTTPException) as err:
+            raise self._fault(FaultKind.CRASH, f"connection failed: {_reason(err)}") from None
+
+    def _wait(self, others: list[int]) -> None:
+        """Wait until the response to the request in flight begins to arrive (or the connection
+        ends), or one of ``others`` is readable; TIMEOUT after the session's timeout."""
+        conn = self._conn
+        sock = conn.sock if conn is not None else None
+        if sock is None:
+            return
+        ready, _, _ = select.select([sock, *others], [], [], self._options.timeout)
+        if not ready:
+            raise self._fault(FaultKind.TIMEOUT, f"no answer within {self._options.timeout:g} s")
+
+
 def _reason(err: BaseException) -> str:
     if isinstance(err, OSError) and err.strerror:
         return err.strerror
     return str(err) or type(err).__name__
 
 
-class HttpAdapter:
-    """Talks to a vendor serving the protocol at an http(s) URL."""
+class HttpAdapter(LiveAdapter):
+    """Talks to a vendor serving the protocol at an http(s) URL; plays live tables when the lab
+    names its restart hook."""
 
     name = "http"
+    starts_vendor = False           # the lab runs the server: its state_dir is the host's folder
 
     def open(self, target: str, options: SessionOptions) -> HttpSession:
         return HttpSession(target.strip(), options)
+
+    def live_scope(self, options: SessionOptions) -> str | None:
+        if options.restart_hook is None:
+            return ("the HTTP vendor's server is the lab's and no restart hook was named (--restart-hook CMD): "
+                    "it cannot be cut, so its live tables were not played")
+        return None
+
+    def open_live(self, target: str, options: SessionOptions, state_dir: str) -> VendorSession:
+        return HttpLiveSession(target.strip(), options, state_dir)
+
+    def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
+        return None

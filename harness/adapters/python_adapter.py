@@ -15,20 +15,31 @@ and the vendor keeps no reference into the results the harness judges).
 thread: the hung call keeps running in the background, and the session is dead. An exception
 raised by the vendor's code is ``CRASH`` ("vendor raised ExcType: message"); its traceback is the
 fault's ``stderr_tail``. After any fault the session is dead (``alive`` is false).
+
+Live tables (*since 1.1*) need a vendor that can be cut: a thread cannot be killed, so a live
+session is the plugin in a fresh interpreter of its own, ``python -m tablecert serve-vendor
+--plugin TARGET`` (the subprocess adapter's
+:class:`~tablecert.harness.adapters.subprocess_adapter.LiveSession`: its hello names the run's
+``state_dir``, a cut is SIGKILL and the next session a fresh interpreter on the same folder). The
+plugin runs unconfined there as it does in process (``isolation none``), with the same limits
+and ``PYTHONPATH`` passed, so it imports what it imports in process.
 """
 
 from __future__ import annotations
 
 import json
 import queue
+import sys
 import threading
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tablecert.harness.adapters.message_session import MessageSession
 from tablecert.harness.adapters.request_json import request_line
-from tablecert.harness.contract import FaultKind, PythonVendor, SessionOptions, VendorFault
+from tablecert.harness.adapters.subprocess_adapter import LiveSession
+from tablecert.harness.contract import FaultKind, LiveAdapter, PythonVendor, SessionOptions, VendorFault, VendorSession
 from tablecert.harness.answers.envelope import decode_answer
 from tablecert.harness.adapters.registry import find_python_vendor
 from tablecert.harness.suites.reader import json_line
@@ -118,8 +129,9 @@ class PythonSession(MessageSession):
         return decode_answer(encoded)
 
 
-class PythonAdapter:
-    """Loads a Python vendor plugin (entry-point name or ``module:attr``) into this process."""
+class PythonAdapter(LiveAdapter):
+    """Loads a Python vendor plugin (entry-point name or ``module:attr``) into this process; its
+    live-table sessions run it in a fresh interpreter (see the module docstring)."""
 
     name = "python"
 
@@ -132,3 +144,16 @@ class PythonAdapter:
             raise VendorFault(FaultKind.START, f"cannot load vendor {target!r}: {type(err).__name__}: {err}",
                               "".join(traceback.format_exception(err))[-TAIL_CHARS:]) from None
         return PythonSession(vendor, target, options)
+
+    def live_scope(self, options: SessionOptions) -> str | None:
+        return None
+
+    def open_live(self, target: str, options: SessionOptions, state_dir: str) -> VendorSession:
+        """The plugin served in a fresh interpreter of its own (``tablecert serve-vendor``), unconfined
+        as in process, ``PYTHONPATH`` passed."""
+        argv = [sys.executable, "-m", "tablecert", "serve-vendor", "--plugin", target]
+        return LiveSession(argv, replace(options, isolation="none", binds=None,
+                                         pass_env=tuple(dict.fromkeys((*options.pass_env, "PYTHONPATH")))), state_dir)
+
+    def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
+        return None              # unconfined: it runs as the lab's user

@@ -10,13 +10,15 @@ does (:mod:`tablecert.harness.contract`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from tablecert.harness.contract import ADAPTER_GROUP, VENDOR_GROUP, Adapter, PythonVendor, SessionOptions, VendorSession
+from tablecert.harness.contract import (ADAPTER_GROUP, VENDOR_GROUP, Adapter, LiveAdapter, PythonVendor, SessionOptions,
+                                       VendorSession)
 
 
 def find_adapter(name: str) -> Adapter:
@@ -41,6 +43,32 @@ class VendorTarget:
     def opener(self) -> Callable[[], VendorSession]:
         adapter = find_adapter(self.adapter)
         return lambda: adapter.open(self.target, self.options)
+
+    def live_scope(self) -> str | None:
+        """Why live tables cannot be played over this vendor's adapter with these options (None:
+        they can: :class:`~tablecert.harness.contract.LiveAdapter`)."""
+        adapter = find_adapter(self.adapter)
+        if not isinstance(adapter, LiveAdapter):
+            return f"the {self.adapter} adapter cannot cut its vendor (it offers no live-table sessions)"
+        return adapter.live_scope(self.options)
+
+    def live_opener(self, state_dir: str) -> Callable[[], VendorSession]:
+        """Live-table sessions of the vendor on ``state_dir`` (each one, after a cut, the vendor
+        restarted on it)."""
+        adapter = find_adapter(self.adapter)
+        assert isinstance(adapter, LiveAdapter), self.live_scope()
+        return functools.partial(adapter.open_live, self.target, self.options, state_dir)
+
+    def starts_vendor(self) -> bool:
+        """Whether the harness starts the vendor's live instances itself (so they can enter the
+        namespaces of the ``state_dir``'s file system), not a server the lab runs."""
+        adapter = find_adapter(self.adapter)
+        return isinstance(adapter, LiveAdapter) and adapter.starts_vendor
+
+    def state_owner(self) -> tuple[int, int] | None:
+        """The uid and gid the vendor's ``state_dir`` belongs to (None: the lab's own)."""
+        adapter = find_adapter(self.adapter)
+        return adapter.state_owner(self.target, self.options) if isinstance(adapter, LiveAdapter) else None
 
 
 def find_python_vendor(spec: str) -> PythonVendor:

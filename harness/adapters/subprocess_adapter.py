@@ -8,6 +8,9 @@ stderr tail kept, killed with its group and reaped) and the line channel to it
 size). ``hello``, ``batch`` and the contract's checks are those every session shares
 (:mod:`.message_session`); this session adds the raw exchanges of the hand suites
 (:class:`~tablecert.harness.contract.RawExchange`) and turns what the channel reports into faults.
+*Since 1.1* its live-table session, :class:`LiveSession`, is a session that can be cut
+(:class:`~tablecert.harness.contract.Cuttable`: SIGKILL of the process group), its hello naming
+the run's ``state_dir``.
 
 Faults, each a :class:`VendorFault` carrying the stderr tail:
 
@@ -26,15 +29,24 @@ runner opens a new session. A session is used by one thread at a time.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
+from inotify_simple import INotify
+
+from tablecert.harness.adapters.live_session import STATE_CHANGES, LiveMessages, state_full, state_view
 from tablecert.harness.adapters.line_channel import ChannelClosed, LineChannel, quoted
 from tablecert.harness.adapters.message_session import BYE_TIMEOUT, MessageSession
 from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.adapters.vendor_process import VendorProcess, command_argv, confined_start_hint
+from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.answers.envelope import check_batch_answer, decode_answer
-from tablecert.harness.contract import FaultKind, Hello, RawExchange, SessionOptions, VendorFault
+from tablecert.harness.contract import (FaultKind, Hello, LiveAdapter, RawExchange, SessionOptions, VendorFault,
+                                       VendorSession)
+from tablecert.harness.protocol_versions import hello_request
+from tablecert.oracle.protocol import V2
 
 EXIT_GRACE = 1.0           # seconds a vendor is given to exit by itself (after bye or end of output)
 T = TypeVar("T")
@@ -197,10 +209,80 @@ class SubprocessSession(MessageSession, RawExchange):
         return VendorFault(FaultKind.CRASH, detail, self.stderr_tail())
 
 
-class SubprocessAdapter:
-    """Starts a vendor executable from a command line (``shlex.split``, no shell)."""
+class LiveSession(LiveMessages, SubprocessSession):
+    """A vendor process that plays live tables (*since 1.1*
+    :class:`~tablecert.harness.contract.Cuttable`): the same sandbox, limits and transport
+    faults, its ``hello`` naming the ``state_dir`` (bound writable into the sandbox); a request
+    left in flight (its line written, and optionally its answer seen arriving on the pipe:
+    observable progress, never a timer); the vendor's first change to its ``state_dir`` waited
+    for by inotify, to cut power in the middle of its recovery; and a cut, SIGKILL to the whole
+    process group (and the sandbox's namespace) with no warning. Its ``state_dir``'s size is
+    checked after every answer (:func:`~tablecert.harness.adapters.live_session.state_fault`)."""
+
+    def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
+        self.state_dir = state_dir
+        self.view = state_view(state_dir, options.state_holder)    # where the harness reads it
+        super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
+
+    def _fault(self, kind: FaultKind, detail: str) -> VendorFault:
+        return self._full(super()._fault(kind, detail))
+
+    def _crash(self, what: str) -> VendorFault:
+        return self._full(super()._crash(what))
+
+    def _full(self, fault: VendorFault) -> VendorFault:
+        """The fault of a vendor whose own file system is full is a ``state_limit`` fault, whatever it
+        did next (a vendor that does not catch the refused write crashes, or answers nonsense)."""
+        limit = self._options.max_state_mb
+        if (fault.kind is FaultKind.STATE_LIMIT or limit is None or not os.path.ismount(self.view)
+                or not state_full(self.view)):
+            return fault
+        return VendorFault(FaultKind.STATE_LIMIT, f"its state_dir is full ({limit:,} MiB, the lab's --max-state-mb: "
+                                                  f"a write refused), then {fault.kind.value}: {fault.detail}",
+                           fault.stderr_tail)
+
+    def write(self, op: str, fields: dict[str, Any]) -> None:
+        payload = self._encode({"id": self.reserve_id(), "op": op, **fields})
+        self._on_channel(lambda channel: channel.send(payload, self._options.timeout))
+
+    def wait_answer(self) -> None:
+        self._on_channel(lambda channel: channel.wait_answer(self._options.timeout))
+
+    def write_hello(self) -> None:
+        payload = self._encode({**hello_request(V2), "state_dir": self.state_dir})
+        self._on_channel(lambda channel: channel.send(payload, self._options.timeout))
+
+    def wait_progress(self) -> None:
+        """Wait until the vendor makes its first change to ``state_dir`` (a file created, written,
+        moved, removed or its mode changed: inotify, the folder itself, not below it), its answer
+        to the request in flight begins to arrive, or it ends; TIMEOUT after the session's timeout."""
+        with INotify() as watch:
+            watch.add_watch(self.view, STATE_CHANGES)
+            self._on_channel(lambda channel: channel.wait_answer_or(watch.fileno(), self._options.timeout))
+
+    def kill(self) -> None:
+        """SIGKILL the vendor's process group (under the sandbox its namespace first) and reap it."""
+        self._die()
+
+
+class SubprocessAdapter(LiveAdapter):
+    """Starts a vendor executable from a command line (``shlex.split``, no shell); its live-table
+    sessions are :class:`~tablecert.harness.adapters.live_session.LiveSession`, cut by SIGKILL."""
 
     name = "subprocess"
 
     def open(self, target: str, options: SessionOptions) -> SubprocessSession:
         return SubprocessSession(command_argv(target), options)
+
+    def live_scope(self, options: SessionOptions) -> str | None:
+        return None
+
+    def open_live(self, target: str, options: SessionOptions, state_dir: str) -> VendorSession:
+        return LiveSession(command_argv(target), options, state_dir)
+
+    def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
+        try:
+            argv = command_argv(target)
+        except VendorFault:                # the vendor's start says so
+            return None
+        return vendor_uid(argv, options)

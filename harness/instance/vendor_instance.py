@@ -10,6 +10,13 @@ and it must be confined as the run records it (``isolation``), or the run stops 
 set up differently is the lab's problem, never a weaker run under the same certificate). The
 instance counts its sessions' answer bytes (for the run's cap) and holds its own
 :class:`~tablecert.harness.instance.recovery.Recovery`: a fault restarts this instance's vendor only.
+
+A live table plays through the same instance, one request at a time (:meth:`VendorInstance.request`,
+a request left in flight: :meth:`VendorInstance.in_flight`), and cuts it
+(:meth:`VendorInstance.kill`, :meth:`VendorInstance.restart`: the next session is the vendor
+restarted on the same ``state_dir``), over an adapter's
+:class:`~tablecert.harness.contract.Cuttable` sessions; :attr:`VendorInstance.asking` names the
+last request sent, which a fault of the vendor's is met during.
 """
 
 from __future__ import annotations
@@ -17,12 +24,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from tablecert.harness.contract import (FaultKind, Hello, VendorFault, VendorSession, answer_bytes, isolation_of)
+from tablecert.harness.contract import (Cuttable, FaultKind, Hello, VendorFault, VendorSession, answer_bytes,
+                                       isolation_of)
 from tablecert.harness.instance import RunError
 from tablecert.harness.instance.recovery import FaultPolicy, Recovery
 from tablecert.harness.instance.stats import InstanceStats
 from tablecert.harness.instance.vectors import judge_batch, whole_batch
-from tablecert.harness.model import BatchOutcome
+from tablecert.harness.model import Batch, BatchOutcome, BatchStatus, Fault, Outcome
 from tablecert.oracle.protocol import V1
 
 Identity = dict[str, Any]
@@ -65,16 +73,21 @@ class VendorInstance:
     ``on_first_hello(session, hello)`` accepted it; ``isolation``: how the run records its vendor
     is confined (None: not checked); ``session``: an already greeted session to begin with;
     ``kinds_kept``, ``unanswered_runs``, ``timeouts``: the run's fault state read back from its
-    database."""
+    database; ``on_hello``: a check of every greeting once it is known to be the run's vendor (a
+    live instance's: the vendor's build unchanged, VendorFault otherwise)."""
 
-    def __init__(self, open_session: Callable[[], VendorSession], policy: FaultPolicy, *,
+    def __init__(self, open_session: Callable[[], VendorSession], policy: FaultPolicy | None = None, *,
                  began: Identity | None = None, isolation: str | None = None,
                  on_first_hello: Callable[[VendorSession, Hello], None] | None = None,
                  session: VendorSession | None = None, kinds_kept: set[str] | None = None,
-                 unanswered_runs: dict[str, int] | None = None, timeouts: dict[str, int] | None = None) -> None:
+                 unanswered_runs: dict[str, int] | None = None, timeouts: dict[str, int] | None = None,
+                 on_hello: Callable[[Hello], None] | None = None) -> None:
         self.open_session, self.began, self.isolation = open_session, began, isolation
-        self.on_first_hello = on_first_hello
+        self.on_first_hello, self.on_hello = on_first_hello, on_hello
         self.hello: Hello | None = None
+        self.greeting: Hello | None = None     # the first hello this instance's sessions gave
+        self.asking = "nothing yet"            # the last request sent (a live table's, in the lab's words)
+        policy = policy or FaultPolicy()
         self.live: VendorSession | None = session
         self.early_error: VendorFault | RunError | None = None     # an adopted session's, for the next session()
         self.closed_bytes = 0
@@ -101,6 +114,7 @@ class VendorInstance:
             if self.early_error is not None:          # the start adopt() made was this start
                 err, self.early_error = self.early_error, None
                 raise err
+            self.asking = f"hello (the instance {'starting' if self.greeting is None else 'restarting'})"
             self.live = self._greeted(self.open_session())
         return self.live
 
@@ -132,6 +146,9 @@ class VendorInstance:
                 self.isolation = self.isolation or isolation_of(session)     # a restart is confined alike
             else:
                 restarted_as_before(identity_of(hello), self.began)
+            if self.on_hello is not None:
+                self.on_hello(hello)
+            self.greeting = self.greeting or hello
             had = isolation_of(session)
             if self.isolation is not None and had is not None and had != self.isolation:
                 raise RunError(f"a vendor instance runs with isolation {had!r}, the run with {self.isolation!r}: "
@@ -157,6 +174,90 @@ class VendorInstance:
     def answer_bytes(self) -> int:
         """The answers of every session this instance opened, the live one included."""
         return self.closed_bytes + answer_bytes(self.live)
+
+    # -- a live table's requests and cuts (over Cuttable sessions)
+    def live_session(self) -> Cuttable:
+        """The live session (started and greeted if there is none, or if the last one died)."""
+        if self.live is not None and not self.live.alive:
+            self.drop()
+        session = self.session()
+        if not isinstance(session, Cuttable):
+            raise RunError("this vendor's adapter cannot play live tables (its sessions cannot be cut)")
+        return session
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One live-table request and its answer (:meth:`Cuttable.request`)."""
+        session = self.live_session()
+        self.asking = asked(op, fields)
+        return session.request(op, fields)
+
+    def in_flight(self, op: str, answered: bool, **fields: Any) -> None:
+        """Leave a request in flight: sent, and with ``answered`` its answer arriving, unread."""
+        session = self.live_session()
+        self.asking = asked(op, fields)
+        session.write(op, fields)
+        if answered:
+            session.wait_answer()
+
+    def kill(self) -> None:
+        """Cut the vendor (no warning: :meth:`Cuttable.kill`); its answer bytes kept."""
+        if self.live is not None:
+            try:
+                if isinstance(self.live, Cuttable):
+                    self.live.kill()
+            finally:
+                self.drop()
+
+    def ungreeted(self) -> Cuttable:
+        """A fresh session on the same ``state_dir``, not greeted (the running one cut first)."""
+        self.kill()
+        session = self.open_session()
+        if not isinstance(session, Cuttable):
+            session.close()
+            raise RunError("this vendor's adapter cannot play live tables (its sessions cannot be cut)")
+        self.live = session
+        return session
+
+    def restart(self) -> Cuttable:
+        """The vendor cut and restarted on the same ``state_dir``, greeted."""
+        self.kill()
+        return self.live_session()
+
+    def greeting_fault(self, batch: Batch, during: str) -> BatchOutcome | None:
+        """None once the vendor is greeted (started first if need be); else ``batch`` counted
+        ``fault`` as a whole, the fault's row saying it was met ``during`` what (one attempt: the
+        unit's own requests were never sent)."""
+        try:
+            self.session()
+        except VendorFault as err:
+            out = whole_batch(batch, BatchStatus.FAULT, Outcome.FAULT)
+            out.faults.append(Fault(batch.file, batch.op, batch.tc_ids[0], len(batch.tc_ids), 1, err.kind.value,
+                                    f"{during}: {err.detail}", err.stderr_tail))
+            return out
+        return None
+
+    def failure_of(self, play: Callable[[], None], wrong: type[Exception], cut: bool = False) -> Exception | None:
+        """What stops ``play``, a unit played one request at a time (a live vector): a ``wrong``
+        answer or a VendorFault (None: it played to its end); with ``cut``, the vendor is then cut,
+        whatever it holds, so the next unit starts on a fresh instance."""
+        try:
+            play()
+        except (wrong, VendorFault) as err:
+            if cut:
+                try:
+                    self.kill()
+                except VendorFault:     # a cut that failed (an HTTP restart hook): the next start meets it
+                    pass
+            return err
+        return None
+
+
+def asked(op: str, fields: dict[str, Any]) -> str:
+    """A live request in the lab's words: its op, its ``seq``, its station and its table
+    (``table.step 7 of table s3``, ``table.recall of station 2 of table s3``)."""
+    seq = f" {fields['seq']}" if "seq" in fields else ""
+    station = f" of station {fields['station']}" if "station" in fields else ""
+    return f"{op}{seq}{station} of table {fields.get('table')}"
 
 
 class Played(Protocol):

@@ -1,5 +1,6 @@
-"""Live tables through the harness: a vendor instance that can be killed and restarted on the
-same ``state_dir`` (:mod:`.instance`), the driver that plays a live-suite vector one step per
+"""Live tables through the harness, played through the run's vendor instance
+(:class:`~tablecert.harness.instance.vendor_instance.VendorInstance`, over an adapter's
+cuttable sessions): the run's ``state_dir``, made, sized and removed (:mod:`.instance`), the driver that plays a live-suite vector one step per
 request, interrupts it and judges every answer (:mod:`.driver`), the cuts over a vendor's whole
 life, storms, closed tables and steps sent again that it adds to every vector (:mod:`.cuts`), the
 station tables' player (:mod:`.stations`) and a pai gow table's records and meters judged

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tablecert.harness.live.instance import InstanceControl
+from tablecert.harness.instance.vendor_instance import VendorInstance
 
 LIFE_POINTS = ("hello_written", "hello_answered", "resume_written", "resume_answered", "recall_written")
 """Where a life cut falls (see the module docstring), in the order a restarted vendor meets them."""
@@ -147,7 +147,7 @@ def refused(code: str) -> dict[str, Any]:
     return {"error": {"code": code}}
 
 
-def cut(control: InstanceControl, point: str, table: str, judge: Judge, resumed: Any) -> None:
+def cut(control: VendorInstance, point: str, table: str, judge: Judge, resumed: Any) -> None:
     """One power cut at ``point`` (the running instance killed first, a fresh one started on the
     same state_dir and killed where the point says); ``resumed``: the expected ``table.resume``
     answer (a result, or a refusal) judged at ``resume_answered``."""
@@ -161,11 +161,11 @@ def cut(control: InstanceControl, point: str, table: str, judge: Judge, resumed:
             session.write(f"table.{point.split('_')[0]}", {"table": table})
             session.wait_progress()
         elif point == "resume_answered":
-            judge(f"table.resume ({POINT_WORDS[point]})", coded(control.send("table.resume", table=table)), resumed)
+            judge(f"table.resume ({POINT_WORDS[point]})", coded(control.request("table.resume", table=table)), resumed)
     control.kill()
 
 
-def storm(control: InstanceControl, play: Played, step: int, points: tuple[str, ...], table: str, judge: Judge,
+def storm(control: VendorInstance, play: Played, step: int, points: tuple[str, ...], table: str, judge: Judge,
           resumed: Any, closed: bool = False) -> None:
     """``points`` cut in a row before ``step`` (or after the table's close), each counted made."""
     for place, point in enumerate(points, 1):
@@ -177,16 +177,16 @@ def storm(control: InstanceControl, play: Played, step: int, points: tuple[str, 
         cut(control, point, table, judge, resumed)
 
 
-def resend(control: InstanceControl, play: Played, table: str, seq: int, step: Any, judge: Judge,
+def resend(control: VendorInstance, play: Played, table: str, seq: int, step: Any, judge: Judge,
            resumed: dict[str, Any]) -> None:
     """Step ``seq`` sent again once answered: refused ``out_of_sequence``, the table as before (``resumed``)."""
     play.interrupted(LifeCut(seq, RESENT))
-    judge(f"table.step {seq} sent again", coded(control.send("table.step", table=table, seq=seq, step=step)),
+    judge(f"table.step {seq} sent again", coded(control.request("table.step", table=table, seq=seq, step=step)),
           refused(REFUSED_AGAIN))
-    judge(f"table.resume after step {seq} was sent again", control.send("table.resume", table=table), resumed)
+    judge(f"table.resume after step {seq} was sent again", control.request("table.resume", table=table), resumed)
 
 
-def closed_is_closed(control: InstanceControl, play: Played, life: VectorLife, table: str, steps: int, last: Any,
+def closed_is_closed(control: VendorInstance, play: Played, life: VectorLife, table: str, steps: int, last: Any,
                      opened: dict[str, Any], fresh: dict[str, Any], judge: Judge) -> None:
     """After the table's close: its planned cuts, then every op on it refused ``no_such_table``
     (its ``last`` step with the next seq, resume, recall, close), and a new ``table.open`` of its id (with
@@ -195,13 +195,13 @@ def closed_is_closed(control: InstanceControl, play: Played, life: VectorLife, t
     if not life.after_close:
         return
     storm(control, play, steps, life.after_close, table, judge, refused(REFUSED_CLOSED), closed=True)
-    judge("table.step on the closed table", coded(control.send("table.step", table=table, seq=steps, step=last)),
+    judge("table.step on the closed table", coded(control.request("table.step", table=table, seq=steps, step=last)),
           refused(REFUSED_CLOSED))
     for op in ("table.resume", "table.recall", "table.close"):
-        judge(f"{op} on the closed table", coded(control.send(op, table=table)), refused(REFUSED_CLOSED))
-    judge("table.open of the closed table's id", control.send("table.open", table=table, **opened), fresh)
-    judge("table.recall of the table opened again", control.send("table.recall", table=table), {"games": []})
-    judge("table.close of the table opened again", control.send("table.close", table=table), {})
+        judge(f"{op} on the closed table", coded(control.request(op, table=table)), refused(REFUSED_CLOSED))
+    judge("table.open of the closed table's id", control.request("table.open", table=table, **opened), fresh)
+    judge("table.recall of the table opened again", control.request("table.recall", table=table), {"games": []})
+    judge("table.close of the table opened again", control.request("table.close", table=table), {})
 
 
 def kind_counts(made: list[Any], survived: int) -> list[tuple[str, int, int]]:

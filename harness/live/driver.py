@@ -46,7 +46,7 @@ from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, coded, kind_counts, plan_life, resend,
                                          storm)
 from tablecert.harness.live.findings import Divergence, compared_pair, finding_note, live_detail
-from tablecert.harness.live.instance import InstanceControl
+from tablecert.harness.instance.vendor_instance import VendorInstance
 from tablecert.harness.model import BatchOutcome, Fault, stored_answer, stored_expected
 from tablecert.harness.instance.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
@@ -145,7 +145,7 @@ class Play:
     survived: int = 0
     pending: Interruption | None = None
     restored: Any = None            # the resume answer after the last interruption
-    asking: str = ""                # the request a vendor fault was met during (InstanceControl.asking)
+    asking: str = ""                # the request a vendor fault was met during (VendorInstance.asking)
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
     def said(self, asked: str, answer: Any) -> None:
@@ -184,7 +184,7 @@ Recall = Callable[[int, str], None]
 saying when: ``recall(i, asked)``, Divergence if wrong."""
 
 
-def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any], expected: list[dict[str, Any]],
+def play_vector(control: VendorInstance, config: Any, tc_id: int, case: dict[str, Any], expected: list[dict[str, Any]],
                 points: dict[int, str], play: Play, game: str = "craps", life: VectorLife | None = None,
                 records: Recall | None = None) -> None:
     """Play one live vector of ``game`` (see the module docstring) with its ``life`` cuts, storms,
@@ -211,18 +211,18 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
         if records is not None:
             records(i, asked)
         else:
-            _expect(play, f"table.recall {asked}", control.send("table.recall", table=tid),
+            _expect(play, f"table.recall {asked}", control.request("table.recall", table=tid),
                     recall_of(rack, steps[:i], expected[:i], game))
 
     opened = {"config": config, "rack": rack, **({"game": game} if game != "craps" else {})}
-    _expect(play, "table.open", control.send("table.open", table=tid, **opened),
+    _expect(play, "table.open", control.request("table.open", table=tid, **opened),
             {"steps": 0, "table": rules.initial_table(rack)})
     recall(0, "after the table was opened")
     for i, step in enumerate(steps):
         if i in life.at:
             storm(control, play, i, life.at[i], tid, judge, {"steps": i, "table": before(i)})
             where = play.made[-1].describe()
-            resumed = control.send("table.resume", table=tid)
+            resumed = control.request("table.resume", table=tid)
             play.restored = resumed["result"] if "result" in resumed else coded(resumed)
             judge(f"table.resume after {where}", resumed, {"steps": i, "table": before(i)})
             recall(i, f"after the restart ({where})")
@@ -232,10 +232,10 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
         if mode is not None:
             point = Interruption(i, mode)
             if mode != "between":
-                control.send_in_flight("table.step", mode == "answered", table=tid, seq=i, step=step)
+                control.in_flight("table.step", mode == "answered", table=tid, seq=i, step=step)
             control.restart()
             play.interrupted(point)
-            resumed = control.send("table.resume", table=tid)
+            resumed = control.request("table.resume", table=tid)
             play.said(f"table.resume after {point.describe()}", resumed)
             got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
             applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
@@ -246,18 +246,18 @@ def play_vector(control: InstanceControl, config: Any, tc_id: int, case: dict[st
             sent_again(i + 1 if applied else i)
             sent = applied
         if not sent:
-            _expect(play, f"table.step {i}", control.send("table.step", table=tid, seq=i, step=step), expected[i])
+            _expect(play, f"table.step {i}", control.request("table.step", table=tid, seq=i, step=step), expected[i])
         if rules.ends_game(step, expected[i]):
             recall(i + 1, f"after game ended by step {i}")
             sent_again(i + 1)
     recall(len(steps), "at the end of the round")
-    _expect(play, "table.close", control.send("table.close", table=tid), {})
+    _expect(play, "table.close", control.request("table.close", table=tid), {})
     closed_is_closed(control, play, life, tid, len(steps), steps[-1] if steps else {}, opened,
                      {"steps": 0, "table": rules.initial_table(rack)}, judge)
     play.finished()
 
 
-def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
+def judge_live(control: VendorInstance, unit: Batch, plan: LivePlan,
                details: dict[str, Any] | None = None, player: Callable[..., None] | None = None) -> BatchOutcome:
     """Play every vector of a live batch on ``control`` with the interruptions of ``plan``; the
     outcome judged as the runner judges any batch (a passing vector answered with its expected
@@ -278,16 +278,17 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
         expected = unit.expected[i].get("result", {}).get("steps")
         play = Play(tc_id)
         points = plan.of((unit.file, tc_id))
-        try:
-            player(control, unit.config, tc_id, unit.cases[i], expected, points, play, GAME_OF_OP.get(unit.op, ""),
-                   plan.life_of((unit.file, tc_id)))
+        err = control.failure_of(lambda: player(control, unit.config, tc_id, unit.cases[i], expected, points, play,
+                                                GAME_OF_OP.get(unit.op, ""), plan.life_of((unit.file, tc_id))),
+                                 Divergence, cut=True)     # a failing vector: the next starts on a fresh process
+        if err is None:
             results.append(unit.expected[i]["result"])
-        except (Divergence, VendorFault) as err:
+        else:
+            assert isinstance(err, (Divergence, VendorFault))
             if isinstance(err, VendorFault):     # a fault finding: kept with the request and the vendor's stderr
                 play.asking = control.asking
                 faults.append(Fault(unit.file, unit.op, tc_id, 1, len(faults) + 1, err.kind.value,
                                     f"during {play.asking}: {err.detail}", err.stderr_tail))
-            control.kill()      # whatever the vendor holds now, the next vector starts on a fresh process
             results.append({"failed": play.transcript[-1:] or None})
             notes[tc_id] = finding_note(play, err, points)
             expected_answer, answered = compared_pair(err)
@@ -310,13 +311,11 @@ def judge_live(control: InstanceControl, unit: Batch, plan: LivePlan,
 
 def replay_live(replay: dict[str, Any], control: Any, player: Callable[..., None] = play_vector) -> Exception | None:
     """Play a replay file's script with its interruptions on ``control`` (an
-    :class:`~tablecert.harness.live.instance.InstanceControl`) by ``player`` (:func:`play_vector`
+    :class:`~tablecert.harness.instance.vendor_instance.VendorInstance`) by ``player`` (:func:`play_vector`
     unless given); the divergence or fault it meets (None if the vendor now answers every request
     as the oracle does)."""
     points = {p["step"]: p["mode"] for p in replay["interruptions"] if p["mode"] in MODES}
-    try:
-        player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-               Play(replay["tcId"]), replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"]))
-    except (Divergence, VendorFault) as err:
-        return err
-    return None
+    return control.failure_of(lambda: player(control, replay["config"], replay["tcId"], replay["case"],
+                                             replay["expected"]["steps"], points, Play(replay["tcId"]),
+                                             replay.get("game", "craps"), VectorLife.of_records(replay["interruptions"])),
+                              Divergence)

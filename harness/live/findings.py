@@ -208,7 +208,7 @@ def last_line(stderr_tail: str) -> str:
 
 def fault_words(err: VendorFault, asking: str) -> str:
     """A vendor's fault during live play in the lab's words: what happened, during which request
-    (``asking``: :attr:`~tablecert.harness.live.instance.InstanceControl.asking`), the harness's
+    (``asking``: :attr:`~tablecert.harness.instance.vendor_instance.VendorInstance.asking`), the harness's
     detail and the vendor's last line on stderr (``the vendor crashed during table.step 7 of
     table s3 (crash: vendor closed its output: exit status 1); its last line on stderr: ...``)."""
     words = FAULT_WORDS.get(err.kind, "the vendor faulted")

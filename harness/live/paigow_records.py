@@ -22,7 +22,7 @@ from typing import Any
 
 from tablecert.harness.live.cuts import RESENT, VectorLife
 from tablecert.harness.live.driver import Play, play_vector, replay_live, table_id
-from tablecert.harness.live.instance import InstanceControl
+from tablecert.harness.instance.vendor_instance import VendorInstance
 from tablecert.harness.live.stations import declared_features, judge_answer
 from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_tables import RECALL_GAMES
@@ -36,7 +36,7 @@ class PaigowPlayer:
 
     build: str
 
-    def __call__(self, control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any],
+    def __call__(self, control: VendorInstance, config: Any, tc_id: int, case: dict[str, Any],
                  expected: list[dict[str, Any]], points: dict[int, str], play: Play, game: str = "paigow",
                  life: VectorLife | None = None) -> None:
         tid = table_id(tc_id, game)
@@ -49,20 +49,20 @@ class PaigowPlayer:
                 books.add(steps[books.steps], expected[books.steps])
             last = next((p for p in reversed(play.made) if p.mode != RESENT), None)
             event = f"(last event: {'the cut ' + last.describe() if last is not None else 'none'})"
-            judge_answer(play, f"table.recall {asked} {event}", control.send("table.recall", table=tid),
+            judge_answer(play, f"table.recall {asked} {event}", control.request("table.recall", table=tid),
                          books.recall(), recall=True)
-            judge_answer(play, f"table.meters {asked} {event}", control.send("table.meters", table=tid),
+            judge_answer(play, f"table.meters {asked} {event}", control.request("table.meters", table=tid),
                          books.meters())
 
         play_vector(control, config, tc_id, case, expected, points, play, game, life, records)
 
 
-def replay_paigow(replay: dict[str, Any], control: InstanceControl) -> Exception | None:
+def replay_paigow(replay: dict[str, Any], control: VendorInstance) -> Exception | None:
     """Play a pai gow vector's replay (a line of ``failures/*.paigow.table.tgN.jsonl``) as the run
     judged it: its records and meters judged when the vendor's hello declares them now; the
     divergence or fault it meets (None if every answer is now the oracle's)."""
-    control.start()
-    hello = control.hello
+    control.live_session()
+    hello = control.greeting
     if FEATURE not in declared_features(hello) or hello is None:
         return replay_live(replay, control)
     return replay_live(replay, control, PaigowPlayer(hello.build))

@@ -5,9 +5,10 @@
 starts, removed when the run ends: :func:`~tablecert.harness.live.instance.vendor_state_dir`;
 one an earlier, killed invocation of the run left behind is removed first),
 the interruption plan over the whole suite (:func:`~tablecert.harness.live.driver.plan_interruptions`,
-kept in the run's meta as ``live``) and the vendor instance it kills and restarts
-(:class:`~tablecert.harness.live.instance.InstanceControl`, each restart checked to be the
-vendor the run began with). Each batch is judged with
+kept in the run's meta as ``live``) and the vendor instance it kills and restarts (the run's
+common :class:`~tablecert.harness.instance.vendor_instance.VendorInstance` over the adapter's
+live sessions, :meth:`~tablecert.harness.adapters.registry.VendorTarget.live_opener`, each
+restart checked to be the vendor the run began with, its build unchanged). Each batch is judged with
 :func:`~tablecert.harness.live.driver.judge_live`, as a unit of the run pipeline
 (:class:`LiveBatch`, which :func:`tablecert.harness.run.judging.judge` plays), given of the run
 only its suite and meta (:class:`~tablecert.harness.instance.context.LiveContext`); a vendor that does
@@ -16,26 +17,25 @@ not declare every live op (or speaks ``tablecert-vendor/1``) gets the batch as *
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablecert.harness.contract import SessionOptions, VendorFault
+from tablecert.harness.adapters.registry import VendorTarget
+from tablecert.harness.contract import Hello, SessionOptions
 from tablecert.harness.live.driver import (ALL_KINDS, DEFAULT_INTERRUPTIONS, DIMENSION, LivePlan, first_cut,
                                            judge_live, plan_interruptions)
-from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.live.cuts import CUT_KINDS
-from tablecert.harness.live.instance import (InstanceControl, live_opener, remove_stale_state, state_holder,
-                                             state_mounts, state_view, vendor_state_dir)
+from tablecert.harness.adapters.live_session import state_view
+from tablecert.harness.live.instance import remove_stale_state, state_holder, state_mounts, vendor_state_dir
 from tablecert.harness.live.state_holder import state_holds
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
-from tablecert.harness.model import BatchOutcome, BatchStatus, Fault, Outcome
+from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
 from tablecert.harness.instance.context import LiveContext, MetaBook, SuiteRun
-from tablecert.harness.instance.vendor_instance import Identity, VendorInstance, identity_of, restarted_as_before
+from tablecert.harness.instance.vendor_instance import Identity, VendorInstance
 from tablecert.harness.instance.vectors import whole_batch
 from tablecert.harness.suites.reader import Batch, iter_batches
 from tablecert.oracle.live_stations import FEATURES, STATIONS_OP, features_of
@@ -61,19 +61,20 @@ class LiveRun:
     """One run's live tables (see the module docstring). Use it as a context manager around the run."""
 
     ops: ClassVar[tuple[str, ...]] = (*GAME_OF_OP, STATIONS_OP)   # the live suite's ops: each batch played here
-    target: str                               # the vendor's command line
+    target: str                               # the vendor's command line (plugin, URL: the adapter's target)
     options: SessionOptions
     base: Path                                # where the state_dir's folder is made (the run folder)
     interruptions: int = DEFAULT_INTERRUPTIONS
     enabled: bool = True
     seed: int = 0
-    control: InstanceControl | None = None
+    control: VendorInstance | None = None
     plan: LivePlan | None = None
     plan_kept: bool = False                   # the plan is in the run's meta
     state_dir: str | None = None
     state_view: str | None = None             # where the harness reads it (not root: through its holder)
     cleanup_failure: str | None = None        # why the state_dir could not be removed (the run goes on)
     recheck: Callable[[], None] | None = None  # the vendor's build checked at every restart (VendorFault when changed)
+    adapter: str = "subprocess"               # the adapter that reaches the vendor (its live sessions)
     _stack: ExitStack = field(default_factory=ExitStack)
 
     def __enter__(self) -> LiveRun:
@@ -85,7 +86,7 @@ class LiveRun:
         what the vendor left cannot cost the run its outputs."""
         try:
             if self.control is not None:
-                self.control.close()
+                self.control.drop()
         finally:
             try:
                 self._stack.close()
@@ -97,24 +98,28 @@ class LiveRun:
         (:func:`tablecert.harness.run.judging.judge` plays it)."""
         return LiveBatch(self, batch, context.suite, context.meta)
 
-    def instance(self, began: Identity) -> InstanceControl:
-        """The vendor instance on this run's state_dir (made on first use), each restart checked
-        to be the vendor ``began`` (the run's)."""
+    def scope(self) -> str | None:
+        """Why this run's live tables cannot be played over its adapter (None: they can)."""
+        return VendorTarget(self.adapter, self.target, self.options).live_scope()
+
+    def instance(self, began: Identity) -> VendorInstance:
+        """The vendor instance on this run's state_dir (made on first use), each instance checked
+        to be the vendor ``began`` (the run's), its build unchanged."""
         if self.control is None:
-            argv = shlex.split(self.target)
+            vendor = VendorTarget(self.adapter, self.target, self.options)
             remove_stale_state(self.base)
             limit = self.options.max_state_mb
-            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor_uid(argv, self.options), limit))
-            holder = self._stack.enter_context(state_holder(self.state_dir, limit))   # ended first, then removed
+            self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor.state_owner(), limit))
+            holder = (self._stack.enter_context(state_holder(self.state_dir, limit))   # ended first, then removed
+                      if vendor.starts_vendor() else None)
             self.state_view = state_view(self.state_dir, holder)
-            opener = live_opener(self.target, replace(self.options, state_holder=holder), self.state_dir)
-            self.control = InstanceControl(opener, lambda hello: self._restarted(hello, began))
+            vendor = replace(vendor, options=replace(self.options, state_holder=holder))
+            self.control = VendorInstance(vendor.live_opener(self.state_dir), began=began, on_hello=self._rechecked)
         return self.control
 
-    def _restarted(self, hello: Any, began: Identity) -> None:
-        """Each instance checked to be the run's vendor, its build unchanged (a stat of every
-        file; only one whose size, time or inode moved is read again)."""
-        restarted_as_before(identity_of(hello), began)
+    def _rechecked(self, hello: Hello) -> None:
+        """The vendor's build unchanged at each instance's start (a stat of every file; only one
+        whose size, time or inode moved is read again)."""
         if self.recheck is not None:
             self.recheck()
 
@@ -130,7 +135,8 @@ class LiveRun:
         if not self.plan_kept:          # once per run (a plan given by a test too)
             self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
-                                "state_dir": state_dir_words()})
+                                "state_dir": state_dir_words(VendorTarget(self.adapter, self.target,
+                                                                          self.options).starts_vendor())})
         return self.plan
 
 
@@ -145,16 +151,24 @@ STATE_DIR_MEASURED = STATE_DIR_KEPT + ("; measured after every answer against --
                                        "namespaces)")
 
 
-def state_dir_words() -> str:
-    """How this process bounds a run's state_dir, as the run records it (summary.json's ``live``)."""
-    return STATE_DIR_MOUNTED if state_mounts() else STATE_DIR_HELD if state_holds() else STATE_DIR_MEASURED
+def state_dir_words(starts_vendor: bool = True) -> str:
+    """How this process bounds a run's state_dir, as the run records it (summary.json's ``live``);
+    ``starts_vendor``: the harness starts the vendor (not a server the lab runs), so a holder's
+    namespaces can be entered."""
+    return (STATE_DIR_MOUNTED if state_mounts() else STATE_DIR_HELD if starts_vendor and state_holds()
+            else STATE_DIR_MEASURED)
 
 
 def record_cleanup(live: LiveRun | None, book: MetaBook) -> None:
     """Put a failed removal of the run's state_dir (:attr:`LiveRun.cleanup_failure`) in the run's
     ``live`` meta (``state_dir_cleanup``; summary.json's ``live`` shows it)."""
     if live is not None and live.cleanup_failure is not None:
-        book.set_meta(live={**(book.meta().get("live") or {}), "state_dir_cleanup": live.cleanup_failure})
+        note_live(book, state_dir_cleanup=live.cleanup_failure)
+
+
+def note_live(book: MetaBook, **values: Any) -> None:
+    """``values`` added to the run's ``live`` meta (summary.json's ``live``)."""
+    book.set_meta(live={**(book.meta().get("live") or {}), **values})
 
 
 def supports_live(hello: Any) -> bool:
@@ -177,15 +191,14 @@ class LiveBatch:
     meta: MetaBook                 # the run's meta in run.db
 
     def play(self, instance: VendorInstance) -> BatchOutcome:
-        try:
-            instance.session()              # the run's vendor greeted: its identity known
-        except VendorFault as err:          # a fault of the run's vendor, kept; its tables not played
-            out = whole_batch(self.batch, BatchStatus.FAULT, Outcome.FAULT)
-            out.faults.append(Fault(self.batch.file, self.batch.op, self.batch.tc_ids[0], len(self.batch.tc_ids), 1,
-                                    err.kind.value, f"greeting the vendor before its live tables: {err.detail}",
-                                    err.stderr_tail))
-            return out
+        fault = instance.greeting_fault(self.batch, "greeting the vendor before its live tables")
+        if fault is not None:               # a fault of the run's vendor, kept; its tables not played
+            return fault
         if instance.hello is None or instance.began is None or not supports_live(instance.hello):
+            return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
+        scope = self.live.scope()
+        if scope is not None:               # the adapter cannot cut this vendor: scoped out, said on page 1
+            note_live(self.meta, not_played=scope)
             return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
         plan = self.live.plan_of(self.suite, self.meta)
         player: Callable[..., None] | None = None

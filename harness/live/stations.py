@@ -36,11 +36,10 @@ from datetime import datetime
 from typing import Any
 
 from tablecert.harness.answers.compare import strict_equal
-from tablecert.harness.contract import VendorFault
 from tablecert.harness.live.cuts import REFUSED_AGAIN, REFUSED_CLOSED, RESENT, LifeCut, coded, refused
 from tablecert.harness.live.driver import Divergence, Interruption, Play
 from tablecert.harness.live.findings import station_fields
-from tablecert.harness.live.instance import InstanceControl
+from tablecert.harness.instance.vendor_instance import VendorInstance
 from tablecert.oracle.game_records import config_digest
 from tablecert.oracle.live_stations import FEATURES, OP_OF_ACT, StationBooks, ends_game, features_of, initial_state
 from tablecert.oracle.live_tables import RECALL_GAMES
@@ -165,7 +164,7 @@ class StationPlayer:
     meters: bool
     event: str = "none"
 
-    def __call__(self, control: InstanceControl, config: Any, tc_id: int, case: dict[str, Any],
+    def __call__(self, control: VendorInstance, config: Any, tc_id: int, case: dict[str, Any],
                  expected: list[dict[str, Any]], points: dict[int, str], play: Play, game: str = "",
                  life: object = None) -> None:
         # ``life``: the life cuts (harness/live/cuts.py) are played on single-player tables only; a
@@ -188,11 +187,11 @@ class StationPlayer:
                 books.add(steps[books.steps], expected[books.steps])
             for s in only or stations:
                 asked = f"table.recall of station {s} {why}"
-                answer = control.send("table.recall", table=tid, station=s)
+                answer = control.request("table.recall", table=tid, station=s)
                 expect(asked, answer, books.recall(s), recall=True)
                 kept_times(play, f"{asked} (last event: {self.event})", s, answer["result"]["games"], times)
             if self.meters:
-                expect(f"table.meters {why}", control.send("table.meters", table=tid), books.meters())
+                expect(f"table.meters {why}", control.request("table.meters", table=tid), books.meters())
 
         def send(i: int, step: dict[str, Any], in_flight: bool = False, answered: bool = False) -> dict[str, Any]:
             op = OP_OF_ACT.get(step["act"], "table.step")
@@ -202,11 +201,11 @@ class StationPlayer:
             elif "station" in step:
                 fields["station"] = step["station"]
             if in_flight:
-                control.send_in_flight(op, answered, **fields)
+                control.in_flight(op, answered, **fields)
                 return {}
-            return control.send(op, **fields)
+            return control.request(op, **fields)
 
-        expect("table.open", control.send("table.open", table=tid, config=config, stations=case["stations"],
+        expect("table.open", control.request("table.open", table=tid, config=config, stations=case["stations"],
                                           on_disable=case["on_disable"]),
                {"steps": 0, "table": initial_state(case["stations"])})
         judge_books(0, "after the table was opened")
@@ -219,7 +218,7 @@ class StationPlayer:
                 control.restart()
                 play.interrupted(point)
                 self.event = f"the cut {point.describe()}"
-                resumed = control.send("table.resume", table=tid)
+                resumed = control.request("table.resume", table=tid)
                 play.said(f"table.resume after {point.describe()}", resumed)
                 got = play.restored = resumed["result"] if "result" in resumed else {"error": resumed["error"]}
                 applied = mode != "between" and isinstance(got, dict) and got.get("steps") == i + 1
@@ -235,7 +234,7 @@ class StationPlayer:
                     expect(f"{OP_OF_ACT.get(steps[done - 1]['act'], 'table.step')} {done - 1}{acting(steps[done - 1])} "
                            "sent again",
                            coded(send(done - 1, steps[done - 1])), refused(REFUSED_AGAIN))
-                    expect(f"table.resume after step {done - 1} was sent again", control.send("table.resume", table=tid),
+                    expect(f"table.resume after step {done - 1} was sent again", control.request("table.resume", table=tid),
                            {"steps": done, "table": expected[done - 1]["table"]})
                 sent = applied
             if not sent:
@@ -248,7 +247,7 @@ class StationPlayer:
             if ends_game(step, expected[i], case["on_disable"]):
                 judge_books(i + 1, f"after the game ended by step {i}")
         judge_books(len(steps), "at the end of the table")
-        expect("table.close", control.send("table.close", table=tid), {})
+        expect("table.close", control.request("table.close", table=tid), {})
         # closed is closed, across a restart too: every op on the closed table refused
         play.interrupted(LifeCut(len(steps), "hello_answered", closed=True))
         control.restart()
@@ -257,22 +256,18 @@ class StationPlayer:
         expect(f"{OP_OF_ACT.get(last['act'], 'table.step')} on the closed table", coded(send(len(steps), last)),
                refused(REFUSED_CLOSED))
         for op, extra in (("table.resume", {}), ("table.recall", {"station": stations[0]}), ("table.close", {})):
-            expect(f"{op} on the closed table", coded(control.send(op, table=tid, **extra)), refused(REFUSED_CLOSED))
+            expect(f"{op} on the closed table", coded(control.request(op, table=tid, **extra)), refused(REFUSED_CLOSED))
         play.finished()
 
 
-def replay_stations(replay: dict[str, Any], control: InstanceControl) -> Exception | None:
+def replay_stations(replay: dict[str, Any], control: VendorInstance) -> Exception | None:
     """Play a station vector's replay (a line of ``failures/*.craps.stations.tgN.jsonl``) with its
     interruptions on ``control``, judged as the run judged it (the build and the features the
     vendor's hello declares now); the divergence or fault it meets (None if every answer is now
     the oracle's)."""
-    control.start()
-    hello = control.hello
+    control.live_session()
+    hello = control.greeting
     player = StationPlayer(hello.build if hello is not None else "", "meters" in declared_features(hello))
     points = {p["step"]: p["mode"] for p in replay["interruptions"]}
-    try:
-        player(control, replay["config"], replay["tcId"], replay["case"], replay["expected"]["steps"], points,
-               Play(replay["tcId"]))
-    except (Divergence, VendorFault) as err:
-        return err
-    return None
+    return control.failure_of(lambda: player(control, replay["config"], replay["tcId"], replay["case"],
+                                             replay["expected"]["steps"], points, Play(replay["tcId"])), Divergence)

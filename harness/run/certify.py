@@ -20,7 +20,7 @@ import hashlib
 import shutil
 from tempfile import TemporaryDirectory
 from collections.abc import Callable
-from contextlib import closing, nullcontext
+from contextlib import closing
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -229,13 +229,11 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
                                                               checkpoints=chain.Checkpoints(key, head),
                                                               parallel=run.parallel and replace(run.parallel,
                                                                                                 vendor=vendor)))
-        live_run = None
-        if vendor.adapter == "subprocess":
-            live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()),
-                               recheck=build.recheck if build is not None else None)
+        live_run = LiveRun(vendor.target, vendor.options, out, **asdict(options.live or LiveSettings()),
+                           recheck=build.recheck if build is not None else None, adapter=vendor.adapter)
         runner.live = live_run
         try:
-            with live_run or nullcontext():
+            with live_run:
                 result = runner.run()
         except VendorNotGreeted:
             _record_cleanup(out, live_run)
@@ -260,10 +258,10 @@ def _binds_fixed(vendor: VendorTarget) -> VendorTarget:
     return replace(vendor, options=fix_binds(argv, vendor.options))
 
 
-def _record_cleanup(out: Path, live: LiveRun | None) -> None:
+def _record_cleanup(out: Path, live: LiveRun) -> None:
     """A live state_dir that could not be removed, in the run's record before it is sealed (the
     outputs are written all the same)."""
-    if live is not None and live.cleanup_failure is not None:
+    if live.cleanup_failure is not None:
         with closing(RunStore(out / "run.db")) as db:
             record_cleanup(live, db)
 
