@@ -204,3 +204,17 @@ def test_the_plan_presses_catches_a_press_that_replaces_the_bet() -> None:
     cases = [play_plan(config, presses, totals)[0] for n in (1, 2) for totals in product((3, 4, 6, 7, 11, 12), repeat=n)]
     caught = [c for c in cases if play(config, c) != play(config, c, PressReplaces)]
     assert caught and len(caught) < len(cases)
+
+
+def test_every_house_rule_value_plays_the_edge_scripts_on_both_commission_tables() -> None:
+    """Issue 50 item 3: the depth groups (the scripts written for the edges, played under each
+    value), so a vendor declaring one value meets the default rules' edges (bench_house_depth.py)."""
+    from fractions import Fraction
+    from tablecert.vectors.round_cases import depth_groups
+    groups = list(depth_groups(load_profile("odds-3-4-5x").craps))
+    cells = {(name, json.dumps(g.config["house_rules"][name]), Fraction(g.config["commission_rate"]) != 0)
+             for g in groups for name in g.config["house_rules"]
+             if g.config["house_rules"][name] != HOUSE_RULES[name][1]}
+    assert cells == {(name, json.dumps(v), charged) for name, (values, default, _) in HOUSE_RULES.items()
+                     for v in values if v != default for charged in (False, True)}
+    assert all(len(list(g.vectors)) == 16 + 42 for g in groups)

@@ -354,7 +354,30 @@ def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Itera
     yield VectorGroup(OP, charged, "malformed cases", [Vector(c, why, ("InvalidInput",), ("INT-CRAPS-LINE-BETS",))
                                                        for c, why in _malformed()])
     if bounds.crossed:
+        yield from depth_groups(table)
         yield from crossed_groups(table, bounds.crossed)
+
+
+def depth_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
+    """Issue 50 item 3: each house rule at each other value (the opt-in ones too) on the table
+    without and with a commission, playing the scripts written (under the default rules) to reach
+    the edges (every change of a bet, every refusal pair, what only longer sequences reach:
+    :mod:`round_edges`), so that a
+    vendor that declares only that value meets the edges the default rules' rounds reach
+    (``benchmarks/bench_house_depth.py`` counts them)."""
+    for base in (variant(table, commission_rate="0"), commission_variant(table)):
+        default = parse_round_config(dict(base, house_rules=default_house_rules()))
+        scripts = edge_scripts(default) + refusal_pair_scripts(default) + reach_scripts(default)
+        where = "a" if Fraction(base["commission_rate"]) != 0 else "no"
+        for name, house in other_house_rules(opt_in=True):      # the same steps, the oracle's answers under the rule
+            cfg = dict(base, house_rules=house)
+            config = parse_round_config(cfg)
+            played = [_vector(config, case, comment, (flag,)) for flag, comment, case in scripts]
+            yield VectorGroup(OP, cfg, f"depth: house rule {name} {json.dumps(house[name])} on a table with {where} "
+                              "commission: the edges of every change of a bet, every refusal pair, what longer "
+                              "sequences reach, and every sequence of 1 or 2 rolls of totals "
+                              f"{', '.join(map(str, VARIANT_TOTALS))}, plan presses",
+                              cited(chain(played, _plan_vectors(config, ("presses",), 2, VARIANT_TOTALS)), house))
 
 
 def crossed_tables(table: dict[str, Any]) -> list[dict[str, Any]]:
