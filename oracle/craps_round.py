@@ -64,6 +64,7 @@ HOUSE_RULES: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     "bar_push": (("stays", "returned"), "stays", "INT-BAR-PUSH"),
     "take_down_unset": ((True, False), True, "INT-TAKE-DOWN"),
     "take_down_dont": ((True, False), True, "INT-TAKE-DOWN"),
+    "press_unset": ((False, True), False, "INT-PRESS-UNSET"),
 }
 """house rule -> (allowed values, the common casino default, interpretation-register entry).
 
@@ -77,7 +78,17 @@ HOUSE_RULES: dict[str, tuple[tuple[Any, ...], Any, str]] = {
   come or don't come bet in the box) may be taken down.
 * ``take_down_dont``: a don't pass or don't come bet with its point may be taken down. A pass or
   come bet with its point is a contract bet and is never removable (``not_removable``).
+* ``press_unset`` (*since 1.1*, one of :data:`OPT_IN_RULES`): a line bet before its point (pass or
+  don't pass before the come-out roll, a come or don't come bet in the box) may be increased: a
+  ``bet`` step on its spot adds the amount to its flat (``True``) instead of being refused
+  ``bet_exists`` (``False``). Never a decrease (that is a take-down, ``take_down_unset``), never a
+  bet with its point.
 """
+
+OPT_IN_RULES = frozenset({"press_unset"})
+"""House rules new since 1.1: a vendor that does not name one in its declared ``craps.house_rules``
+offers its default only (a vendor of an earlier release never heard of it), where an earlier rule
+not named offers every value."""
 
 
 @dataclass(frozen=True)
@@ -216,15 +227,24 @@ class Table:
             raise Refused("point_on")
         if kind in BOX_BETS and self.point is None:
             raise Refused("no_point")
-        if kind in self.bets:
+        held = self.bets.get(kind)
+        if held is not None and not self.pressable(held):
             raise Refused("bet_exists")
         if amount <= 0:
             raise Refused("not_positive")
         if amount % self.cfg.unit:
             raise Refused("bad_increment")
         self._spend(amount)
-        self.bets[kind] = Bet(kind, None, amount)
+        if held is not None:        # pressed (INT-PRESS-UNSET): one bet, its flat increased
+            held.flat += amount
+        else:
+            self.bets[kind] = Bet(kind, None, amount)
         return []
+
+    def pressable(self, bet: Bet) -> bool:
+        """Whether a ``bet`` step on ``bet``'s spot adds to it (INT-PRESS-UNSET): a line bet before
+        its point, on a table whose house rule ``press_unset`` is true."""
+        return bool(self.house["press_unset"]) and self.own_point(bet) is None
 
     def odds_basis(self, bet: Bet) -> tuple[str, int, int | None]:
         """(bet, flat, point) that the odds behind ``bet`` are priced and limited on: its own."""

@@ -18,6 +18,8 @@ A reason is judged from what the step and the layout show, the way an engine may
   ``come6`` has 6, ``pass`` the table's): ``no_point`` and ``not_removable`` follow from it, so a
   step on a missing ``come`` bet is refused for two reasons (``no_such_bet`` first);
 * ``no_odds``: the id has no odds on the layout (no bet, or odds of 0);
+* ``bet_exists``: the kind's spot holds a bet that the step may not press (every bet, unless the
+  house rule ``press_unset`` lets a line bet before its point be increased, INT-PRESS-UNSET);
 * limits (``above_maximum``) and commissions need the bet's flat: only for a bet on the layout.
 """
 
@@ -91,7 +93,7 @@ def _bet_reasons(t: Table, step: dict[str, Any]) -> set[str]:
         ("invalid_bet", kind not in KINDS),
         ("point_on", kind in LINE_BETS and t.point is not None),
         ("no_point", kind in BOX_BETS and t.point is None),
-        ("bet_exists", kind in t.bets),
+        ("bet_exists", kind in t.bets and not t.pressable(t.bets[kind])),
         ("not_positive", amount <= 0),
         ("bad_increment", amount % t.cfg.unit != 0),
         ("insufficient_funds", amount > t.rack)) if applies}

@@ -20,6 +20,8 @@ serves it as ``tablecert reference-vendor`` does, without the command line's imp
 restarted after each interruption of a live run starts in a third of the time). Given the root of
 its build (``--build-root DIR``), it also answers the optional ``build.authenticate``
 (*Since 1.0.*, :mod:`tablecert.oracle.build_authenticate`) and declares it in hello's ``ops``.
+*Since 1.1* its v2 hello declares ``capabilities.craps.house_rules`` naming the opt-in house rules
+(:data:`OPT_IN_OFFERED`) with every value, as it plays them all.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ from tablecert.oracle.outcome_ops import HELLO_RNG, OUTCOME_OPS
 from tablecert.oracle.protocol import SPOKEN, V1, V2, V2_OPS, v1_result, v2_case
 from tablecert.oracle.table_config import parse_table_config
 from tablecert.oracle.table_journal import STATION_OPS, LiveError, TableJournal
+
+OPT_IN_OFFERED = {name: list(craps_round.HOUSE_RULES[name][0]) for name in sorted(craps_round.OPT_IN_RULES)}
+"""The opt-in house rules (*since 1.1*), every value: declared in hello, as a vendor must name them
+to be judged on their other values (every earlier rule, not named, offers all its values)."""
 
 PROTOCOL = V2
 
@@ -103,7 +109,8 @@ class ReferenceVendor:
     def hello(self) -> dict[str, Any]:
         ops = [op for op in OPS if self.protocol == V2 or op not in V2_OPS]
         live = [*LIVE_OPS, *STATION_OPS] if self.protocol == V2 else []
-        features = {"table_features": [*FEATURES, PAIGOW_RECORDS]} if self.protocol == V2 else {}
+        features = {"table_features": [*FEATURES, PAIGOW_RECORDS],
+                    "capabilities": {"craps": {"house_rules": OPT_IN_OFFERED}}} if self.protocol == V2 else {}
         return {
             "implementation": {"name": self.name, "version": __version__, "build": f"tablecert-{__version__}"},
             "ops": ops + list(OUTCOME_OPS) + live + ([BUILD_OP] if self.build_root is not None else []),

@@ -16,9 +16,13 @@ don't bets push on 12 only) and whole payouts (``payout_rounding`` ``exact``). A
 on the bar is handed back by crapssim (house rule ``bar_push`` ``returned``, INT-BAR-PUSH's other
 reading); ``--house-rules JSON`` adds ``craps.house_rules`` to the declaration (for instance
 ``'{"bar_push": ["returned"]}'``); without it every house rule is declared offered, as a vendor of
-the earlier release, and rounds under ``bar_push: "stays"`` differ from the oracle.
+the earlier release (the opt-in ``press_unset`` at its default only), and rounds under
+``bar_push: "stays"`` differ from the oracle. crapssim adds to a line bet before its point
+(``Player.add_bet`` combines the chips into one bet; contract 1.1's house rule ``press_unset``):
+under ``press_unset`` true the wrapper asks crapssim to combine them. ``--house-rules real``
+declares crapssim's own rules (:data:`REAL_RULES`).
 
-    python peers/crapssim_vendor.py [--house-rules JSON]
+    python peers/crapssim_vendor.py [--house-rules JSON|real]
 """
 
 from __future__ import annotations
@@ -43,8 +47,11 @@ PAY = {4: Fraction(2), 10: Fraction(2), 5: Fraction(3, 2), 9: Fraction(3, 2), 6:
 """The contract's payout odds on the pass side (the don't side pays the inverse)."""
 HOUSE_RULES = {"come_odds_come_out": ("off", "working"), "dont_come_odds_come_out": ("working", "off"),
                "working_call": ("roll", "bet"), "bar_push": ("stays", "returned"),
-               "take_down_unset": (True, False), "take_down_dont": (True, False)}
-"""The contract's house rules, the default first."""
+               "take_down_unset": (True, False), "take_down_dont": (True, False), "press_unset": (False, True)}
+"""The contract's house rules, the default first (``press_unset`` since contract 1.1)."""
+REAL_RULES = '{"bar_push": ["returned"], "press_unset": [true]}'
+"""The house rules crapssim plays (``--house-rules real``): a bar push handed back, and a line bet
+before its point added to (``Player.add_bet`` combines it with the bet on its spot)."""
 ORDER = ["pass", "dont_pass", "come", "dont_come", *(f"come{p}" for p in POINTS), *(f"dont_come{p}" for p in POINTS)]
 DECIMAL = re.compile(r"(0|[1-9][0-9]*)(\.[0-9]+)?")
 TABLE_FIELDS = ("unit", "free_odds", "max_odds", "commission_rate", "commission_rounding", "commission_unit",
@@ -150,6 +157,20 @@ def roll_with_crapssim(point: int | None, bets: list[tuple[str, int, int | None,
         out.append({"flat": results[id(base)], "odds": results[id(odds_bet)] if odds_bet else None,
                     "number": getattr(base, "number", None)})
     return out, table.point.number
+
+
+def press_with_crapssim(point: int | None, kind: str, flat: int, amount: int) -> int:
+    """The flat after a player adds ``amount`` to a ``kind`` bet in its spot before its point,
+    as crapssim's ``Player.add_bet`` does it (one bet, combined, if crapssim allows the sum)."""
+    table = Table()
+    table.point.number = point
+    player = table.add_player(bankroll=amount, strategy=NullStrategy())
+    player.bets.append(CRAPSSIM[kind](flat) if kind in ("pass", "dont_pass") else CRAPSSIM[kind](flat, None))
+    player.add_bet(CRAPSSIM[kind](amount) if kind in ("pass", "dont_pass") else CRAPSSIM[kind](amount, None))
+    (combined,) = player.bets
+    if combined.amount != flat + amount:
+        raise Refused("bet_exists")           # crapssim would not combine them
+    return flat + amount
 
 
 def settled(kind: str, flat: int, own: int | None, odds: int, working: bool, result: dict[str, Any],
@@ -269,12 +290,19 @@ class Round:
                 raise Refused("point_on")
             if kind in ("come", "dont_come") and self.point is None:
                 raise Refused("no_point")
-            if kind in self.bets:
+            held = self.bets.get(kind)
+            if held is not None and not self.house["press_unset"]:
                 raise Refused("bet_exists")
             if amount <= 0:
                 raise Refused("not_positive")
             if amount % self.cfg["unit"]:
                 raise Refused("bad_increment")
+            if held is not None:
+                if amount > self.rack:
+                    raise Refused("insufficient_funds")
+                self.rack -= amount
+                held["flat"] = press_with_crapssim(self.point, kind, held["flat"], amount)
+                return []
             self.spend(amount)
             self.bets[kind] = {"kind": kind, "flat": amount, "point": None, "odds": 0, "call": None}
             return []
@@ -412,11 +440,12 @@ def answer(request: Any, capabilities: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--house-rules", help="the craps.house_rules to declare (JSON); default: every value")
+    parser.add_argument("--house-rules", help="the craps.house_rules to declare (JSON, or 'real': crapssim's own, "
+                        f"{REAL_RULES}); default: none named")
     args = parser.parse_args()
     craps: dict[str, Any] = {"commission": False, "bar": [12], "payout_rounding": ["exact"]}
     if args.house_rules:
-        craps["house_rules"] = json.loads(args.house_rules)
+        craps["house_rules"] = json.loads(REAL_RULES if args.house_rules == "real" else args.house_rules)
     capabilities = {"craps": craps}
     for line in sys.stdin:
         try:

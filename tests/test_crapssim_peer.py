@@ -5,7 +5,9 @@
 Every difference from the oracle must be one the interpretation register names: crapssim hands a
 don't bet pushed on the bar back (INT-BAR-PUSH's other reading, ``bar_push: "returned"``), and
 the tables it does not offer (a commission, bar 2, payouts rounded down) are declared out, never
-failed. Declaring ``bar_push: ["returned"]`` then makes it certified for what it declares."""
+failed. Declared with its real rules (``--house-rules real``: ``bar_push: ["returned"]``, and
+*since 1.1* ``press_unset: [true]``, a line bet before its point added to, which crapssim's
+``Player.add_bet`` does) it is certified for what it declares."""
 
 from __future__ import annotations
 
@@ -18,10 +20,9 @@ import sys
 from pathlib import Path
 
 from tablecert.harness.answers.round_findings import first_divergence
-from tablecert.oracle.craps_round import HOUSE_RULES
+from tablecert.oracle.craps_round import HOUSE_RULES, OPT_IN_RULES
 
 PEER = Path(__file__).parent.parent / "peers" / "crapssim_vendor.py"
-BAR_PUSH_RETURNED = '{"bar_push": ["returned"]}'
 
 
 def peer_module():
@@ -65,6 +66,10 @@ def test_crapssim_differs_from_the_oracle_only_where_the_register_says(rounds_su
     not_certified = summary["scope"]["features_not_certified"]
     assert {"commission", "bar=2", "payout_rounding=down"} <= set(not_certified)
     assert all(not f.startswith("house_rule:") for f in not_certified)        # every house rule declared
+    # ... but the opt-in press_unset (since 1.1), not named, at its default only: its rounds outside
+    assert summary["scope"]["round_play"]["house_rules"]["press_unset"] == {
+        "values": [False], "default": False, "register": "INT-PRESS-UNSET", "not_certified": [True]}
+    assert OPT_IN_RULES == {"press_unset"}
     peer = peer_module()
     db = sqlite3.connect(tmp_path / "before" / "run.db")
     rows = db.execute('SELECT op, config, "case", expected FROM failures').fetchall()
@@ -76,18 +81,24 @@ def test_crapssim_differs_from_the_oracle_only_where_the_register_says(rounds_su
     print(f"\ncrapssim on rounds, every house rule declared: {totals}")
 
 
-def test_declaring_bar_push_returned_certifies_it_for_what_it_declares(rounds_suite: Path, tmp_path: Path) -> None:
-    code, summary = certify(rounds_suite, "rounds", tmp_path / "after", "--house-rules", BAR_PUSH_RETURNED)
+def test_crapssim_declared_with_its_real_rules_is_certified_for_what_it_declares(rounds_suite: Path,
+                                                                                   tmp_path: Path) -> None:
+    code, summary = certify(rounds_suite, "rounds", tmp_path / "after", "--house-rules", "real")
     totals = summary["totals"]
     assert (code, summary["verdict"]) == (0, "scoped_pass") and totals["fail"] == 0 and totals["fault"] == 0
     scope = summary["scope"]
-    assert scope["features_not_certified"]["house_rule:bar_push=stays"]["declared"] is False
-    assert scope["round_play"]["house_rules"]["bar_push"]["values"] == ["returned"]
-    assert scope["round_play"]["house_rules"]["bar_push"]["not_certified"] == ["stays"]
-    for name, (values, _, _) in HOUSE_RULES.items():          # every other value judged on a table it offers
-        if name != "bar_push":
-            assert scope["round_play"]["house_rules"][name]["values"] == list(values)
-    print(f"\ncrapssim on rounds, bar_push declared returned: {totals}; {summary['verdict']}: "
+    for setting in ("house_rule:bar_push=stays", "house_rule:press_unset=false"):
+        assert scope["features_not_certified"][setting]["declared"] is False
+    played = scope["round_play"]["house_rules"]
+    assert (played["bar_push"]["values"], played["bar_push"]["not_certified"]) == (["returned"], ["stays"])
+    assert (played["press_unset"]["values"], played["press_unset"]["not_certified"]) == ([True], [False])
+    # the rounds of both its settings on its table (no commission, bar 12, exact): every other rule at
+    # its other value (the crossed group "every house rule at its other value, the opt-in ones too")
+    for name, (values, default, _) in HOUSE_RULES.items():
+        if name not in ("bar_push", "press_unset"):
+            assert played[name]["values"] == [v for v in values if v != default]
+    assert scope["round_play"]["passed"] == scope["round_play"]["rounds"] > 0
+    print(f"\ncrapssim on rounds, declared with its real rules: {totals}; {summary['verdict']}: "
           f"{summary.get('verdict_reasons') or summary.get('reasons')}; round play {scope['round_play']}")
 
 

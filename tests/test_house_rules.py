@@ -89,8 +89,9 @@ def test_round_play_lists_the_settings_certified_and_not() -> None:
 
 RULE_FLAGS = {"come_odds_come_out": "PlayComeOddsComeOut", "dont_come_odds_come_out": "PlayDontComeOddsComeOut",
               "working_call": "PlayWorkingCall", "bar_push": "PlayBarPush", "take_down_unset": "PlayContractTakeDown",
-              "take_down_dont": "PlayContractTakeDown"}
-"""The bug class of each house rule (vectors/round_notes.toml), met by its named script."""
+              "take_down_dont": "PlayContractTakeDown", "press_unset": "PlayLinePress"}
+"""The bug class of each house rule (vectors/round_notes.toml), met by its named script (the press,
+by the plan presses)."""
 AT_LEAST = 56
 """Rounds per house-rule value and table: the named scripts (14) and the sequences of 1 or 2 rolls
 of six totals (42) of one plan, the fewest a crossed group holds."""
@@ -113,8 +114,107 @@ def test_every_house_rule_value_is_crossed_with_commission_bar_and_payout_roundi
     cells = [(house_rule_feature(name, value), commission, f"bar={bar}", f"payout_rounding={rounding}")
              for name, (values, _, _) in HOUSE_RULES.items() for value in values
              for commission in (False, True) for bar in (12, 2) for rounding in ("exact", "down")]
-    assert len(cells) == 12 * 8
+    assert len(cells) == 14 * 8
     missing = [cell for cell in cells if rounds[cell] < AT_LEAST]
     assert not missing, f"house rules not crossed: {missing}"
     unmet = [cell for cell in cells if RULE_FLAGS[cell[0].split(":")[1].split("=")[0]] not in flags[cell]]
     assert not unmet, f"a house rule's bug class not met: {unmet}"
+
+
+# -- pressing a line bet before its point (issue 50 item 4; contract 1.1, INT-PRESS-UNSET)
+
+PRESSING = {"press_unset": True}
+
+
+def _pressed_round(house_rules: dict) -> list[dict]:
+    """A pass bet of 500 added to before the come-out (rack 2,000), the point 6, a pass bet tried
+    with the point on, a come bet of 100 added to in the box, then a 4: the come bet travels."""
+    from tablecert.oracle.craps_round import parse_round_config, play
+    config = parse_round_config(dict(load_profile("odds-3-4-5x").craps, house_rules=house_rules))
+    steps = [{"act": "bet", "bet": "pass", "amount": 500}, {"act": "bet", "bet": "pass", "amount": 500},
+             {"act": "roll", "dice": [3, 3]}, {"act": "bet", "bet": "pass", "amount": 500},
+             {"act": "bet", "bet": "come", "amount": 100}, {"act": "bet", "bet": "come", "amount": 100},
+             {"act": "roll", "dice": [2, 2]}]
+    return play(config, {"rack": 2000, "steps": steps})["steps"]
+
+
+def test_a_line_bet_before_its_point_is_pressed_only_under_the_house_rule() -> None:
+    pressed = _pressed_round(PRESSING)
+    flats = [{b["bet"]: b["flat"] for b in r["table"]["bets"]} for r in pressed]
+    assert [r["error"] for r in pressed] == [None, None, None, "point_on", None, None, None]
+    assert flats == [{"pass": 500}, {"pass": 1000}, {"pass": 1000}, {"pass": 1000}, {"pass": 1000, "come": 100},
+                     {"pass": 1000, "come": 200}, {"pass": 1000, "come4": 200}]
+    assert [r["table"]["rack"] for r in pressed] == [1500, 1000, 1000, 1000, 900, 800, 800]
+    assert pressed[1]["events"] == [] and pressed[5]["events"] == []
+    refused = _pressed_round({})                      # the default, every earlier release's reading
+    assert [r["error"] for r in refused] == [None, "bet_exists", None, "point_on", None, "bet_exists", None]
+    assert refused[1]["table"] == refused[0]["table"] and refused[-1]["table"]["rack"] == 1400
+
+
+def test_bet_exists_is_a_reason_only_for_a_bet_that_may_not_be_pressed() -> None:
+    from tablecert.oracle.craps_round import Table, apply_step, parse_round_config
+    from tablecert.oracle.round_refusals import reasons
+    for house, waiting, with_point in ((PRESSING, (), ("point_on", "bet_exists")),
+                                       ({}, ("bet_exists",), ("point_on", "bet_exists"))):
+        t = Table(parse_round_config(dict(load_profile("odds-3-4-5x").craps, house_rules=house)), 10_000)
+        apply_step(t, {"act": "bet", "bet": "pass", "amount": 500})
+        assert reasons(t, {"act": "bet", "bet": "pass", "amount": 500}) == waiting
+        apply_step(t, {"act": "roll", "dice": [2, 2]})
+        assert reasons(t, {"act": "bet", "bet": "pass", "amount": 500}) == with_point
+
+
+def test_the_opt_in_rule_not_named_offers_its_default_only() -> None:
+    pressing, refusing = house_rule_feature("press_unset", True), house_rule_feature("press_unset", False)
+    assert (pressing, refusing) == ("house_rule:press_unset=true", "house_rule:press_unset=false")
+    for declared in (None, RETURNED_ONLY):        # an old vendor: nothing declared, or 1.0's rules only
+        caps = Capabilities.from_declaration(declared)
+        assert caps.offers(refusing) and not caps.offers(pressing)
+    real = Capabilities.from_declaration({"craps": {"house_rules": {"press_unset": [True]}}})
+    assert real.offers(pressing) and not real.offers(refusing) and real.offers("house_rule:bar_push=stays")
+    batch = _round_batch(load_profile("odds-3-4-5x").craps, PRESSING)
+    mark_batch(batch, Capabilities())             # no declaration at all: still outside
+    assert batch.outside == {1: pressing, 2: pressing}
+    from tablecert.oracle.vendor import ReferenceVendor
+    assert ReferenceVendor().hello()["capabilities"] == {"craps": {"house_rules": {"press_unset": [False, True]}}}
+
+
+def test_the_suites_tables_name_no_opt_in_rule_at_its_default() -> None:
+    """A vendor of 1.0 refusing an unknown house rule still reads every default table."""
+    from tablecert.vectors.round_cases import default_house_rules, other_house_values
+    assert "press_unset" not in default_house_rules() and "press_unset" not in other_house_values()
+    assert other_house_values(opt_in=True)["press_unset"] is True
+
+
+def test_the_plan_presses_catches_a_press_that_replaces_the_bet() -> None:
+    from itertools import product
+    from tablecert.oracle.craps_round import Table, parse_round_config, play
+    from tablecert.vectors.round_cases import play_plan, presses
+
+    class PressReplaces(Table):
+        def place(self, kind: str, amount: int) -> list:
+            held = self.bets.get(kind)
+            if held is not None and self.pressable(held):
+                self._spend(amount)
+                self.rack += held.flat         # the old chips handed back: the bet replaced, not added to
+                held.flat = amount
+                return []
+            return super().place(kind, amount)
+
+    config = parse_round_config(dict(load_profile("odds-3-4-5x").craps, house_rules=PRESSING))
+    cases = [play_plan(config, presses, totals)[0] for n in (1, 2) for totals in product((3, 4, 6, 7, 11, 12), repeat=n)]
+    caught = [c for c in cases if play(config, c) != play(config, c, PressReplaces)]
+    assert caught and len(caught) < len(cases)
+
+
+def test_every_house_rule_value_plays_the_edge_scripts_on_both_commission_tables() -> None:
+    """Issue 50 item 3: the depth groups (the scripts written for the edges, played under each
+    value), so a vendor declaring one value meets the default rules' edges (bench_house_depth.py)."""
+    from fractions import Fraction
+    from tablecert.vectors.round_cases import depth_groups
+    groups = list(depth_groups(load_profile("odds-3-4-5x").craps))
+    cells = {(name, json.dumps(g.config["house_rules"][name]), Fraction(g.config["commission_rate"]) != 0)
+             for g in groups for name in g.config["house_rules"]
+             if g.config["house_rules"][name] != HOUSE_RULES[name][1]}
+    assert cells == {(name, json.dumps(v), charged) for name, (values, default, _) in HOUSE_RULES.items()
+                     for v in values if v != default for charged in (False, True)}
+    assert all(len(list(g.vectors)) == 16 + 42 for g in groups)

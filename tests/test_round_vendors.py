@@ -24,7 +24,7 @@ from tablecert.harness.contract import SessionOptions
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.store import RunStore
 from tablecert.harness.run.runner import Runner
-from tablecert.oracle.craps_round import parse_round_config, play
+from tablecert.oracle.craps_round import OPT_IN_RULES, parse_round_config, play
 from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.oracle.vendor import ReferenceVendor
 from tablecert.reports import render_report
@@ -113,12 +113,12 @@ def published_house_rules() -> dict[str, dict]:
     """The house-rule table of the contract (harness/vendor-protocol.md, *Craps rounds*): rule ->
     its values (default first), its default and its register entry."""
     doc = (Path(__file__).parents[1] / "harness" / "vendor-protocol.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\| `(\w+)` \| (`[^|]*`) \| [^|]* \| (INT-[A-Z-]+) \|$", doc, re.M)
+    rows = re.findall(r"^\| (?:\*since [\d.]+:\* )?`(\w+)` \| (`[^|]*`) \| [^|]* \| (INT-[A-Z-]+) \|$", doc, re.M)
     table = {}
     for name, values, entry in rows:
         parsed = [json.loads(v) for v in re.findall(r"`([^`]*)`", values)]
         table[name] = {"values": parsed, "default": parsed[0], "register": entry}
-    assert len(table) == 6, table
+    assert len(table) == 7, table
     return table
 
 
@@ -140,19 +140,22 @@ def page_one(pdf: Path) -> str:
 def test_the_certificate_names_round_play_and_the_house_rules_certified(standard_rounds: Path, tmp_path: Path) -> None:
     """Issue 24 item 6: when craps.round is in a run's scope, page 1 of the certificate and
     summary.json say that round play was certified, how many rounds, and every house-rule setting
-    the judged rounds' tables used (standard's part plays each rule at both values)."""
+    the judged rounds' tables used (standard's part plays each rule at both values, the opt-in
+    ``press_unset``, since 1.1, at its default only: its other value is in ``rounds``)."""
     tests = load_manifest(standard_rounds)["numberOfTests"]
     out = certified_run("reference", standard_rounds, tmp_path / "reference")
     summary = json.loads((out / "summary.json").read_text())
     assert summary["verdict"] == "pass"
     play = summary["scope"]["round_play"]
-    certified_all = {name: {**rule, "not_certified": []} for name, rule in published_house_rules().items()}
+    certified_all = {name: {**rule, "values": rule["values"] if name not in OPT_IN_RULES else [rule["default"]],
+                            "not_certified": []} for name, rule in published_house_rules().items()}
     assert play == {"rounds": tests, "passed": tests, "house_rules": certified_all}    # every setting, none left out
     text = page_one(out / "certificate.pdf")
     assert "Round play certified" in text and f"{tests:,} rounds" in text
     for name, rule in published_house_rules().items():       # e.g. "bar_push stays (default), returned [INT-BAR-PUSH]"
         first, other = (json.dumps(v) if isinstance(v, bool) else v for v in rule["values"])
-        assert f"{name} {first} (default), {other} [{rule['register']}]" in text
+        played = f"{first} (default)" if name in OPT_IN_RULES else f"{first} (default), {other}"
+        assert f"{name} {played} [{rule['register']}]" in text
 
     out = certified_run("round_faulty_vendors:BarPushLostVendor", standard_rounds, tmp_path / "faulty")
     summary = json.loads((out / "summary.json").read_text())

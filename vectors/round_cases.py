@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import chain, product
 from typing import Any
 
 from tablecert.oracle import craps
-from tablecert.oracle.craps_round import (BOX_BETS, HOUSE_RULES, RoundConfig, Table, apply_step,
+from tablecert.oracle.craps_round import (BOX_BETS, HOUSE_RULES, OPT_IN_RULES, RoundConfig, Table, apply_step,
                                           parse_round_config)
 from tablecert.oracle.profiles import load_profile
 from tablecert.oracle.table_config import BARS, PAYOUT_ROUNDINGS
@@ -63,13 +63,22 @@ VARIANT_TOTALS = (3, 4, 6, 7, 11, 12)
 a natural and the bar."""
 VARIANT_PLANS = {"come_odds_come_out": ("right", "calls"), "dont_come_odds_come_out": ("wrong", "calls"),
                  "working_call": ("calls",), "bar_push": ("wrong",), "take_down_unset": ("removals",),
-                 "take_down_dont": ("removals",)}
+                 "take_down_dont": ("removals",), "press_unset": ("presses",)}
 """The plans each house rule's other value is played with."""
 Plan = Callable[[Table, int], list[Step]]
 """A bet plan: the steps a player takes before roll ``i`` on a table."""
 
 CLAUSES = ("craps.sw.1", "craps.sw.2", "craps.sw.3", "craps.sw.4", "craps.sw.5", "craps.sw.6", "craps.sw.7",
-           "INT-CRAPS-LINE-BETS", *sorted({entry for _, _, entry in HOUSE_RULES.values()} | {"INT-ROUND-COMMISSION"}))
+           "INT-CRAPS-LINE-BETS", *sorted({entry for name, (_, _, entry) in HOUSE_RULES.items() if name not in OPT_IN_RULES}
+                                          | {"INT-ROUND-COMMISSION"}))
+"""What every round vector cites; a round whose table names an opt-in rule (*since 1.1*) cites its
+entry too (:func:`cited`)."""
+
+
+def cited(vectors: Iterator[Vector], house: dict[str, Any]) -> Iterator[Vector]:
+    """``vectors`` citing the register entries of the opt-in rules ``house`` names, besides :data:`CLAUSES`."""
+    more = tuple(sorted({HOUSE_RULES[name][2] for name in house if name in OPT_IN_RULES}))
+    return (replace(v, clauses=v.clauses + more) for v in vectors) if more else vectors
 
 
 def _limit(t: Table, bet_id: str, which: int) -> int:
@@ -157,11 +166,27 @@ def removals(t: Table, i: int) -> list[Step]:
     return steps
 
 
+def presses(t: Table, i: int) -> list[Step]:
+    """Every line bet pressed before its point (INT-PRESS-UNSET, *since 1.1*): before a come-out
+    roll a pass and a don't pass bet placed, or added to when they wait on the layout; with a
+    point a come and a don't come bet placed and added to in the box, a pass bet tried (point_on),
+    and the maximum odds behind every bet with a point (their limit of the pressed flat). Under
+    ``press_unset`` false every addition is refused ``bet_exists``."""
+    flat = FLAT_UNITS * t.cfg.unit
+    if t.point is None:
+        steps = [bet("pass", flat), bet("dont_pass", flat)]
+    else:
+        steps = [s for kind in BOX_BETS if kind not in t.bets for s in (bet(kind, flat), bet(kind, flat))]
+        steps.append(bet("pass", flat))
+    return steps + _with_odds(t, ("pass", "dont_pass", "come", "dont_come"), _maximum)
+
+
 PLANS: dict[str, tuple[Plan, str]] = {
     "right": (right, "pass and come with the maximum odds"),
     "wrong": (wrong, "don't pass and don't come laying the maximum odds"),
     "calls": (calls, "both sides with odds above the free odds, called working and off"),
     "removals": (removals, "refused and allowed take-downs, reductions and odds"),
+    "presses": (presses, "line bets added to before their point, and the odds of the pressed flats"),
 }
 
 
@@ -194,6 +219,8 @@ def flags_of(case: dict[str, Any], records: list[Any]) -> tuple[str, ...]:
             called = 2
         if error:
             found.add("PlayRefusal")
+        if act == "bet" and s["bet"] in {b["bet"] for b in before["bets"]}:    # pressed, or bet_exists
+            found.add("PlayLinePress")
         if act == "roll" and r["accepted"]:
             total, point = sum(s["dice"]), before["point"]
             kinds = {b["bet"] for b in before["bets"]}
@@ -242,21 +269,26 @@ def _plan_vectors(config: RoundConfig, plans: tuple[str, ...], rolls: int,
                              flags_of(case, records), CLAUSES)
 
 
-def other_house_rules() -> list[tuple[str, dict[str, Any]]]:
-    """(rule, house rules) with every house rule at each of its other values, one at a time."""
+def other_house_rules(opt_in: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """(rule, house rules) with every house rule at each of its other values, one at a time (the
+    opt-in rules, *since 1.1*, only when ``opt_in``)."""
     out = []
     for name, (allowed, default, _) in HOUSE_RULES.items():
-        out += [(name, {**default_house_rules(), name: value}) for value in allowed if value != default]
+        if opt_in or name not in OPT_IN_RULES:
+            out += [(name, {**default_house_rules(), name: value}) for value in allowed if value != default]
     return out
 
 
 def default_house_rules() -> dict[str, Any]:
-    return {name: default for name, (_, default, _) in HOUSE_RULES.items()}
+    """The default house rules as a round table names them: every rule but the opt-in ones (*since
+    1.1*; absent, at their default), so a vendor of an earlier release reads every table it did."""
+    return {name: default for name, (_, default, _) in HOUSE_RULES.items() if name not in OPT_IN_RULES}
 
 
-def other_house_values() -> dict[str, Any]:
-    """Every house rule at its other value (each rule has two)."""
-    return {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()}
+def other_house_values(opt_in: bool = False) -> dict[str, Any]:
+    """Every house rule at its other value (each rule has two); the opt-in ones only when ``opt_in``."""
+    return {name: next(v for v in allowed if v != default) for name, (allowed, default, _) in HOUSE_RULES.items()
+            if opt_in or name not in OPT_IN_RULES}
 
 
 @dataclass(frozen=True)
@@ -322,7 +354,30 @@ def round_groups(table: dict[str, Any], bounds: Bounds = ROUNDS_BOUNDS) -> Itera
     yield VectorGroup(OP, charged, "malformed cases", [Vector(c, why, ("InvalidInput",), ("INT-CRAPS-LINE-BETS",))
                                                        for c, why in _malformed()])
     if bounds.crossed:
+        yield from depth_groups(table)
         yield from crossed_groups(table, bounds.crossed)
+
+
+def depth_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
+    """Issue 50 item 3: each house rule at each other value (the opt-in ones too) on the table
+    without and with a commission, playing the scripts written (under the default rules) to reach
+    the edges (every change of a bet, every refusal pair, what only longer sequences reach:
+    :mod:`round_edges`), so that a
+    vendor that declares only that value meets the edges the default rules' rounds reach
+    (``benchmarks/bench_house_depth.py`` counts them)."""
+    for base in (variant(table, commission_rate="0"), commission_variant(table)):
+        default = parse_round_config(dict(base, house_rules=default_house_rules()))
+        scripts = edge_scripts(default) + refusal_pair_scripts(default) + reach_scripts(default)
+        where = "a" if Fraction(base["commission_rate"]) != 0 else "no"
+        for name, house in other_house_rules(opt_in=True):      # the same steps, the oracle's answers under the rule
+            cfg = dict(base, house_rules=house)
+            config = parse_round_config(cfg)
+            played = [_vector(config, case, comment, (flag,)) for flag, comment, case in scripts]
+            yield VectorGroup(OP, cfg, f"depth: house rule {name} {json.dumps(house[name])} on a table with {where} "
+                              "commission: the edges of every change of a bet, every refusal pair, what longer "
+                              "sequences reach, and every sequence of 1 or 2 rolls of totals "
+                              f"{', '.join(map(str, VARIANT_TOTALS))}, plan presses",
+                              cited(chain(played, _plan_vectors(config, ("presses",), 2, VARIANT_TOTALS)), house))
 
 
 def crossed_tables(table: dict[str, Any]) -> list[dict[str, Any]]:
@@ -338,12 +393,14 @@ def house_settings() -> list[tuple[str, tuple[str, ...], dict[str, Any]]]:
     """(what, plans, house rules) of the crossed groups: the defaults, each rule at each other value
     (its plans, :data:`VARIANT_PLANS`), and every rule at its other value at once, so that every
     pair of values of two rules meets on a table (a vendor that declares one rule's other value
-    only is still judged on the other rules' values)."""
-    others = other_house_values()
+    only is still judged on the other rules' values); *since 1.1* the opt-in rules' other values
+    too (only here, in ``rounds``), alone and with every other rule's other value."""
     return [("the default house rules", tuple(PLANS), default_house_rules()),
             *((f"house rule {name} {json.dumps(house[name])}", VARIANT_PLANS[name], house)
-              for name, house in other_house_rules()),
-            ("every house rule at its other value", tuple(PLANS), others)]
+              for name, house in other_house_rules(opt_in=True)),
+            ("every house rule at its other value", tuple(PLANS), other_house_values()),
+            ("every house rule at its other value, the opt-in ones too", tuple(PLANS),
+             other_house_values(opt_in=True))]
 
 
 def crossed_groups(table: dict[str, Any], rolls: int) -> Iterator[VectorGroup]:
@@ -361,7 +418,7 @@ def crossed_groups(table: dict[str, Any], rolls: int) -> Iterator[VectorGroup]:
             yield VectorGroup(OP, round_cfg, f"crossed: {setting} on a table with {where}: the named scripts and "
                               f"every sequence of 1 to {rolls} rolls of totals {', '.join(map(str, totals))}, "
                               f"plans {', '.join(plans)}",
-                              chain(scripts, _plan_vectors(config, plans, rolls, totals)))
+                              cited(chain(scripts, _plan_vectors(config, plans, rolls, totals)), house))
 
 
 def _malformed() -> list[tuple[Any, str]]:

@@ -3,7 +3,8 @@ the table, the boundaries of every change of a bet, and the refusal pairs (issue
 
 :func:`reached` replays a case on the oracle's table and names, for every step:
 
-* **transition** ``("transition", act, ...)``: a flat bet by kind; an odds change by side (right,
+* **transition** ``("transition", act, ...)``: a flat bet by kind and whether its spot holds one
+  (a press, or ``bet_exists``); an odds change by side (right,
   wrong) and change (take, raise, reduce, remove, none, negative, no bet); a call by side, value
   and whether the point is on; a take-down by kind, point and odds; each bet a roll settles by
   kind, come-out or point, outcome and what became of each stake; each with the step's outcome
@@ -97,8 +98,8 @@ def _items_before(t: Table, step: dict[str, Any]) -> list[Item]:
     items: list[Item] = []
     if isinstance(step.get("amount"), int) and step["amount"] <= 0:
         items.append(("boundary", "amount", act, "zero" if step["amount"] == 0 else "negative"))
-    if act == "bet":
-        items.append(("transition", "bet", step["bet"]))
+    if act == "bet":       # onto a spot that holds a bet: a press (INT-PRESS-UNSET) or bet_exists
+        items.append(("transition", "bet", step["bet"], "onto a bet" if step["bet"] in t.bets else "empty spot"))
     elif act == "odds":
         items += _odds_items(t, step)
     elif act == "working":

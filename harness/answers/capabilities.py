@@ -23,8 +23,12 @@ A ``craps.round`` vector of a well-formed round table also carries its house rul
 (``house_rule:bar_push=stays``, ``house_rule:take_down_dont=true``, one per rule of
 ``oracle/craps_round.py``'s HOUSE_RULES, **new with craps.round**). **New:** they are table
 features like the others: ``craps.house_rules`` declares, for each rule, the values the table
-offers (an absent rule, or an absent declaration, offers all of them), and a round whose table
-uses a value not offered is outside (after the table features, in HOUSE_RULES' order). A run's
+offers (an absent rule, or an absent declaration, offers all of them; *since 1.1* a rule of
+``OPT_IN_RULES``, ``press_unset``, not named offers its default only: :func:`opt_in_setting`), and a
+round whose table uses a value not offered is outside (after the table features, in HOUSE_RULES'
+order). An opt-in rule's other value that the vendor does not offer narrows no certificate (the
+table plays the reading every earlier release judged): it is left out of the features not
+certified, though ``round_play`` still lists it among the settings ``not_certified``. A run's
 scope lists the settings its judged rounds covered and those it did not (``round_play``, see
 :func:`tablecert.harness.answers.round_findings.round_scope`); only the latter appear among the
 features (not certified), and ``--require house_rule:bar_push=stays`` requires one.
@@ -59,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 import fastjsonschema
 
 from tablecert.harness.model import Outcome, RunMeta, sent
-from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config
+from tablecert.oracle.craps_round import HOUSE_RULES, OPT_IN_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
 from tablecert.oracle.table_config import BARS, BETS, COMMISSION_ROUNDINGS, PAYOUT_ROUNDINGS, parse_table_config
 
@@ -146,8 +150,9 @@ class Capabilities:
         if feature == "player_banked":
             return self.player_banked
         if feature.startswith(HOUSE_RULE):
-            return (name.removeprefix(HOUSE_RULE) not in self.restricted_rules
-                    or self.house_rules is not None and feature in self.house_rules)
+            if name.removeprefix(HOUSE_RULE) in self.restricted_rules:
+                return self.house_rules is not None and feature in self.house_rules
+            return not opt_in_setting(feature)
         allowed: frozenset[Any] | None = {"commission_rounding": self.commission_rounding,
                                           "payout_rounding": self.payout_rounding}.get(name)
         if name in ("commission_rounding", "payout_rounding"):
@@ -212,6 +217,14 @@ def house_rule_feature(name: str, value: Any) -> str:
     return f"{HOUSE_RULE}{name}={json.dumps(value) if isinstance(value, bool) else value}"
 
 
+def opt_in_setting(feature: str) -> bool:
+    """Whether ``feature`` is an opt-in house rule (*since 1.1*, ``OPT_IN_RULES``) at a value other
+    than its default: offered only by a vendor that names it in its declared house rules."""
+    name = feature.partition("=")[0].removeprefix(HOUSE_RULE)
+    return (feature.startswith(HOUSE_RULE) and name in OPT_IN_RULES
+            and feature != house_rule_feature(name, HOUSE_RULES[name][1]))
+
+
 def _code(expected: Mapping[str, Any]) -> str | None:
     error = expected.get("error")
     return error if isinstance(error, str) else None
@@ -258,13 +271,13 @@ def mark_batch(batch: Any, capabilities: Capabilities) -> None:
     the vector outside the declaration) for the judge."""
     features = vector_features(batch.op, batch.config, batch.cases, batch.expected)
     batch.features, batch.outside = dict(zip(batch.tc_ids, features)), {}
-    if capabilities.everything:
+    if capabilities.everything and batch.op != "craps.round":       # a round may carry an opt-in rule
         return
-    offered: dict[str, bool] = {}
+    offered = {f: capabilities.offers(f) for carried in set(features) for f in carried}
+    if all(offered.values()):
+        return
     for tc_id, carried in zip(batch.tc_ids, features):
         for f in carried:
-            if f not in offered:
-                offered[f] = capabilities.offers(f)
             if not offered[f]:
                 batch.outside[tc_id] = f
                 break
@@ -331,7 +344,7 @@ def feature_scope(totals: Mapping[str, Mapping[str, int]], unsupported: Mapping[
         if tested:
             if not feature.startswith(HOUSE_RULE):       # the settings certified: in round_play
                 certified[feature] = tested
-        elif c.get(Outcome.UNSUPPORTED):
+        elif c.get(Outcome.UNSUPPORTED) and not (opt_in_setting(feature) and not declared.offers(feature)):
             uncertified[feature] = {"vectors": c[Outcome.UNSUPPORTED], "declared": declared.offers(feature),
                                     "reason_for": unsupported.get(feature, {}).get(Outcome.UNSUPPORTED, 0)}
     required = list(meta.required_features or [])
