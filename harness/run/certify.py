@@ -20,7 +20,7 @@ import hashlib
 import shutil
 from tempfile import TemporaryDirectory
 from collections.abc import Callable
-from contextlib import closing
+from contextlib import closing, nullcontext
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
