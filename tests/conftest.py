@@ -110,7 +110,7 @@ def reference_standard_run(standard_suite: Path, tmp_path_factory: pytest.TempPa
 # orders files by their number of tests), so a long file met last would run alone at the end.
 LONGEST_FIRST = ("test_install.py", "test_live_vendors.py", "test_docs_commands.py", "test_fuzz_command.py",
                  "test_suite_strength.py", "test_crapssim_peer.py", "test_suite_folders.py", "test_run_record.py",
-                 "test_verdicts.py", "test_resume_kill.py", "test_cut_vendors.py", "test_live_stations.py",
+                 "test_verdicts.py", "test_resume_kill.py", "test_cut_vendors.py", "test_live_stations.py", "test_live_adapters.py",
                  "test_vectors.py", "test_round_vendors.py", "test_round_fuzz.py", "test_recovery.py",
                  "test_stake_dispositions.py",
                  "test_imperial_math.py", "test_reports.py", "test_parallel.py", "test_ray_cluster.py",

@@ -299,7 +299,8 @@ def vendor_meta(responses: Responses, protocol: str) -> dict[str, Any]:
     unidentified implementation."""
     if responses.hello is None:
         return {"vendor": responses.identity}
-    return {"vendor": {**responses.identity, "protocol": protocol}, "vendor_hello": responses.hello}
+    return {"vendor": {**responses.identity, "protocol": protocol}, "vendor_hello": responses.hello,
+            "vendor_capabilities": responses.hello.get("capabilities")}     # what it declares, as a live run keeps it
 
 
 class OfflineSession(AnswersByTest):
