@@ -10,6 +10,8 @@
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
     python benchmarks/bench_rng_raw.py repeats  [--good-runs 453]    the repeats member alone on the rates seeds' good streams
     python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
+    python benchmarks/bench_rng_raw.py false    [--seeds 200 --state F]  the whole battery on PCG64 and MT19937, seeds 60000..,
+                                             one at a time, resumable: the family-wise false-failure rate
     python benchmarks/bench_rng_raw.py exhaustive [--batches 16]     --scaling exhaustive's words a second, extrapolated to 2^32
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
@@ -266,7 +268,7 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
     start = time.perf_counter()
     with SequenceWorkers(workers) as pool:
         for name in names:
-            n = good_runs if name == "good" else runs
+            n = good_runs if name in GOOD else runs
             failed = 0
             done = 0
             for seed in range(n):
@@ -281,9 +283,53 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
                   f"{time.perf_counter() - start:.0f} s so far; {load()}", flush=True)
 
 
+GOOD = ("good", "mt19937")
+"""The correct generators (PCG64, MT19937): the battery must pass them."""
+
+
+def false_rate(seeds: int, first: int, sequences: int, workers: int, state: Path) -> None:
+    """The whole battery (the 15 tests, the bit positions, the repeats; Holm at family-wise 0.01) at
+    the default plan on ``seeds`` seeds of each correct generator, one seed at a time, PCG64 and
+    MT19937 in turn. Each finished collection is one line of ``state`` (JSON: generator, seed,
+    rejected members, seconds); a stopped run started again skips the lines there, so it resumes.
+    Prints, per generator and for both together, the share of collections the battery failed
+    (its family-wise false-failure rate) with its Clopper-Pearson 95 % interval."""
+    done = {(r["generator"], r["seed"]): r for r in map(json.loads, state.read_text().splitlines())} \
+        if state.exists() else {}
+    with SequenceWorkers(workers) as pool:
+        for seed in range(first, first + seeds):
+            for name in GOOD:
+                if (name, seed) in done:
+                    continue
+                start = time.perf_counter()
+                rejected = run_battery(pool, g.GENERATORS[name], seed, sequences)
+                row = {"generator": name, "seed": seed, "rejected": rejected,
+                       "seconds": round(time.perf_counter() - start, 1)}
+                with state.open("a") as out:
+                    out.write(json.dumps(row) + "\n")
+                done[name, seed] = row
+                print(f"  {name} seed {seed}: {'FAIL ' + ', '.join(rejected) if rejected else 'pass'} "
+                      f"({row['seconds']} s; {load()})", flush=True)
+    false_rate_summary(list(done.values()), sequences)
+
+
+def false_rate_summary(rows: list[dict], sequences: int) -> None:
+    """The measured false-failure rates of :func:`false_rate`'s rows."""
+    for label, names in (("PCG64", ("good",)), ("MT19937", ("mt19937",)), ("both", GOOD)):
+        mine = [r for r in rows if r["generator"] in names]
+        failed = [(r["generator"], r["seed"], r["rejected"]) for r in mine if r["rejected"]]
+        seconds = sum(r["seconds"] for r in mine) / max(len(mine), 1)
+        print(f"false {label}: the battery failed {interval(len(failed), len(mine))} correct collections of "
+              f"{sequences} x 10^6 bits; {seconds:.1f} s a seed; failures {failed}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats",
+                                           "false"))
+    parser.add_argument("--seeds", type=int, default=200, help="false: seeds of each correct generator (default 200)")
+    parser.add_argument("--state", type=Path, default=Path("false-rate.jsonl"),
+                        help="false: one line per finished collection; an existing file is resumed")
     parser.add_argument("--batches", type=int, default=16, help="exhaustive: batches of 2^18 words timed (default 16)")
     parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
     parser.add_argument("--good-runs", type=int, default=100)
@@ -299,6 +345,8 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
+    elif args.mode == "false":
+        false_rate(args.seeds, 60_000, args.sequences, args.workers, args.state)
     elif args.mode == "repeats":
         repeats_only(35_000, args.good_runs, args.sequences, args.budget)
     elif args.mode == "paired":

@@ -107,7 +107,8 @@ def depth(sequences: int, words: int, width: int) -> dict[str, Any]:
 class ScalingOptions:
     """How the scaling is analysed: by probes and proofs (``exhaustive`` None), or with every word
     of a die's and a range's scaling sent, the resumable state kept in the folder ``exhaustive``
-    (``--scaling exhaustive``, 8 to 32-bit words); ``progress(what)`` gives the bar of each kind."""
+    (``--scaling exhaustive``, 8 to 32-bit words), and on words up to 16 bits every word at every
+    swap of the shuffle; ``progress(what)`` gives the bar of each kind."""
 
     exhaustive: Path | None = None
     progress: Callable[[str], Callable[[int, int], None] | None] = lambda what: None
@@ -174,7 +175,8 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
 
             data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance, exhaustive=state("die", 6),
                                        progress=how.progress("die")),
-                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance),
+                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance,
+                                       exhaustive=state("shuffle", 53) if decl.raw_bits <= 16 else None),
                                analyse(vendor_scale, "range", range_n, decl.raw_bits, tolerance,
                                        exhaustive=state("range", range_n), progress=how.progress(f"range {range_n}"))]
             checks = [check_pairs(session, decl, "die", 6, pairs), check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)),

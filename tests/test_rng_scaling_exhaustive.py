@@ -79,21 +79,23 @@ def test_bad_outcomes_are_counted_outside(tmp_path: Path) -> None:
 
 
 def test_the_command_sends_every_word(tmp_path: Path) -> None:
-    """``tablecert rng --raw --scaling exhaustive`` against a vendor of 16-bit words (rejection at
-    65,532 for the die, 65,500 for the range 100): every word sent, the 4 and 36 top words refused,
-    each outcome exact; the state of each sweep kept in --out."""
+    """``tablecert rng --raw --scaling exhaustive`` against a vendor of 8-bit words (rejection at
+    252 for the die, 200 for the range 100): every word sent, the 4 and 56 top words refused,
+    each outcome exact, and every word at every swap of the shuffle; the state of each sweep kept
+    in --out. (8 bits, not 16: at 16 bits the shuffle's sweep is 52 x 2^16 decks, minutes.)"""
     import subprocess
     import sys
 
     from waits import HANG
 
     vendor = Path(__file__).parent / "raw_vendor.py"
-    done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {vendor} width-16",
+    done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {vendor} width-8",
                            "--out", str(tmp_path), "--raw", "10000000", "--scaling", "exhaustive", "--pairs", "500",
                            "--quiet"], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     s = json.loads((tmp_path / "raw-summary.json").read_text())
-    die, _, hundred = s["scaling"]
-    assert die["models"] == ["every one of the 2^16 words sent, in order"] and die["refused"] == 4
-    assert hundred["refused"] == 65_536 % 100 == 36 and hundred["max_deviation"] == "0"
-    assert json.loads((tmp_path / "scaling-exhaustive-die-6.json").read_text())["next"] == 1 << 16
+    die, shuffle, hundred = s["scaling"]
+    assert die["models"] == ["every one of the 2^8 words sent, in order"] and die["refused"] == 4
+    assert shuffle["models"] == ["every one of the 2^8 words sent"] and shuffle["max_deviation"] == "0"
+    assert hundred["refused"] == 256 % 100 == 56 and hundred["max_deviation"] == "0"
+    assert json.loads((tmp_path / "scaling-exhaustive-die-6.json").read_text())["next"] == 1 << 8
