@@ -551,14 +551,16 @@ def _cells(numerators: list[list[int]], den: int) -> dict[str, Any]:
 
 def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0),
             sample_words: int = SAMPLE_WORDS, exhaustive: Path | None = None,
-            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[int, int], None] | None = None,
+            sweep: Callable[[Any], tuple[Any, Any]] | None = None) -> dict[str, Any]:
     """The exact analysis of one kind: model(s), probabilities, largest deviation, decision; a die
     or range no proof covers on long words is also estimated from ``sample_words`` drawn words.
     ``exhaustive``: for a die or a range every word is sent (:mod:`tablecert.rng.scale_exhaustive`),
-    its state kept in that file so that a stopped run resumes; for a shuffle of words up to 16 bits,
+    its state kept in that file so that a stopped run resumes (through ``sweep(words)`` where given:
+    the vendor's packed answers, *since 1.1*); for a shuffle of words up to 16 bits,
     every word at every swap (the file is not used: a stopped sweep starts again)."""
     if exhaustive is not None and kind != "shuffle":
-        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress)
+        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress, sweep)
     try:
         if kind == "shuffle":
             every = SHUFFLE_EXHAUSTIVE_UP_TO if exhaustive is not None else SHUFFLE_ENUMERATE_UP_TO
@@ -596,13 +598,14 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
 
 
 def _exhaustive(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction, state: Path,
-                progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+                progress: Callable[[int, int], None] | None,
+                sweep: Callable[[Any], tuple[Any, Any]] | None) -> dict[str, Any]:
     try:
         _check_one_word(scale, kind, n, filler(n, width))
     except NotProved as err:
         return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
                 "max_deviation": None, "tolerance": str(tolerance)}
-    law, refused = exhaustive_law(lambda words: scale(kind, n, words), n, width, state, progress=progress)
+    law, refused = exhaustive_law(sweep or (lambda words: scale(kind, n, words)), n, width, state, progress=progress)
     _, deviation = law.worst()
     return {"kind": kind, "n": n, "width": width, "proved": True, **describe(law), "refused": refused,
             "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),

@@ -8,6 +8,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 import raw_scalers as s
 
@@ -99,3 +100,62 @@ def test_the_command_sends_every_word(tmp_path: Path) -> None:
     assert shuffle["models"] == ["every one of the 2^8 words sent"] and shuffle["max_deviation"] == "0"
     assert hundred["refused"] == 256 % 100 == 56 and hundred["max_deviation"] == "0"
     assert json.loads((tmp_path / "scaling-exhaustive-die-6.json").read_text())["next"] == 1 << 8
+
+
+class PackedSession:
+    """``rng.scale`` answered packed (*since 1.1*) by ``w % 6`` on 16-bit words, or by ``answer``."""
+
+    def __init__(self, answer: dict | None = None) -> None:
+        self.answer = answer
+        self.asked: list[dict] = []
+
+    def batch(self, op: str, config: dict, cases: list[dict]) -> list[dict]:
+        import base64
+
+        import numpy as np
+
+        self.asked += cases
+        if self.answer is not None:
+            return [self.answer]
+        words = np.frombuffer(base64.b64decode(cases[0]["words"]), ">u2")
+        return [{"outcomes": base64.b64encode((words % 6).astype(">u2").tobytes()).decode(),
+                 "consumed": base64.b64encode(np.ones(len(words), ">u2").tobytes()).decode()}]
+
+
+def test_packed_answers_give_the_same_exact_law(tmp_path: Path) -> None:
+    """``w % 6`` on 16-bit words answered packed: 65,536 = 6 x 10,922 + 4, so faces 0..3 have
+    10,923 words and faces 4, 5 10,922; every case asked packed."""
+    from tablecert.rng.raw_collect import RngDeclaration, scale_packed
+    from tablecert.rng.scale_exhaustive import exhaustive_law
+
+    session = PackedSession()
+    decl = RngDeclaration(16, "", packed=True)
+    law, refused = exhaustive_law(lambda words: scale_packed(session, decl, "die", 6, words), 6, 16,  # type: ignore[arg-type]
+                                  tmp_path / "s.json", batch=1 << 13)
+    assert law.counts == [10_923] * 4 + [10_922] * 2 and refused == 0 and not law.outside
+    assert len(session.asked) == 8 and all(c["packed"] is True for c in session.asked)
+
+
+@pytest.mark.parametrize("answer, says", [
+    ({"outcomes": "AAA", "consumed": "AAE="}, "outcomes: 'words' is not a base64 string"),
+    ({"outcomes": "AAE=", "consumed": "AAA="}, "each count 1 or more"),
+    ({"outcomes": "AAEAAQ==", "consumed": "AAE="}, "2 outcomes and 1 counts"),
+    ({"outcomes": "AAE=", "consumed": "//8="}, "at most the 1 words given"),
+    ({"error": {"code": "invalid_request", "message": "no"}}, "(packed): {'code': 'invalid_request'"),
+])
+def test_a_bad_packed_answer_is_a_fault_in_one_line(answer: dict, says: str) -> None:
+    from tablecert.harness.contract import VendorFault
+    from tablecert.rng.raw_collect import RngDeclaration, scale_packed
+
+    with pytest.raises(VendorFault) as err:
+        scale_packed(PackedSession(answer), RngDeclaration(16, "", packed=True), "die", 6, np.arange(1, dtype=np.uint64))  # type: ignore[arg-type]
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_packed_is_read_from_hello_only_when_true() -> None:
+    from tablecert.rng.raw_collect import declaration
+
+    hello = {"ops": ["rng.raw", "rng.scale"], "rng": {"raw_bits": 32, "scale": "s"}}
+    assert not declaration(hello, ("rng.scale",)).packed
+    assert not declaration({**hello, "rng": {**hello["rng"], "packed": "yes"}}, ("rng.scale",)).packed
+    assert declaration({**hello, "rng": {**hello["rng"], "packed": True}}, ("rng.scale",)).packed
