@@ -79,18 +79,20 @@ def test_bad_outcomes_are_counted_outside(tmp_path: Path) -> None:
     assert result["decision"] == "fail" and Fraction(result["outside"]["share"]) == Fraction(1, 6)
 
 
-def test_the_command_sends_every_word(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["width-8", "width-8-packed"])
+def test_the_command_sends_every_word(tmp_path: Path, mode: str) -> None:
     """``tablecert rng --raw --scaling exhaustive`` against a vendor of 8-bit words (rejection at
     252 for the die, 200 for the range 100): every word sent, the 4 and 56 top words refused,
     each outcome exact, and every word at every swap of the shuffle; the state of each sweep kept
-    in --out. (8 bits, not 16: at 16 bits the shuffle's sweep is 52 x 2^16 decks, minutes.)"""
+    in --out. (8 bits, not 16: at 16 bits the shuffle's sweep is 52 x 2^16 decks, minutes.) The
+    packed vendor (since 1.1) refuses the sweep asked as JSON lists: the command asks it packed."""
     import subprocess
     import sys
 
     from waits import HANG
 
     vendor = Path(__file__).parent / "raw_vendor.py"
-    done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {vendor} width-8",
+    done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {vendor} {mode}",
                            "--out", str(tmp_path), "--raw", "10000000", "--scaling", "exhaustive", "--pairs", "500",
                            "--quiet"], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
