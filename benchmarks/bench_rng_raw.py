@@ -10,7 +10,11 @@
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
     python benchmarks/bench_rng_raw.py repeats  [--good-runs 453]    the repeats member alone on the rates seeds' good streams
     python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
-    python benchmarks/bench_rng_raw.py exhaustive [--batches 16]     --scaling exhaustive's words a second, extrapolated to 2^32
+    python benchmarks/bench_rng_raw.py false    [--seeds 200 --state F]  the whole battery on PCG64 and MT19937, seeds 60000..,
+                                             one at a time, resumable: the family-wise false-failure rate
+    python benchmarks/bench_rng_raw.py exhaustive [--batches 16 --vendor-cmd CMD --state F]
+                                             --scaling exhaustive's words a second, extrapolated to 2^32
+                                             (--batches 16384: the whole 2^32 sweep and its law)
 
 ``perf`` and ``rss`` collect from the reference vendor as a subprocess (``python -m
 tablecert.oracle.vendor``, unconfined) through the subprocess adapter, exactly as the command does;
@@ -65,7 +69,7 @@ from tablecert.harness.contract import SessionOptions  # noqa: E402
 from tablecert.rng import nist  # noqa: E402
 from tablecert.rng.bit_positions import BitPositions, words_to_catch  # noqa: E402
 from tablecert.rng.plan import ALPHA  # noqa: E402
-from tablecert.rng.raw_collect import collect_raw, declaration, scale  # noqa: E402
+from tablecert.rng.raw_collect import collect_raw, declaration, scale, scale_packed  # noqa: E402
 from tablecert.rng.raw_plan import RawBattery  # noqa: E402
 from tablecert.rng.raw_workers import SequenceWorkers, default_workers  # noqa: E402
 from tablecert.rng.repeats import Repeats  # noqa: E402
@@ -77,8 +81,8 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def session():  # type: ignore[no-untyped-def]
-    s = find_adapter("subprocess").open(VENDOR, SessionOptions(timeout=600, isolation="none"))
+def session(vendor: str = VENDOR):  # type: ignore[no-untyped-def]
+    s = find_adapter("subprocess").open(vendor, SessionOptions(timeout=600, isolation="none"))
     hello = s.hello()
     return s, declaration(hello.raw, ("rng.raw", "rng.scale"))
 
@@ -126,13 +130,15 @@ def scaling() -> None:
     s.close()
 
 
-def exhaustive(batches: int) -> None:
-    """``--scaling exhaustive``'s rate through the reference vendor: ``batches`` batches of the
-    die's every-word sweep (stopped there; the state on disk is what a resumed run reads), words a
-    second, the time 2^32 words would take at that rate, and the peak RSS."""
+def exhaustive(batches: int, vendor: str, state: Path | None) -> None:
+    """``--scaling exhaustive``'s rate through ``vendor`` (the reference one by default, or e.g. the
+    C++ kit's ``build/example_rng modulo``): ``batches`` batches of the die's every-word sweep
+    (stopped there; the state on disk is what a resumed run reads), words a second, the time 2^32
+    words would take at that rate, and the peak RSS; with ``batches`` 16384 (2^32 words) the whole
+    sweep, and its exact law. ``state``: keep the sweep's state there (a stopped run resumes)."""
     from tablecert.rng import scale_exhaustive
 
-    s, decl = session()
+    s, decl = session(vendor)
     sent = [0]
 
     class Enough(Exception):
@@ -142,20 +148,43 @@ def exhaustive(batches: int) -> None:
         if sent[0] >= batches * scale_exhaustive.BATCH:
             raise Enough
         sent[0] += len(words)
-        return scale(s, decl, "die", 6, words)
+        return scale_packed(s, decl, "die", 6, words) if decl.packed else scale(s, decl, "die", 6, words)
 
+    def progress(done: int, total: int) -> None:
+        if done % (1 << 28) < scale_exhaustive.BATCH:
+            print(f"  {done:,} of {total:,} words, {time.perf_counter() - start:.0f} s, {cpu()}, peak RSS "
+                  f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB; {load()}", flush=True)
+
+    law = None
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         try:
-            scale_exhaustive.exhaustive_law(scale_words, 6, 32, Path(tmp) / "state.json")
+            law, refused = scale_exhaustive.exhaustive_law(scale_words, 6, 32, state or Path(tmp) / "state.json",
+                                                          progress=progress)
         except Enough:
             pass
         took = time.perf_counter() - start
     rate = sent[0] / took
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"exhaustive: {sent[0]:,} words of the die in {took:.1f} s, {rate:,.0f} words a second; 2^32 words would "
-          f"take {2 ** 32 / rate / 3600:.1f} h at this rate; peak RSS of this process {peak:.0f} MB; {load()}", flush=True)
+          f"take {2 ** 32 / rate / 3600:.2f} h at this rate; {cpu()}; peak RSS of this process {peak:.0f} MB; "
+          f"vendor {vendor}; {load()}", flush=True)
+    if law is not None:
+        print(f"exhaustive: the whole sweep: words per face {law.counts}, refused {refused}, outside {law.outside}; "
+              f"worst {law.worst()}", flush=True)
     s.close()
+
+
+def cpu() -> str:
+    """CPU seconds of this process and of its live children (the vendor), from /proc."""
+    me = os.times()
+    tick = os.sysconf("SC_CLK_TCK")
+    kids = 0.0
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            kids += (int(fields[11]) + int(fields[12])) / tick
+    return f"CPU {me.user + me.system:.1f} s here + {kids:.1f} s in the vendor"
 
 
 def paired(runs: int) -> None:
@@ -266,7 +295,7 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
     start = time.perf_counter()
     with SequenceWorkers(workers) as pool:
         for name in names:
-            n = good_runs if name == "good" else runs
+            n = good_runs if name in GOOD else runs
             failed = 0
             done = 0
             for seed in range(n):
@@ -281,10 +310,55 @@ def rates(names: list[str], runs: int, good_runs: int, sequences: int, workers: 
                   f"{time.perf_counter() - start:.0f} s so far; {load()}", flush=True)
 
 
+GOOD = ("good", "mt19937")
+"""The correct generators (PCG64, MT19937): the battery must pass them."""
+
+
+def false_rate(seeds: int, first: int, sequences: int, workers: int, state: Path) -> None:
+    """The whole battery (the 15 tests, the bit positions, the repeats; Holm at family-wise 0.01) at
+    the default plan on ``seeds`` seeds of each correct generator, one seed at a time, PCG64 and
+    MT19937 in turn. Each finished collection is one line of ``state`` (JSON: generator, seed,
+    rejected members, seconds); a stopped run started again skips the lines there, so it resumes.
+    Prints, per generator and for both together, the share of collections the battery failed
+    (its family-wise false-failure rate) with its Clopper-Pearson 95 % interval."""
+    done = {(r["generator"], r["seed"]): r for r in map(json.loads, state.read_text().splitlines())} \
+        if state.exists() else {}
+    with SequenceWorkers(workers) as pool:
+        for seed in range(first, first + seeds):
+            for name in GOOD:
+                if (name, seed) in done:
+                    continue
+                start = time.perf_counter()
+                rejected = run_battery(pool, g.GENERATORS[name], seed, sequences)
+                row = {"generator": name, "seed": seed, "rejected": rejected,
+                       "seconds": round(time.perf_counter() - start, 1)}
+                with state.open("a") as out:
+                    out.write(json.dumps(row) + "\n")
+                done[name, seed] = row
+                print(f"  {name} seed {seed}: {'FAIL ' + ', '.join(rejected) if rejected else 'pass'} "
+                      f"({row['seconds']} s; {load()})", flush=True)
+    false_rate_summary(list(done.values()), sequences)
+
+
+def false_rate_summary(rows: list[dict], sequences: int) -> None:
+    """The measured false-failure rates of :func:`false_rate`'s rows."""
+    for label, names in (("PCG64", ("good",)), ("MT19937", ("mt19937",)), ("both", GOOD)):
+        mine = [r for r in rows if r["generator"] in names]
+        failed = [(r["generator"], r["seed"], r["rejected"]) for r in mine if r["rejected"]]
+        seconds = sum(r["seconds"] for r in mine) / max(len(mine), 1)
+        print(f"false {label}: the battery failed {interval(len(failed), len(mine))} correct collections of "
+              f"{sequences} x 10^6 bits; {seconds:.1f} s a seed; failures {failed}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats"))
+    parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats",
+                                           "false"))
+    parser.add_argument("--seeds", type=int, default=200, help="false: seeds of each correct generator (default 200)")
+    parser.add_argument("--state", type=Path, default=Path("false-rate.jsonl"),
+                        help="false: one line per finished collection; an existing file is resumed")
     parser.add_argument("--batches", type=int, default=16, help="exhaustive: batches of 2^18 words timed (default 16)")
+    parser.add_argument("--vendor-cmd", default=VENDOR, help="exhaustive: the vendor (default the reference one)")
     parser.add_argument("--generators", nargs="+", default=list(g.GENERATORS), choices=list(g.GENERATORS))
     parser.add_argument("--good-runs", type=int, default=100)
     parser.add_argument("--budget", type=float, default=3600.0, help="seconds of the rates mode (default 3600)")
@@ -299,12 +373,14 @@ def main() -> None:
         rss([int(b) for b in args.bits])
     elif args.mode == "scaling":
         scaling()
+    elif args.mode == "false":
+        false_rate(args.seeds, 60_000, args.sequences, args.workers, args.state)
     elif args.mode == "repeats":
         repeats_only(35_000, args.good_runs, args.sequences, args.budget)
     elif args.mode == "paired":
         paired(args.runs)
     elif args.mode == "exhaustive":
-        exhaustive(args.batches)
+        exhaustive(args.batches, args.vendor_cmd, args.state if args.state != parser.get_default("state") else None)
     elif args.mode == "deep":
         deep(int(args.bits[0]) if args.bits != parser.get_default("bits") else 10 ** 10)
     elif args.mode == "catch":

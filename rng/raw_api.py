@@ -40,7 +40,7 @@ from tablecert.rng.bit_positions import stuck_rate_caught, words_to_catch
 from tablecert.rng.paired_stream import stream_verdict
 from tablecert.rng.plan import ALPHA
 from tablecert.rng.power import POWER
-from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale
+from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale, scale_packed
 from tablecert.rng.raw_plan import MIN_SEQUENCES, RawBattery, battery_rows
 from tablecert.rng.raw_workers import SequenceWorkers
 from tablecert.rng.scale_analysis import analyse
@@ -107,7 +107,8 @@ def depth(sequences: int, words: int, width: int) -> dict[str, Any]:
 class ScalingOptions:
     """How the scaling is analysed: by probes and proofs (``exhaustive`` None), or with every word
     of a die's and a range's scaling sent, the resumable state kept in the folder ``exhaustive``
-    (``--scaling exhaustive``, 8 to 32-bit words); ``progress(what)`` gives the bar of each kind."""
+    (``--scaling exhaustive``, 8 to 32-bit words), and on words up to 16 bits every word at every
+    swap of the shuffle; ``progress(what)`` gives the bar of each kind."""
 
     exhaustive: Path | None = None
     progress: Callable[[str], Callable[[int, int], None] | None] = lambda what: None
@@ -172,11 +173,16 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
             def state(kind: str, n: int) -> Path | None:
                 return None if how.exhaustive is None else how.exhaustive / f"scaling-exhaustive-{kind}-{n}.json"
 
+            def sweep(kind: str, n: int) -> Callable[[Any], tuple[Any, Any]] | None:
+                return (lambda words: scale_packed(session, decl, kind, n, words)) if decl.packed else None
+
             data["scaling"] = [analyse(vendor_scale, "die", 6, decl.raw_bits, tolerance, exhaustive=state("die", 6),
-                                       progress=how.progress("die")),
-                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance),
+                                       progress=how.progress("die"), sweep=sweep("die", 6)),
+                               analyse(vendor_scale, "shuffle", 53, decl.raw_bits, tolerance,
+                                       exhaustive=state("shuffle", 53) if decl.raw_bits <= 16 else None),
                                analyse(vendor_scale, "range", range_n, decl.raw_bits, tolerance,
-                                       exhaustive=state("range", range_n), progress=how.progress(f"range {range_n}"))]
+                                       exhaustive=state("range", range_n), progress=how.progress(f"range {range_n}"),
+                                       sweep=sweep("range", range_n))]
             checks = [check_pairs(session, decl, "die", 6, pairs), check_pairs(session, decl, "shuffle", 53, max(1, pairs // 10)),
                       check_pairs(session, decl, "range", range_n, pairs)]
             data["pairing"] = [c.as_dict() for c in checks]

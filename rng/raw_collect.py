@@ -41,6 +41,9 @@ class RngDeclaration:
 
     raw_bits: int
     statement: str
+    packed: bool = False
+    """*Since 1.1*: hello's ``rng.packed`` is true: ``rng.scale`` of a die or a range answers in
+    base64 words when a case asks ``"packed": true`` (:func:`scale_packed`)."""
 
 
 def declaration(hello_raw: Any, wanted: tuple[str, ...]) -> RngDeclaration:
@@ -57,7 +60,7 @@ def declaration(hello_raw: Any, wanted: tuple[str, ...]) -> RngDeclaration:
     if bits not in WIDTHS:
         raise RngError(f"the vendor's hello declares no rng.raw_bits of 8, 16, 32 or 64 (it has {bits!r})")
     statement = decl.get("scale")
-    return RngDeclaration(bits, statement if isinstance(statement, str) else "")
+    return RngDeclaration(bits, statement if isinstance(statement, str) else "", decl.get("packed") is True)
 
 
 def decode_words(text: Any, count: int | None, bits: int, where: str) -> bytes:
@@ -135,11 +138,46 @@ def scale(session: VendorSession, decl: RngDeclaration, kind: str, n: int, words
     outcomes = result.get("outcomes") if isinstance(result, dict) else None
     consumed = result.get("consumed") if isinstance(result, dict) else None
     if not isinstance(outcomes, list) or not isinstance(consumed, list) or len(outcomes) != len(consumed) \
-            or not all(type(c) is int and c >= 1 for c in consumed) or sum(consumed) > len(words):
+            or not _word_counts(consumed, len(words)):
         detail = str(result.get("error"))[:200] if isinstance(result, dict) and "error" in result else \
             "not an object with 'outcomes' and 'consumed' lists of one length, each consuming at least one word given"
         raise VendorFault(FaultKind.MALFORMED, f"rng.scale {kind} n={n}: {detail}")
     return outcomes, consumed
+
+
+def scale_packed(session: VendorSession, decl: RngDeclaration, kind: str, n: int,
+                 words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """*Since 1.1*: ``rng.scale`` of a die or a range with ``"packed": true`` (a vendor declaring
+    ``rng.packed``): the outcomes and the words consumed as arrays, read from base64 words of the
+    vendor's width instead of JSON lists (every word of a 32-bit sweep: JSON's parse set the pace)."""
+    dtype = DTYPES[decl.raw_bits]
+    text = base64.b64encode(np.asarray(words, dtype=np.uint64).astype(dtype).tobytes()).decode()
+    (result,) = session.batch("rng.scale", {}, [{"kind": kind, "n": n, "words": text, "packed": True}])
+    where = f"rng.scale {kind} n={n} (packed)"
+    if not isinstance(result, dict) or "error" in result:
+        detail = str(result.get("error"))[:200] if isinstance(result, dict) else "not an object"
+        raise VendorFault(FaultKind.MALFORMED, f"{where}: {detail}")
+    outcomes = np.frombuffer(decode_words(result.get("outcomes"), None, decl.raw_bits, where + " outcomes"), dtype)
+    consumed = np.frombuffer(decode_words(result.get("consumed"), None, decl.raw_bits, where + " consumed"), dtype)
+    if len(outcomes) != len(consumed) or (len(consumed) and (consumed.min() < 1 or consumed.max() > len(words)
+                                                             or int(consumed.astype(np.uint64).sum()) > len(words))):
+        raise VendorFault(FaultKind.MALFORMED, f"{where}: {len(outcomes):,} outcomes and {len(consumed):,} counts, "
+                          f"each count 1 or more and all of them at most the {len(words):,} words given")
+    return outcomes.astype(np.uint64), consumed.astype(np.int64)
+
+
+def _word_counts(consumed: list[Any], given: int) -> bool:
+    """Each count an int (not a bool) of at least 1, all of them at most the words given; checked
+    by type set and numpy (a batch of 262,144 counts in milliseconds, not a Python loop)."""
+    if not consumed:
+        return True
+    if set(map(type, consumed)) != {int}:
+        return False
+    try:
+        counts = np.asarray(consumed, dtype=np.int64)
+    except OverflowError:
+        return False
+    return bool(counts.min() >= 1) and int(counts.sum()) <= given
 
 
 @dataclass

@@ -7,7 +7,7 @@ its word, and fails the scaling.
 
 **One value from words** (kinds ``die`` and ``range``, k outcomes, words of W bits):
 
-* W <= 16 (a shuffle's swaps: W <= 8): every word is sent (each followed by a filler word, see
+* W <= 16 (a shuffle's swaps: W <= 8, or W <= 16 with ``exhaustive``): every word is sent (each followed by a filler word, see
   below), so the law of *any* scaler is read off exactly, outcomes outside the range included,
   with its worst outcome and a true example (word, outcome, what a correct scaler returns);
 * above: the words that reveal a bias are sent: the top ``2^W mod k`` words and the k words
@@ -66,8 +66,13 @@ Scale = Callable[[str, int, Sequence[int]], tuple[list[Any], list[int]]]
 RANDOM_PROBES = 64
 ENUMERATE_UP_TO = 16
 SHUFFLE_ENUMERATE_UP_TO = 8
-"""A shuffle's swaps are enumerated up to 8-bit words only: each probe of a swap costs a whole
-deck (n - 1 words), 2^16 of them a swap would be 10^8 words for a 53-card deck."""
+SHUFFLE_EXHAUSTIVE_UP_TO = 16
+"""A shuffle's swaps are enumerated (every word at every swap) up to 8-bit words always, and up to
+16-bit words when the lab asks for every word (``exhaustive``): each probe of a swap costs a whole
+deck (n - 1 words), so a 53-card deck at 16 bits is 52 x 2^16 decks, 1.8 x 10^8 words (minutes
+through a vendor; at 8 bits 52 x 256 decks)."""
+DECK_WORDS_A_REQUEST = 1 << 18
+"""The most words of probe decks in one ``rng.scale`` request (the contract's 262,144)."""
 
 
 class NotProved(Exception):
@@ -371,9 +376,10 @@ def _fy_bottom(n: int, js: Sequence[int]) -> list[int]:
     return deck
 
 
-def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[Law]]:
+def shuffle_laws(scale: Scale, n: int, width: int, enumerate_up_to: int = SHUFFLE_ENUMERATE_UP_TO) -> tuple[str, list[Law]]:
     """The shuffle's structure and each swap's exact law (swap s is meant to pick among n - s
-    positions; a position outside them, or never its own, is counted as it comes)."""
+    positions; a position outside them, or never its own, is counted as it comes); every word is
+    sent at every swap up to ``enumerate_up_to`` bits, probes above."""
     steps = n - 1
     zeros = [0] * steps
     structures = {"Fisher-Yates from the top": _fy_top, "Fisher-Yates from the bottom": _fy_bottom}
@@ -397,7 +403,7 @@ def shuffle_laws(scale: Scale, n: int, width: int) -> tuple[str, list[Law]]:
             js[s] = j
             by_deck[tuple(simulate(n, js))] = j
         law = value_law(_batched(scale, n, fill, s, by_deck), "shuffle", n, width, k=size,
-                        enumerate_up_to=SHUFFLE_ENUMERATE_UP_TO, also=(size - 1, n) if top else (size - 1,))
+                        enumerate_up_to=enumerate_up_to, also=(size - 1, n) if top else (size - 1,))
         laws.append(law)
     return name + _known_fault(laws, top), laws
 
@@ -450,14 +456,17 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
         steps = len(fill)
         probes = list(words[0::2])
         seen: list[int | None] = []
+        most = max(1, DECK_WORDS_A_REQUEST // steps - 1)
+        per_request = most
         while len(seen) < len(probes):
             request: list[int] = []
-            for p in probes[len(seen):]:
+            asked = probes[len(seen):len(seen) + per_request]
+            for p in asked:
                 request += fill[:s] + [p] + fill[s + 1:]
             decks, used = scale("shuffle", n, request + fill[:2])
             before = len(seen)
             for d, u in zip(decks, used):
-                if len(seen) == len(probes):                   # the trailing fillers made a deck of their own
+                if len(seen) == before + len(asked):           # the trailing fillers made a deck of their own
                     break
                 p = probes[len(seen)]
                 if not is_deck(d, n):
@@ -474,6 +483,10 @@ def _batched(scale: Scale, n: int, fill: list[int], s: int, by_deck: dict[tuple[
                     raise NotProved(f"swap {s + 1}: a probe's deck consumed {u} words")
             if len(seen) == before:
                 raise NotProved(f"swap {s + 1}: the probe words made no deck")
+            # a refused probe ends the request (the decks after it are out of step): requests shrink to
+            # twice the run of probes before the refusal, and grow back while none is refused
+            run = len(seen) - before
+            per_request = min(most, 2 * run if seen[-1] is None else 2 * per_request)
         outs: list[Any] = []
         counts: list[int] = []
         for j in seen:
@@ -516,18 +529,42 @@ def card_position(n: int, structure: str, laws: list[Law]) -> tuple[list[list[in
     return out, math.prod(den for _, den in weights)
 
 
+SWAP_EXAMPLES = 4
+"""Biased swaps whose smallest example (word, position it picks, what a correct scaler picks) the
+summary quotes."""
+CELLS_LISTED = 64
+
+
+def _cells(numerators: list[list[int]], den: int) -> dict[str, Any]:
+    """The law of card c at position p: each distinct probability (a fraction) and how many of the
+    n^2 (card, position) cells have it, where there are at most :data:`CELLS_LISTED` distinct ones."""
+    counts: dict[Fraction, int] = {}
+    for row in numerators:
+        for x in row:
+            p = Fraction(x, den)
+            counts[p] = counts.get(p, 0) + 1
+    out: dict[str, Any] = {"distinct": len(counts)}
+    if len(counts) <= CELLS_LISTED:
+        out["probabilities"] = [{"probability": str(p), "cells": c} for p, c in sorted(counts.items())]
+    return out
+
+
 def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = Fraction(0),
             sample_words: int = SAMPLE_WORDS, exhaustive: Path | None = None,
-            progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[int, int], None] | None = None,
+            sweep: Callable[[Any], tuple[Any, Any]] | None = None) -> dict[str, Any]:
     """The exact analysis of one kind: model(s), probabilities, largest deviation, decision; a die
     or range no proof covers on long words is also estimated from ``sample_words`` drawn words.
-    ``exhaustive`` (a die or a range): every word is sent (:mod:`tablecert.rng.scale_exhaustive`),
-    its state kept in that file so that a stopped run resumes."""
+    ``exhaustive``: for a die or a range every word is sent (:mod:`tablecert.rng.scale_exhaustive`),
+    its state kept in that file so that a stopped run resumes (through ``sweep(words)`` where given:
+    the vendor's packed answers, *since 1.1*); for a shuffle of words up to 16 bits,
+    every word at every swap (the file is not used: a stopped sweep starts again)."""
     if exhaustive is not None and kind != "shuffle":
-        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress)
+        return _exhaustive(scale, kind, n, width, tolerance, exhaustive, progress, sweep)
     try:
         if kind == "shuffle":
-            structure, laws = shuffle_laws(scale, n, width)
+            every = SHUFFLE_EXHAUSTIVE_UP_TO if exhaustive is not None else SHUFFLE_ENUMERATE_UP_TO
+            structure, laws = shuffle_laws(scale, n, width, every)
             numerators, den = card_position(n, structure, laws)
             far = max(((c, p) for c in range(n) for p in range(n)), key=lambda cp: abs(n * numerators[cp[0]][cp[1]] - den))
             worst = (far[0], far[1])
@@ -537,6 +574,9 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
             models_used = sorted({law.model for law in laws})
             detail = {"structure": structure, "models": models_used, "biased_swaps": biased,
                       "worst": {"card": worst[0], "position": worst[1], "probability": str(matrix[worst])},
+                      "card_position": _cells(numerators, den),
+                      "swap_examples": [{"swap": s + 1, **law.example} for s, law in enumerate(laws)
+                                        if s + 1 in biased and law.example][:SWAP_EXAMPLES],
                       "probes": sum(law.probes for law in laws)}
             outside = False
         else:
@@ -558,13 +598,14 @@ def analyse(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction = F
 
 
 def _exhaustive(scale: Scale, kind: str, n: int, width: int, tolerance: Fraction, state: Path,
-                progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+                progress: Callable[[int, int], None] | None,
+                sweep: Callable[[Any], tuple[Any, Any]] | None) -> dict[str, Any]:
     try:
         _check_one_word(scale, kind, n, filler(n, width))
     except NotProved as err:
         return {"kind": kind, "n": n, "width": width, "decision": "fail", "proved": False, "reason": str(err),
                 "max_deviation": None, "tolerance": str(tolerance)}
-    law, refused = exhaustive_law(lambda words: scale(kind, n, words), n, width, state, progress=progress)
+    law, refused = exhaustive_law(sweep or (lambda words: scale(kind, n, words)), n, width, state, progress=progress)
     _, deviation = law.worst()
     return {"kind": kind, "n": n, "width": width, "proved": True, **describe(law), "refused": refused,
             "max_deviation": str(deviation), "max_deviation_float": float(deviation), "tolerance": str(tolerance),

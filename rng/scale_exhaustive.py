@@ -3,7 +3,8 @@
 :mod:`tablecert.rng.scale_analysis` prove only the scalers they recognise).
 
 The words 0, 1, ..., 2^W - 1 are sent in order through ``rng.scale`` in batches of
-:data:`BATCH` words; an outcome that consumed u words means its first u - 1 words were refused and
+:data:`BATCH` words (``scale_words`` answers lists, or arrays where the vendor answers packed,
+*since 1.1*, counted by numpy); an outcome that consumed u words means its first u - 1 words were refused and
 its last gave the outcome (the one-word rule the probes check first). Words left at the end of a
 batch (refused, no outcome yet) are sent again at the head of the next. Memory is the batch and one
 count per outcome seen (k values and whatever the vendor returned outside them), whatever W.
@@ -31,7 +32,7 @@ BATCH = 1 << 18
 FORMAT = "tablecert-scaling-exhaustive/1"
 
 
-def exhaustive_law(scale_words: Callable[[np.ndarray], tuple[list[Any], list[int]]], k: int, width: int,
+def exhaustive_law(scale_words: Callable[[np.ndarray], tuple[Any, Any]], k: int, width: int,
                    state: Path | None = None, batch: int = BATCH,
                    progress: Callable[[int, int], None] | None = None) -> tuple[Law, int]:
     """The exact law of every word (and the refused words' count)."""
@@ -48,11 +49,16 @@ def exhaustive_law(scale_words: Callable[[np.ndarray], tuple[list[Any], list[int
     while at < T:
         stop = min(T, at + batch)
         outs, used = scale_words(np.arange(at, stop, dtype=np.uint64))
-        fast = _count_fast(outs, used, k)
+        if isinstance(outs, np.ndarray):               # packed (since 1.1): arrays, not JSON lists
+            fast = np.bincount(outs.astype(np.int64), minlength=k) if not len(outs) or int(outs.max()) < k else None
+            outs, used = (outs.tolist(), used.tolist()) if fast is None else (outs, used)
+        else:
+            fast = _count_fast(outs, used, k)
         if fast is not None:
             counts = [c + int(d) for c, d in zip(counts, fast)]
-            refused += sum(used) - len(used)
-            pos = at + sum(used)
+            spent = int(np.asarray(used, dtype=np.int64).sum())
+            refused += spent - len(used)
+            pos = at + spent
         else:
             pos = at
             for o, u in zip(outs, used):
@@ -85,7 +91,7 @@ def exhaustive_law(scale_words: Callable[[np.ndarray], tuple[list[Any], list[int
 def _count_fast(outs: list[Any], used: list[int], k: int) -> np.ndarray | None:
     """Counts per value when every outcome is an int in 0..k-1 (the usual case, counted by numpy),
     else None (counted one by one)."""
-    if not all(type(o) is int for o in outs):
+    if outs and set(map(type, outs)) != {int}:
         return None
     try:
         values = np.asarray(outs, dtype=np.int64)

@@ -11,6 +11,8 @@ subprocess: ``python tests/raw_vendor.py MODE``, MODE one of
     paired-other    rng.scale is exact, but the outcomes it pairs were scaled by multiply-shift
     width-W         a correct vendor of W-bit raw words (W = 8, 16, 64): PCG64 words, rejection on
                     W-bit words, Fisher-Yates; hello declares raw_bits W
+    width-W-packed  the same, declaring packed answers (since 1.1) and giving them; it refuses a
+                    die's or a range's every word 0..2^W - 1 asked as JSON lists (the sweep must ask packed)
     limit-high      good words, the die by rejection at 2^32 - 3 (one word too many accepted), dealt so too
     sattolo         good words, the shuffle by Sattolo's algorithm (no card stays put), dealt so too
     faces-1-6       good words, the die as 1 + (rejection, w mod 6): faces 1..6, dealt so too
@@ -74,7 +76,8 @@ class RawVendor(ReferenceVendor):
 
     def hello(self) -> dict[str, Any]:
         hello = super().hello()
-        return {**hello, "rng": {**hello["rng"], "raw_bits": self.width}}
+        packed = {"packed": True} if self.mode.endswith("-packed") else {}
+        return {**hello, "rng": {**hello["rng"], "raw_bits": self.width, **packed}}
 
     def results(self, op: str, config: object, cases: list[object]) -> list[dict[str, Any]]:
         if op == "rng.raw" and (self.mode == "lcg" or self.mode.startswith("stuck")):
@@ -164,6 +167,12 @@ class RawVendor(ReferenceVendor):
         if op == "rng.scale":
             words = np.frombuffer(base64.b64decode(case["words"]), dtype=dtype).tolist()
             got, used = scaler(case["kind"], case["n"], words)
+            if self.mode.endswith("-packed") and case["kind"] != "shuffle":
+                if case.get("packed") is True:
+                    return {"outcomes": base64.b64encode(np.array(got, dtype=np.uint64).astype(dtype).tobytes()).decode(),
+                            "consumed": base64.b64encode(np.array(used, dtype=np.uint64).astype(dtype).tobytes()).decode()}
+                if words == list(range(1 << self.width)):
+                    return {"error": {"code": "invalid_request", "message": "this vendor sweeps packed only"}}
             return {"outcomes": got, "consumed": used}
         self.served += 1
         pool = raw_generators.good_at(self.width, 1_000_000 + self.served, 128 * case["count"]).tolist()

@@ -37,6 +37,17 @@ def feed(stream: np.ndarray, width: int = 32, chunk: int = MAX_WORDS) -> Repeats
     return r
 
 
+@pytest.mark.parametrize("period, found", [(WORDS - 2, True), (WORDS - 1, False)])
+def test_the_longest_period_the_default_size_reaches(period: int, found: bool) -> None:
+    """The default's windows start at words 0..3,124,998 (the last one is words 3,124,998 and
+    3,124,999): a period of 3,124,998 words repeats exactly one window (the one at 3,124,998 is
+    the one at 0), the longest period 10^8 bits can show; 3,124,999 repeats none."""
+    stream = good(7, WORDS)
+    stream[period:] = stream[:WORDS - period]
+    r = feed(stream)
+    assert r.found() == ((period, 1) if found else (0, 0))
+
+
 @pytest.mark.parametrize("log2", range(10, 22))
 def test_period_found_every_time_at_the_default_size(log2: int) -> None:
     period = 1 << log2

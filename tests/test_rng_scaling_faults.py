@@ -7,6 +7,7 @@ Notation: T = 2^32 = 6 q + 4 with q = 715,827,882; a correct die scaler accepts 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import raw_scalers as s
@@ -212,3 +213,38 @@ def test_a_scaler_refusing_all_but_one_word() -> None:
     assert result["decision"] == "fail" and result["max_deviation"] == "5/6"
     nothing = analyse(s.as_scale(lambda w, k: None), "die", 6, 8)
     assert nothing["decision"] == "fail" and not nothing["proved"] and "made 0 outcomes" in nothing["reason"]
+
+
+def test_naive_shuffle_of_three_on_16_bit_words_every_word(tmp_path: Path) -> None:
+    """The naive shuffle of 3 cards from the top with ``j = w % 3`` on 16-bit words, every word at
+    every swap sent. 2^16 = 3 x 21,845 + 1, so each swap picks position 0 with p0 = 21,846/2^16 and
+    positions 1, 2 with p1 = p2 = 21,845/2^16. Card 1 ends at position 2 when the first swap moves
+    it there (j1 = 1) and the second leaves it (j2 != 2), or the first leaves it (j1 != 1) and the
+    second moves it there (j2 = 2): p1 (p0 + p1) + (p0 + p2) p2 = 2 x 21,845 x 43,691 / 2^32 =
+    954,429,895/2^31, above 1/3 by 715,806,037/6,442,450,944, the furthest cell (card 0 at
+    position 0: ((p1 + p2))^2 = 477,204,025/2^30, less). The smallest example: word 65,535 picks
+    position 0 (65,535 = 3 x 21,845), where a correct scaler (rejection at 65,535) refuses it."""
+    result = analyse(s.as_scale(shuffle_step=lambda w, k, swap: w % 3), "shuffle", 3, 16, exhaustive=tmp_path / "x")
+    assert result["decision"] == "fail" and result["proved"] and "naive shuffle" in result["structure"]
+    assert result["models"] == ["every one of the 2^16 words sent"]
+    assert Fraction(result["max_deviation"]) == Fraction(715_806_037, 6_442_450_944)
+    assert result["worst"] == {"card": 1, "position": 2, "probability": "954429895/2147483648"}
+    first = result["swap_examples"][0]
+    assert first["swap"] == 1 and first["word"] == 65_535 and first["outcome"] == 0
+    assert first["correct"].startswith("nothing: it refuses the word")
+
+
+def test_sattolo_of_four_on_16_bit_words_every_word(tmp_path: Path) -> None:
+    """Sattolo's shuffle of 4 cards with ``j = w % (k - 1)`` on 16-bit words, every word at every
+    swap sent: swap 1 picks 0..2 (position 0 at 21,846/2^16, 1 and 2 at 21,845/2^16), swap 2 picks
+    0..1 (1/2 each), swap 3 always 0. No card ends where it started (probability 0, 1/4 short: the
+    worst, card 0 first). Card 3 ends at position 0 when swap 1 sends it to position 1 and swap 2
+    leaves it there for swap 3 (p1 / 2), or sends it to 2 and swap 2 takes it to 1 (p2 / 2):
+    21,845/2^16. Cells: 4 at 0, 5 at 21,845/2^16, 6 at 43,691/2^17, 1 at 10,923/2^15 (card 0 at
+    position 3: swap 1 picks 0)."""
+    result = analyse(s.as_scale(shuffle_step=lambda w, k, swap: w % (k - 1)), "shuffle", 4, 16, exhaustive=tmp_path / "x")
+    assert result["decision"] == "fail" and result["proved"] and "Sattolo" in result["structure"]
+    assert Fraction(result["max_deviation"]) == Fraction(1, 4)
+    assert result["worst"] == {"card": 0, "position": 0, "probability": "0"}
+    assert {c["probability"]: c["cells"] for c in result["card_position"]["probabilities"]} == {
+        "0": 4, "21845/65536": 5, "43691/131072": 6, "10923/32768": 1}

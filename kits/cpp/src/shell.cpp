@@ -233,6 +233,62 @@ private:
     std::map<std::string, Table> tables_;
 };
 
+const char* const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+}  // namespace
+
+std::vector<uint64_t> base64_words(const std::string& text, int width) {
+    int value[256];
+    for (int& v : value) v = -1;
+    for (int i = 0; i < 64; ++i) value[static_cast<unsigned char>(B64[i])] = i;
+    if (text.size() % 4) throw CaseError("invalid_request", "'words' is not base64 (its length is not a multiple of 4)");
+    std::vector<uint8_t> bytes;
+    bytes.reserve(text.size() / 4 * 3);
+    for (size_t i = 0; i < text.size(); i += 4) {
+        int q[4], pad = 0;
+        for (int j = 0; j < 4; ++j) {
+            const char ch = text[i + j];
+            if (ch == '=' && i + 4 == text.size() && j >= 2) { q[j] = 0; ++pad; continue; }
+            q[j] = value[static_cast<unsigned char>(ch)];
+            if (q[j] < 0 || pad) throw CaseError("invalid_request", "'words' is not base64");
+        }
+        const uint32_t n = (q[0] << 18) | (q[1] << 12) | (q[2] << 6) | q[3];
+        bytes.push_back(n >> 16);
+        if (pad < 2) bytes.push_back((n >> 8) & 0xFF);
+        if (pad < 1) bytes.push_back(n & 0xFF);
+    }
+    const size_t size = width / 8;
+    if (bytes.size() % size) throw CaseError("invalid_request", "'words' is not a whole number of words");
+    std::vector<uint64_t> words(bytes.size() / size);
+    for (size_t w = 0; w < words.size(); ++w) {
+        uint64_t x = 0;
+        for (size_t b = 0; b < size; ++b) x = (x << 8) | bytes[w * size + b];
+        words[w] = x;
+    }
+    return words;
+}
+
+std::string words_base64(const std::vector<uint64_t>& words, int width) {
+    const size_t size = width / 8;
+    std::vector<uint8_t> bytes;
+    bytes.reserve(words.size() * size);
+    for (uint64_t x : words)
+        for (size_t b = size; b-- > 0;) bytes.push_back((x >> (8 * b)) & 0xFF);
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        const size_t left = bytes.size() - i;
+        const uint32_t n = (bytes[i] << 16) | ((left > 1 ? bytes[i + 1] : 0) << 8) | (left > 2 ? bytes[i + 2] : 0);
+        out += B64[(n >> 18) & 63];
+        out += B64[(n >> 12) & 63];
+        out += left > 1 ? B64[(n >> 6) & 63] : '=';
+        out += left > 2 ? B64[n & 63] : '=';
+    }
+    return out;
+}
+
+namespace {
+
 bool is_live(const std::string& op) {
     return op == "table.open" || op == "table.step" || op == "table.resume" || op == "table.recall" ||
            op == "table.close";
@@ -246,6 +302,9 @@ Json one_case(Vendor& vendor, const std::string& op, const Json& config, const J
     if (op == "paigow.player_bonus") return Json{{"hand", vendor.player_label(config, c)}};
     if (op == "paigow.banker_bonus") return Json{{"hand", vendor.banker_label(config, c)}};
     if (op == "paigow.settle") return vendor.paigow_settle(config, c);
+    if (op == "rng.raw") return vendor.rng_raw(c);
+    if (op == "rng.scale") return vendor.rng_scale(c);
+    if (op == "rng.paired") return vendor.rng_paired(c);
     throw Unsupported(op);
 }
 
@@ -300,6 +359,7 @@ private:
                     {"ops", vendor_.ops()}};
         answer["ops"].push_back(AUTHENTICATE);
         if (!vendor_.capabilities().empty()) answer["capabilities"] = vendor_.capabilities();
+        if (!vendor_.rng().is_null()) answer["rng"] = vendor_.rng();
         return answer;
     }
 

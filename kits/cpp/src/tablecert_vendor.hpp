@@ -69,7 +69,20 @@ public:
     virtual Json table_step(Json& state, const Json& step) { throw Unsupported("table.step"); }  // -> RECORD
     virtual Json table_view(const Json& state) { throw Unsupported("table.resume"); }            // -> TABLE
     virtual Json table_recall(const Json& state) { throw Unsupported("table.recall"); }          // -> [GAME]
+
+    // The raw stream and the scaling (contract "The raw stream and the scaling"): rng() is hello's
+    // "rng" declaration ({"raw_bits": W, "scale": "..."}; null: none); the three ops take one case
+    // each. Words travel as base64 of W-bit big-endian words (base64_words / words_base64 below).
+    virtual Json rng() const { return Json(); }
+    virtual Json rng_raw(const Json& c) { throw Unsupported("rng.raw"); }
+    virtual Json rng_scale(const Json& c) { throw Unsupported("rng.scale"); }
+    virtual Json rng_paired(const Json& c) { throw Unsupported("rng.paired"); }
 };
+
+// W-bit big-endian words (W = 8, 16, 32, 64) from base64, and back; base64_words throws CaseError
+// ("invalid_request") on text that is not base64 of whole words.
+std::vector<uint64_t> base64_words(const std::string& text, int width);
+std::string words_base64(const std::vector<uint64_t>& words, int width);
 
 // Answers requests on stdin, one JSON line each, until bye or end of input; returns the exit status.
 int serve(Vendor& vendor);
