@@ -188,6 +188,21 @@ def int_take_down():
     assert _round(steps, take_down_unset=False)[1]["error"] == "not_removable"
 
 
+def int_press_unset():
+    # a pass bet of 500 pressed by 500 before the come-out: refused bet_exists at the default; under
+    # press_unset one bet of 1,000 (rack 100,000 - 1,000), which the point 4 made pays 1,000 (even
+    # money); with its point it is never pressed (point_on), a don't pass neither
+    steps = [{"act": "bet", "bet": "pass", "amount": 500}, {"act": "bet", "bet": "pass", "amount": 500},
+             _roll(2, 2), {"act": "bet", "bet": "pass", "amount": 500}, _roll(1, 3)]
+    assert [r["error"] for r in _round(steps)][:2] == [None, "bet_exists"]
+    pressed = _round(steps, press_unset=True)
+    assert [r["error"] for r in pressed] == [None, None, None, "point_on", None]
+    assert pressed[1]["table"]["bets"][0]["flat"] == 1000 and pressed[1]["table"]["rack"] == 100_000 - 1000
+    assert len(pressed[1]["table"]["bets"]) == 1 and pressed[4]["events"][0]["flat_win"] == 1000
+    dont = [{"act": "bet", "bet": "dont_pass", "amount": 500}, _roll(3, 3), {"act": "bet", "bet": "dont_pass", "amount": 500}]
+    assert _round(dont, press_unset=True)[-1]["error"] == "point_on"
+
+
 def int_round_commission():
     # 5x free on 6, 10x max at 5%: odds of 3,000 behind 500 pay 5% of the 500 above the free 2,500 (25),
     # held with them; reduced to the free odds the 25 come back; won, the commission is kept
@@ -319,7 +334,7 @@ CHECKS = {
     "INT-ODDS-RIGHT": int_odds_right, "INT-PAYOUT-WHOLE": int_payout_whole,
     "INT-ODDS-WORKING": int_odds_working, "INT-BONUS-WAGER-RETURNED": int_bonus_wager_returned,
     "INT-DONT-COME-ODDS": int_dont_come_odds, "INT-WORKING-CALL": int_working_call, "INT-BAR-PUSH": int_bar_push,
-    "INT-TAKE-DOWN": int_take_down, "INT-ROUND-COMMISSION": int_round_commission,
+    "INT-TAKE-DOWN": int_take_down, "INT-ROUND-COMMISSION": int_round_commission, "INT-PRESS-UNSET": int_press_unset,
     "INT-LIVE-RECOVERY": int_live_recovery, "INT-LIVE-CLOSED": int_live_closed,
 
 
