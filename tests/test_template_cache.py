@@ -58,7 +58,8 @@ def test_a_sealed_entry_is_used_by_the_next_process_and_written_0600_in_a_marked
 @pytest.mark.parametrize("spoil", ["another key", "a byte changed", "cut short", "a link"])
 def test_an_entry_not_sealed_by_the_lab_key_is_compiled_again_and_rewritten(tmp_path: Path, spoil: str) -> None:
     folder, key = tmp_path / "templates", b"k" * 32
-    made, _ = environment(folder if spoil != "a link" else tmp_path / "elsewhere", key if spoil != "another key" else b"x" * 32)
+    made, _ = environment(folder if spoil != "a link" else tmp_path / "elsewhere",
+                          key if spoil != "another key" else b"x" * 32)
     made.get_template(NAME)
     if spoil == "a link":                              # a sealed entry, but reached through a link
         folder.mkdir(mode=0o700)

@@ -18,8 +18,8 @@ start (:func:`_mount_state`, unmounted at the end). Not root nothing can be moun
 a tmpfs in the sandbox's own mount namespace would die with each killed instance): a holder
 process mounts it in a user and mount namespace of the lab's own, which every start of the vendor
 enters (:func:`state_holder`, :mod:`~tablecert.harness.live.state_holder`; the harness reads it
-through ``/proc/HOLDER/root``, :func:`~tablecert.harness.adapters.live_session.state_view`; the holder's end is its removal). Root's
-route stays its own: it needs no namespace, the file system is owned by the vendor's box uid, and
+through ``/proc/HOLDER/root``, :func:`~tablecert.harness.adapters.live_session.state_view`; the
+holder's end is its removal). Root's route stays its own: it needs no namespace, the file system is owned by the vendor's box uid, and
 root's sandbox (setpriv to the box uid, control groups) is built in the host's namespaces. Only
 where neither can be had (root without CAP_SYS_ADMIN, no user namespaces) is the folder measured
 after every answer (a walk that follows no link and stops at the limit), a vendor over it then a
