@@ -221,7 +221,6 @@ class RawExchange(RawBatches):
         its newline (VendorFault for a transport fault)."""
 
 
-
 class AsksOptionalOps(ABC):
     """Sends one request of an optional contract op the vendor declared in its ``hello`` (such as
     ``build.authenticate``) and gives back the answer object, decoded as every answer is (strict

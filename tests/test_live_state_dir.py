@@ -36,12 +36,12 @@ import pytest
 import tablecert.harness.live.instance as instance
 import tablecert.harness.live.run as live_run
 from tablecert.harness.adapters.registry import VendorTarget
-from tablecert.harness.adapters.live_session import state_size
+from tablecert.harness.adapters.live_session import state_size, state_view
 from tablecert.harness.confine import sandbox
 from tablecert.harness.contract import SessionOptions
 from tablecert.harness.live.instance import STATE_PREFIX, remove_state, state_holder, vendor_state_dir
 from tablecert.harness.live.run import LiveSettings
-from tablecert.harness.live.state_holder import held_view, state_holds
+from tablecert.harness.live.state_holder import state_holds
 from tablecert.harness.run.certify import certify
 from tablecert.harness.store import RunStore
 from test_live_vendors import OPTIONS, REFERENCE, faulty, small_suite  # noqa: F401  (small_suite: a fixture)
@@ -176,7 +176,7 @@ def test_a_live_vendor_writing_past_the_limit_is_refused_at_the_write(small_suit
     def measured_then_ended(state: str, size: int, inodes: int) -> Iterator[int]:
         with real_held(state, size, inodes) as holder:
             yield holder
-            measured(held_view(holder, state))
+            measured(state_view(state, holder))
             on_host.append(os.listdir(state))
 
     with pytest.MonkeyPatch.context() as patch:
@@ -209,7 +209,7 @@ def test_the_state_file_system_is_of_the_limit_and_the_vendors_and_gone_at_the_e
 def test_not_root_the_held_file_system_is_of_the_limit_the_users_and_gone_at_the_end(tmp_path: Path) -> None:
     with vendor_state_dir(tmp_path, None, 2) as state, state_holder(state, 2) as holder:
         assert holder is not None and not os.path.ismount(state)     # nothing mounted on the host
-        view = held_view(holder, os.path.realpath(state))
+        view = state_view(state, holder)
         fs = os.statvfs(view)
         assert os.path.ismount(view) and fs.f_blocks * fs.f_frsize == 2 * MIB and fs.f_files == 2 * 256
         assert os.stat(view).st_uid == os.getuid() and oct(os.stat(view).st_mode & 0o777) == "0o700"
@@ -270,7 +270,7 @@ def test_not_root_a_vendor_in_the_holders_namespaces_sees_what_it_saw_and_runs_a
         os.mkdir(Path(state).parent / "plain", 0o700)        # the same parent: the same folders above
         without = seen(str(Path(state).parent / "plain"), None)
         within = seen(state, holder)
-        assert os.listdir(state) == [] and os.listdir(held_view(holder, os.path.realpath(state))) == ["x"]
+        assert os.listdir(state) == [] and os.listdir(state_view(state, holder)) == ["x"]
     assert within[:2] == [str(os.getuid()), str(os.getgid())] and without[:2] == within[:2]
     assert within[2:] == [line.replace("plain", "state") for line in without[2:]], (within, without)
     assert within[-1] == "wrote"

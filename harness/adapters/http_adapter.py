@@ -257,7 +257,7 @@ class HttpLiveSession(LiveMessages, HttpSession):
 
     def wait_progress(self) -> None:
         with INotify() as watch:
-            watch.add_watch(self.state_dir, STATE_CHANGES)
+            watch.add_watch(self.view, STATE_CHANGES)
             self._wait([watch.fileno()])
 
     def kill(self) -> None:

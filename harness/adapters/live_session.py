@@ -14,6 +14,7 @@ over a fresh interpreter serving the plugin), the HTTP adapter's with the lab's 
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -49,6 +50,12 @@ class LiveMessages(MessageSession, Cuttable):
 
     state_dir: str
 
+    @functools.cached_property
+    def view(self) -> str:
+        """Where the harness reads the ``state_dir`` (:func:`state_view`: not root, through the
+        holder of its file system)."""
+        return state_view(self.state_dir, self._options.state_holder)
+
     def hello(self) -> Hello:
         timeout = self._options.timeout
         return greet(lambda request: self._call({**request, "state_dir": self.state_dir}, timeout), self._checked)
@@ -59,7 +66,7 @@ class LiveMessages(MessageSession, Cuttable):
         wrong = live_answer_fault(answer, rid, op)
         if wrong is not None:
             raise self._fault(*wrong)
-        over = state_fault(state_view(self.state_dir, self._options.state_holder), self._options.max_state_mb, op)
+        over = state_fault(self.view, self._options.max_state_mb, op)
         if over is not None:
             raise self._fault(FaultKind.STATE_LIMIT, over)
         return answer

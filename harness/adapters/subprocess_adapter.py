@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from inotify_simple import INotify
 
-from tablecert.harness.adapters.live_session import STATE_CHANGES, LiveMessages, state_full, state_view
+from tablecert.harness.adapters.live_session import STATE_CHANGES, LiveMessages, state_full
 from tablecert.harness.adapters.line_channel import ChannelClosed, LineChannel, quoted
 from tablecert.harness.adapters.message_session import BYE_TIMEOUT, MessageSession
 from tablecert.harness.adapters.request_json import request_line
@@ -221,7 +221,6 @@ class LiveSession(LiveMessages, SubprocessSession):
 
     def __init__(self, argv: list[str], options: SessionOptions, state_dir: str) -> None:
         self.state_dir = state_dir
-        self.view = state_view(state_dir, options.state_holder)    # where the harness reads it
         super().__init__(argv, replace(options, writable_paths=(*options.writable_paths, state_dir)))
 
     def _fault(self, kind: FaultKind, detail: str) -> VendorFault:

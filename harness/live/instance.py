@@ -3,7 +3,7 @@
 The vendor instance that plays the live tables is the run's common one
 (:class:`~tablecert.harness.instance.vendor_instance.VendorInstance`, over an adapter's
 :class:`~tablecert.harness.contract.Cuttable` sessions: the subprocess adapter's is
-:class:`~tablecert.harness.adapters.live_session.LiveSession`); this module holds the folder.
+:class:`~tablecert.harness.adapters.subprocess_adapter.LiveSession`); this module holds the folder.
 
 :func:`vendor_state_dir` makes the ``state_dir`` of a run: a fresh folder, 0700, owned by the
 user the vendor runs as (its box's uid under the sandbox as root), inside a 0700 folder of the
@@ -19,11 +19,12 @@ a tmpfs in the sandbox's own mount namespace would die with each killed instance
 process mounts it in a user and mount namespace of the lab's own, which every start of the vendor
 enters (:func:`state_holder`, :mod:`~tablecert.harness.live.state_holder`; the harness reads it
 through ``/proc/HOLDER/root``, :func:`~tablecert.harness.adapters.live_session.state_view`; the
-holder's end is its removal). Root's route stays its own: it needs no namespace, the file system is owned by the vendor's box uid, and
-root's sandbox (setpriv to the box uid, control groups) is built in the host's namespaces. Only
-where neither can be had (root without CAP_SYS_ADMIN, no user namespaces) is the folder measured
-after every answer (a walk that follows no link and stops at the limit), a vendor over it then a
-``state_limit`` fault (both checks are the session's: :mod:`tablecert.harness.adapters.live_session`).
+holder's end is its removal). Root's route stays its own: it needs no namespace, the file system
+is owned by the vendor's box uid, and root's sandbox (setpriv to the box uid, control groups) is
+built in the host's namespaces. Only where neither can be had (root without CAP_SYS_ADMIN, no user
+namespaces) is the folder measured after every answer (a walk that follows no link and stops at
+the limit), a vendor over it then a ``state_limit`` fault (both checks are the session's:
+:mod:`tablecert.harness.adapters.live_session`).
 """
 
 from __future__ import annotations

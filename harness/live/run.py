@@ -98,15 +98,20 @@ class LiveRun:
         (:func:`tablecert.harness.run.judging.judge` plays it)."""
         return LiveBatch(self, batch, context.suite, context.meta)
 
+    @property
+    def vendor(self) -> VendorTarget:
+        """The run's vendor as its adapter reaches it."""
+        return VendorTarget(self.adapter, self.target, self.options)
+
     def scope(self) -> str | None:
         """Why this run's live tables cannot be played over its adapter (None: they can)."""
-        return VendorTarget(self.adapter, self.target, self.options).live_scope()
+        return self.vendor.live_scope()
 
     def instance(self, began: Identity) -> VendorInstance:
         """The vendor instance on this run's state_dir (made on first use), each instance checked
         to be the vendor ``began`` (the run's), its build unchanged."""
         if self.control is None:
-            vendor = VendorTarget(self.adapter, self.target, self.options)
+            vendor = self.vendor
             remove_stale_state(self.base)
             limit = self.options.max_state_mb
             self.state_dir = self._stack.enter_context(vendor_state_dir(self.base, vendor.state_owner(), limit))
@@ -135,8 +140,7 @@ class LiveRun:
         if not self.plan_kept:          # once per run (a plan given by a test too)
             self.plan_kept = True
             book.set_meta(live={**self.plan.meta(), "interruptions_enabled": self.enabled,
-                                "state_dir": state_dir_words(VendorTarget(self.adapter, self.target,
-                                                                          self.options).starts_vendor())})
+                                "state_dir": state_dir_words(self.vendor.starts_vendor())})
         return self.plan
 
 

@@ -13,7 +13,7 @@ the file system dies with it. Each vendor start enters that user and mount names
 so bubblewrap builds the sandbox from that view and the vendor's writable ``state_dir`` is the
 tmpfs, the same one across every restart; the vendor keeps the lab's uid (exec drops the
 capabilities the namespace gave) and sees nothing else that the sandbox would not show it. The
-harness reads the state through ``/proc/HOLDER/root/STATE`` (:func:`held_view`); on the host the
+harness reads the state through ``/proc/HOLDER/root/STATE`` (:func:`~tablecert.harness.adapters.live_session.state_view`); on the host the
 folder stays empty. The kernel refuses the write that would cross the limit (``ENOSPC``).
 
 Root keeps its own route (a tmpfs mounted on the host: :mod:`tablecert.harness.live.instance`),
@@ -58,11 +58,6 @@ def _hold(state: str, size: int, inodes: int) -> None:
     os.write(1, READY)
     while os.read(0, 4096):
         pass
-
-
-def held_view(holder: int, state: str) -> str:
-    """Where the harness reads the held ``state`` (a path without links, as :func:`held_state` gives it)."""
-    return f"/proc/{holder}/root{state}"
 
 
 def _start(state: str, size: int, inodes: int) -> subprocess.Popen[bytes]:

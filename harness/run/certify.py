@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from tempfile import TemporaryDirectory
 from collections.abc import Callable
 from contextlib import closing, nullcontext
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 from tablecert.harness.record import chain, seal
