@@ -30,7 +30,7 @@ VENDOR = Path(__file__).parent / "raw_vendor.py"
 
 def run(out: Path, mode: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {VENDOR} {mode}",
-                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG)
+                           "--out", str(out), "--quiet", "--raw-repeat-words", "0", *extra], capture_output=True, text=True, timeout=HANG)
     summary = out / "raw-summary.json"
     return done, json.loads(summary.read_text()) if summary.exists() else {}
 
