@@ -9,8 +9,9 @@
     python benchmarks/bench_rng_raw.py deep     [--bits 10^10]       a deep collection's collection + counting speed
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
     python benchmarks/bench_rng_raw.py repeats  [--good-runs 453]    the repeats member alone on the rates seeds' good streams
-    python benchmarks/bench_rng_raw.py repeats-default [--seeds 200]  the member alone at its default 2^25 + 2 words, on
-                                             PCG64 and MT19937 from seed 70000: false repeats, seconds, peak RSS
+    python benchmarks/bench_rng_raw.py repeats-default [--seeds 200 --generators good mt19937]  the member alone at its
+                                             default 2^25 + 2 words, on PCG64 and MT19937 from seed 70000: false
+                                             repeats, seconds, peak RSS
     python benchmarks/bench_rng_raw.py default  the whole default command against the reference vendor, timed with
                                              --raw-repeat-words 0 (1.1's collection) and without (the default)
     python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
@@ -283,18 +284,22 @@ def repeats_only(first: int, runs: int, sequences: int, budget: float) -> None:
           f"{time.perf_counter() - start:.0f} s; {load()}", flush=True)
 
 
-def repeats_default(seeds: int, first: int) -> None:
+def repeats_default(seeds: int, first: int, names: list[str]) -> None:
     """The repeats member alone at its default size (:func:`tablecert.rng.repeats.default_words`,
     2^25 + 2 words of 32 bits, fed in the collector's answers of 262,144 words) on the good streams
     of ``seeds`` seeds of PCG64 and of MT19937 from ``first``: how many repeat a window (found at
     all) and how many the member would fail (its p-value below 0.01 / 378, Holm's first step), the
-    member's own seconds (generation excluded) and the peak RSS."""
+    member's own seconds (generation excluded) and the peak RSS; a line every 25 seeds, so a run
+    stopped early still says what it measured. ``names``: the generators, of PCG64 ("good") and
+    MT19937 ("mt19937"), one process each on a shared machine."""
     from tablecert.rng.repeats import default_words
 
     words, chunk = default_words(32), 262_144
-    for name in GOOD:
+    for name in names:
         found, failed, seconds = [], [], 0.0
         for seed in range(first, first + seeds):
+            if seed > first and (seed - first) % 25 == 0:
+                print(f"  {name}: {seed - first} seeds, {len(found)} repeat, {len(failed)} fail; {load()}", flush=True)
             stream = g.GENERATORS[name](seed, words).astype(">u4").tobytes()
             start = time.perf_counter()
             r = Repeats(32)
@@ -427,7 +432,7 @@ def main() -> None:
     elif args.mode == "false":
         false_rate(args.seeds, 60_000, args.sequences, args.workers, args.state)
     elif args.mode == "repeats-default":
-        repeats_default(args.seeds, 70_000)
+        repeats_default(args.seeds, 70_000, [n for n in GOOD if n in args.generators])
     elif args.mode == "default":
         default_run()
     elif args.mode == "repeats":

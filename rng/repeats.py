@@ -38,6 +38,7 @@ second when two that do not overlap do, 1 when nothing repeats; Holm decides it 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -191,9 +192,10 @@ class Repeats:
 
     def member(self) -> TestResult:
         found = self.found()
-        chart = {"kind": "repeats", "words": self.words, "windows": self.windows, "kept_one_in": self.rate,
+        chart: dict[str, Any] = {"kind": "repeats", "words": self.words, "windows": self.windows, "kept_one_in": self.rate,
                  "period": found.period if found else 0, "repeated_windows": found.repeated if found else 0,
                  "first": found.first if found else None, "compared": found.compared if found else 0,
+                 "compared_one_in": found.kept_one_in if found else self.rate,
                  "ruled_out": 0 if found else self.ruled_out()}
         return TestResult(f"raw.{TEST}.window", TITLE, "raw", "64-bit windows compared (birthday bound)",
                           float(chart["period"]), None, self.p_value(found), self.words, chart=chart)

@@ -171,6 +171,10 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
         print(f"  deep: NIST's 15 tests on {raw['depth']['nist_on']}; the bit positions on all "
               f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
               f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
+    seen = raw["repeats"]
+    print(f"  repeats: {seen['words']:,} words seen ({seen['extra_words']:,} past the battery's), "
+          + (f"no period up to {seen['ruled_out']:,} words" if seen["ruled_out"] else
+             f"the stream repeats after {next(t['period'] for t in raw['tests'] if t['test'] == 'repeats'):,} words"))
     for item in data.get("scaling", []):
         say(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
             + ("" if item["proved"] else f" (not proved: {item['reason']})"))

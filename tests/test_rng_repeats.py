@@ -17,14 +17,18 @@ and in the same 262,144-word answers.
 
 from __future__ import annotations
 
+import hashlib
+import io
 from typing import Any
 
 import numpy as np
 import pytest
+from pypdf import PdfReader
 
 from tablecert.harness.contract import SessionOptions
 from tablecert.oracle import outcomes
 from tablecert.oracle.vendor import ReferenceVendor
+from tablecert.reports.rng_report import render_raw_report
 from tablecert.rng import repeats
 from tablecert.rng.raw_api import evaluate_raw
 from tablecert.rng.raw_collect import MAX_WORDS
@@ -114,8 +118,17 @@ def test_good_generator_through_the_command_path() -> None:
     seen = s["raw"]["repeats"]
     assert seen["words"] == DEFAULT and seen["ruled_out"] == DEFAULT // 2 == (1 << 24) + 1
     assert s["raw"]["sha256_covers"] == "the 10,000,000 bits of the battery's collection, words 0 to 312,499"
+    served = np.random.Generator(np.random.PCG64(4242)).integers(0, 1 << 32, size=DEFAULT, dtype=np.uint32).astype(">u4")
+    assert s["raw"]["sha256"] == hashlib.sha256(served[:312_500].tobytes()).hexdigest()
+    assert seen["sha256"] == hashlib.sha256(served.tobytes()).hexdigest()
+    assert seen["sha256_covers"] == ("words 0 to 33,554,433: the battery's 312,500 then 33,241,934 more, read by the "
+                                     "repeats member only")
     row = next(t for t in s["raw"]["tests"] if t["test"] == "repeats")
     assert row["period"] == 0 and row["p_value"] == 1.0 and "raw.repeats.window" not in s["raw"]["rejected"]
+    s["collected"] = {"started": "2026-12-07T18:00:00+00:00", "finished": "2026-12-07T18:00:09+00:00"}
+    page1 = " ".join(PdfReader(io.BytesIO(render_raw_report(s))).pages[0].extract_text().split())
+    assert ("The stream does not repeat: no period up to 16,777,217 words in the 33,554,434 words the repeats test "
+            "saw (the battery's 312,500, then 33,241,934 more read by that test alone)") in page1
 
 
 @pytest.mark.parametrize("period", [1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, (1 << 24) - 3])
