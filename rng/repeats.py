@@ -22,8 +22,9 @@ collection of 3,125,000 32-bit words) is found, every time, whatever its length 
 starts. Past that, a period P in N words (from word t on, ``t + P <= N - w`` for a window of w
 words) is missed only if every distinct window repeated is thinned away: probability
 (1 - 1/D)^k for k distinct windows repeated, k = min(P, N - w + 1 - t - P) for a period whose
-windows are distinct; at the default 2^25 + 1 windows D is 16, and for P <= N/2 with t <= N/4,
-k >= 2^23 - w: nil. :meth:`Repeats.ruled_out` is the longest period the member rules out.
+windows are distinct; at the default 2^25 + 1 windows D is 8 or 16: for 2^22 <= P <= 2^24 and
+t <= 2^24 - 2^22, k >= 2^22: nil; a cycle of P < 2^22 words entered after the first 2^22
+windows, (15/16)^P (below 10^-28 from P = 1,000). :meth:`Repeats.ruled_out` is the longest period the member rules out.
 
 Under a correct generator two given windows are equal with probability 2^-64 (overlapping or not:
 each equation w[a] = w[a + d] fixes one fresh word), so a chance repeat among M windows has
