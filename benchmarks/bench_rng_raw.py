@@ -9,6 +9,11 @@
     python benchmarks/bench_rng_raw.py deep     [--bits 10^10]       a deep collection's collection + counting speed
     python benchmarks/bench_rng_raw.py catch    [--bits 1.7e11]      issue #35's stuck bit in 1 word in 10^4, caught
     python benchmarks/bench_rng_raw.py repeats  [--good-runs 453]    the repeats member alone on the rates seeds' good streams
+    python benchmarks/bench_rng_raw.py repeats-default [--seeds 200 --generators good mt19937]  the member alone at its
+                                             default 2^25 + 2 words, on PCG64 and MT19937 from seed 70000: false
+                                             repeats, seconds, peak RSS
+    python benchmarks/bench_rng_raw.py default  the whole default command against the reference vendor, timed with
+                                             --raw-repeat-words 0 (1.1's collection) and without (the default)
     python benchmarks/bench_rng_raw.py paired   [--runs 200]         the dealt-stream family's false failures on PCG64
     python benchmarks/bench_rng_raw.py false    [--seeds 200 --state F]  the whole battery on PCG64 and MT19937, seeds 60000..,
                                              one at a time, resumable: the family-wise false-failure rate
@@ -279,6 +284,57 @@ def repeats_only(first: int, runs: int, sequences: int, budget: float) -> None:
           f"{time.perf_counter() - start:.0f} s; {load()}", flush=True)
 
 
+def repeats_default(seeds: int, first: int, names: list[str]) -> None:
+    """The repeats member alone at its default size (:func:`tablecert.rng.repeats.default_words`,
+    2^25 + 2 words of 32 bits, fed in the collector's answers of 262,144 words) on the good streams
+    of ``seeds`` seeds of PCG64 and of MT19937 from ``first``: how many repeat a window (found at
+    all) and how many the member would fail (its p-value below 0.01 / 378, Holm's first step), the
+    member's own seconds (generation excluded) and the peak RSS; a line every 25 seeds, so a run
+    stopped early still says what it measured. ``names``: the generators, of PCG64 ("good") and
+    MT19937 ("mt19937"), one process each on a shared machine."""
+    from tablecert.rng.repeats import default_words
+
+    words, chunk = default_words(32), 262_144
+    for name in names:
+        found, failed, seconds = [], [], 0.0
+        for seed in range(first, first + seeds):
+            if seed > first and (seed - first) % 25 == 0:
+                print(f"  {name}: {seed - first} seeds, {len(found)} repeat, {len(failed)} fail; {load()}", flush=True)
+            stream = g.GENERATORS[name](seed, words).astype(">u4").tobytes()
+            start = time.perf_counter()
+            r = Repeats(32)
+            for at in range(0, len(stream), 4 * chunk):
+                r.add_packed(stream[at:at + 4 * chunk])
+            member = r.member()
+            seconds += time.perf_counter() - start
+            if member.chart["period"]:
+                found.append(seed)
+            if member.p_value < ALPHA / 378:
+                failed.append(seed)
+        print(f"repeats-default {name}: {len(found)} of {seeds} good streams of {words:,} words repeat a 64-bit "
+              f"window ({interval(len(found), seeds)}), the member fails {len(failed)}, seeds {first}-{first + seeds - 1}: "
+              f"{found}; the member {seconds / seeds:.2f} s a stream ({words * seeds / seconds:.3g} words a second); "
+              f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB; {load()}", flush=True)
+
+
+def default_run() -> None:
+    """``tablecert rng --raw 100000000`` (the default collection, no scaling) against the reference
+    vendor, once with ``--raw-repeat-words 0`` (the words 1.1 collected) and once with the default:
+    wall time, exit status, the words the repeats member saw, the command's peak RSS."""
+    for label, extra in (("--raw-repeat-words 0", ["--raw-repeat-words", "0"]), ("default", [])):
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", VENDOR, "--out", tmp,
+                                   "--raw", str(100 * nist.SEQUENCE_BITS), "--quiet", *extra],
+                                  capture_output=True, text=True)
+            took = time.perf_counter() - start
+            raw = json.loads((Path(tmp) / "raw-summary.json").read_text())["raw"]
+        print(f"default ({label}): exit {done.returncode} in {took:.1f} s; the repeats member saw "
+              f"{raw['repeats']['words']:,} words, no period up to {raw['repeats']['ruled_out']:,}; peak RSS of the "
+              f"commands so far {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024} MB; {load()}",
+              flush=True)
+
+
 def interval(k: int, n: int) -> str:
     """Clopper-Pearson 95 % interval of a rate k / n."""
     from scipy import stats
@@ -353,7 +409,7 @@ def false_rate_summary(rows: list[dict], sequences: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=("perf", "rss", "scaling", "rates", "deep", "catch", "exhaustive", "paired", "repeats",
-                                           "false"))
+                                           "false", "repeats-default", "default"))
     parser.add_argument("--seeds", type=int, default=200, help="false: seeds of each correct generator (default 200)")
     parser.add_argument("--state", type=Path, default=Path("false-rate.jsonl"),
                         help="false: one line per finished collection; an existing file is resumed")
@@ -375,6 +431,10 @@ def main() -> None:
         scaling()
     elif args.mode == "false":
         false_rate(args.seeds, 60_000, args.sequences, args.workers, args.state)
+    elif args.mode == "repeats-default":
+        repeats_default(args.seeds, 70_000, [n for n in GOOD if n in args.generators])
+    elif args.mode == "default":
+        default_run()
     elif args.mode == "repeats":
         repeats_only(35_000, args.good_runs, args.sequences, args.budget)
     elif args.mode == "paired":

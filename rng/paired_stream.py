@@ -80,11 +80,11 @@ def stream_verdict(raw: bytes, width: int) -> dict[str, Any]:
     repeats.add_packed(raw)
     members += [positions.member(), repeats.member()]
     results = holm(members, ALPHA, power=False)
-    period, support = repeats.found()
+    found = repeats.found()
     return {"words": words, "bits": int(bits.size), "tested": True, "alpha": ALPHA, "family_size": len(results),
             "rejected": [r.id for r in results if r.rejected],
             "smallest_p": {"id": min(results, key=lambda r: r.p_value).id,
                            "p_value": float(f"{min(r.p_value for r in results):.4g}")},
             "frequency_caught": float(f"{frequency_caught(int(bits.size), len(results)):.3g}"), "power": POWER,
-            "period": period, "repeated_windows": support,
+            "period": found.period if found else 0, "repeated_windows": found.repeated if found else 0,
             "decision": "fail" if any(r.rejected for r in results) else "pass"}

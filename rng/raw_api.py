@@ -11,6 +11,10 @@
   counts the bit positions (:mod:`tablecert.rng.bit_positions`) over every word of the ``BITS``,
   which the summary's ``raw.depth`` states (without it the summary is as before: every whole
   sequence tested, the bit positions counted on the same words);
+* *since 1.2*, then collects the further words the repeats member needs (``repeat_words`` in all,
+  by default :func:`tablecert.rng.repeats.default_words`: 2^25 + 2 words of 32 bits), which only
+  that member reads; ``raw.repeats`` states the words it saw, their sha256 and the longest period
+  ruled out, ``raw.sha256`` still covers the ``BITS`` alone (``raw.sha256_covers`` says so);
 * analyses the scaling exactly (``rng.scale``; :mod:`tablecert.rng.scale_analysis`) of the die
   (k = 6), the 53-card shuffle and a range of the lab's choice (``range_n``, default
   :data:`DEFAULT_RANGE`), against the lab's tolerance (0 by default);
@@ -40,9 +44,10 @@ from tablecert.rng.bit_positions import stuck_rate_caught, words_to_catch
 from tablecert.rng.paired_stream import stream_verdict
 from tablecert.rng.plan import ALPHA
 from tablecert.rng.power import POWER
-from tablecert.rng.raw_collect import check_pairs, collect_raw, declaration, scale, scale_packed
+from tablecert.rng.raw_collect import RawRecord, check_pairs, collect_raw, declaration, scale, scale_packed
 from tablecert.rng.raw_plan import MIN_SEQUENCES, RawBattery, battery_rows
 from tablecert.rng.raw_workers import SequenceWorkers
+from tablecert.rng.repeats import TEST, default_words
 from tablecert.rng.scale_analysis import analyse
 
 SUMMARY_FORMAT = "tablecert-rng-raw/1"
@@ -117,17 +122,32 @@ class ScalingOptions:
 def evaluate_raw(adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
                  pairs: int = DEFAULT_PAIRS, tolerance: Fraction = Fraction(0), range_n: int = DEFAULT_RANGE,
                  workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                 sequences: int | None = None, how: ScalingOptions = ScalingOptions()) -> dict[str, Any]:
+                 sequences: int | None = None, how: ScalingOptions = ScalingOptions(),
+                 repeat_words: int | None = None) -> dict[str, Any]:
     """Collect and evaluate; the summary (``collected`` is filled in by the caller). ``sequences``:
-    a deep collection's N (None: every whole sequence tested, as without ``--raw-sequences``)."""
+    a deep collection's N (None: every whole sequence tested, as without ``--raw-sequences``).
+    ``repeat_words``: the words the repeats member sees in all, at least the ``bits``' (None: its
+    default for the vendor's width; 0: the ``bits``' only)."""
     with SequenceWorkers(workers) as pool:              # forked before the session opens
         return _evaluate(pool, adapter, target, options, bits, scaling, pairs, tolerance, range_n, progress, sequences,
-                         how)
+                         how, repeat_words)
+
+
+def repeats_coverage(record: RawRecord, asked: int | None, ruled_out: int) -> dict[str, Any]:
+    """What the repeats member saw: the battery's words then the extra ones, their sha256, and the
+    longest period ruled out (0 when the stream repeats)."""
+    seen = record.words + record.extra_words
+    return {"words": seen, "battery_words": record.words, "extra_words": record.extra_words,
+            "asked": asked, "sha256": record.sha256_all,
+            "sha256_covers": f"words 0 to {seen - 1:,}: the battery's {record.words:,}"
+                             + (f" then {record.extra_words:,} more, read by the repeats member only"
+                                if record.extra_words else ""),
+            "ruled_out": ruled_out}
 
 
 def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: SessionOptions, bits: int, scaling: bool,
               pairs: int, tolerance: Fraction, range_n: int, progress: Callable[[int, int], None] | None,
-              sequences: int | None, how: ScalingOptions) -> dict[str, Any]:
+              sequences: int | None, how: ScalingOptions, repeat_words: int | None) -> dict[str, Any]:
     session = find_adapter(adapter).open(target, options)
     try:
         hello = session.hello()
@@ -148,8 +168,10 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
             if deep:
                 battery.positions.add_packed(raw)
 
+        wanted_words = default_words(decl.raw_bits) if repeat_words is None else repeat_words
         record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(battery, positions=not deep), progress,
-                             tested=sequences, every_word=every_word)
+                             tested=sequences, every_word=every_word,
+                             extra=max(0, wanted_words - -(-bits // decl.raw_bits)))
         battery = pool.finish()
         results = battery.results()
         data: dict[str, Any] = {
@@ -159,6 +181,10 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
             "declaration": {"raw_bits": decl.raw_bits, "scale_statement": decl.statement},
             "raw": {"bits": record.bits, "words": record.words, "sequences": record.sequences,
                     "sequence_bits": nist.SEQUENCE_BITS, "sha256": record.sha256,
+                    "sha256_covers": f"the {record.bits:,} bits of the battery's collection, words 0 to "
+                                     f"{record.words - 1:,}",
+                    "repeats": repeats_coverage(record, repeat_words, next(r.chart["ruled_out"] for r in results
+                                                                  if r.id.startswith(f"raw.{TEST}."))),
                     "plan": {"alpha": ALPHA, "method": "holm", "family_size": len(results)},
                     **({"depth": depth(record.sequences, record.words, decl.raw_bits)} if deep else {}),
                     "stuck_bit": stuck_bit_power(record.words, decl.raw_bits, len(results)),

@@ -87,17 +87,24 @@ class RawRecord:
     bits: int = 0
     sequences: int = 0
     sha256: str = ""
+    extra_words: int = 0
+    """Words collected after the ``bits``, for ``every_word`` only (the repeats member)."""
+    sha256_all: str = ""
+    """sha256 of every word collected, the ``bits``' then the extra words (``sha256`` when none)."""
     _hash: Any = field(default_factory=hashlib.sha256, repr=False)
 
 
 def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequence_bits: int,
                 sink: Callable[[np.ndarray], None], progress: Callable[[int, int], None] | None = None,
-                tested: int | None = None, every_word: Callable[[bytes], None] | None = None) -> RawRecord:
+                tested: int | None = None, every_word: Callable[[bytes], None] | None = None,
+                extra: int = 0) -> RawRecord:
     """Ask for ``bits`` raw bits (whole words), cut into sequences of ``sequence_bits`` handed to
     ``sink`` in order (a last partial sequence is hashed, not tested). ``tested``: only the first
     ``tested`` sequences are cut and handed on (None: every whole one; ``record.sequences`` counts
     those handed on); the rest is hashed and given, as every word is, to ``every_word`` (the
-    decoded bytes of each answer, in order), never unpacked."""
+    decoded bytes of each answer, in order), never unpacked. Then ``extra`` more words, in the same
+    requests of the same stream, go to ``every_word`` only: ``record.sha256`` covers the ``bits``,
+    ``record.sha256_all`` every word."""
     width = decl.raw_bits
     total_words = -(-bits // width)
     record = RawRecord()
@@ -106,12 +113,7 @@ def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequenc
     while record.words < total_words:
         count = min(MAX_WORDS, total_words - record.words)
         request += 1
-        (result,) = session.batch("rng.raw", {}, [{"words": count}])
-        if not isinstance(result, dict) or "words" not in result:
-            detail = str(result.get("error"))[:200] if isinstance(result, dict) and "error" in result \
-                else "the result is not an object with 'words'"
-            raise VendorFault(FaultKind.MALFORMED, f"rng.raw request {request}: {detail}")
-        raw = decode_words(result["words"], count, width, f"rng.raw request {request}")
+        raw = _request(session, decl, count, request)
         record._hash.update(raw)
         record.words += count
         if every_word is not None:
@@ -125,10 +127,33 @@ def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequenc
             record.sequences += whole
             pending = pending[whole * sequence_bits:].copy()
         if progress:
-            progress(record.words, total_words)
+            progress(record.words, total_words + extra)
     record.bits = record.words * width
     record.sha256 = record._hash.hexdigest()
+    whole = record._hash.copy()
+    while record.extra_words < extra:
+        count = min(MAX_WORDS, extra - record.extra_words)
+        request += 1
+        raw = _request(session, decl, count, request)
+        whole.update(raw)
+        record.extra_words += count
+        if every_word is not None:
+            every_word(raw)
+        if progress:
+            progress(record.words + record.extra_words, total_words + extra)
+    record.sha256_all = whole.hexdigest()
     return record
+
+
+def _request(session: VendorSession, decl: RngDeclaration, count: int, request: int) -> bytes:
+    """The decoded words of one ``rng.raw`` request of ``count`` words (the ``request``-th), or
+    VendorFault."""
+    (result,) = session.batch("rng.raw", {}, [{"words": count}])
+    if not isinstance(result, dict) or "words" not in result:
+        detail = str(result.get("error"))[:200] if isinstance(result, dict) and "error" in result \
+            else "the result is not an object with 'words'"
+        raise VendorFault(FaultKind.MALFORMED, f"rng.raw request {request}: {detail}")
+    return decode_words(result["words"], count, decl.raw_bits, f"rng.raw request {request}")
 
 
 def scale(session: VendorSession, decl: RngDeclaration, kind: str, n: int, words: np.ndarray) -> tuple[list[Any], list[int]]:

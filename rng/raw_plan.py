@@ -20,7 +20,8 @@ A 189th statistic is the words' own (:mod:`tablecert.rng.bit_positions`): the fr
 at each bit position of the words, which NIST's bit-string tests cannot see (a bit stuck in a
 share of the words); it is one member, Bonferroni over the word's positions inside it. A 190th,
 the repeats member (:mod:`tablecert.rng.repeats`): a 64-bit window of the whole collection seen
-twice (a period shorter than the collection), one member, fed every word by the collector.
+twice (a period shorter than the collection), one member, fed every word by the collector, and
+*since 1.2* the words collected past the battery's for it alone (2^25 + 2 words of 32 bits by default).
 
 The family (both members of every statistic, and the bit-position member) is decided with :func:`tablecert.rng.plan.holm`
 at family-wise alpha = 0.01, as the outcome battery: a correct generator fails the raw battery

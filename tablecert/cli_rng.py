@@ -66,6 +66,8 @@ def cmd_rng(args: argparse.Namespace) -> int:
         return cmd_rng_raw(args, adapter, target)
     if args.raw_sequences is not None:
         raise UsageError("--raw-sequences needs --raw BITS (the deep raw collection)")
+    if args.raw_repeat_words is not None:
+        raise UsageError("--raw-repeat-words needs --raw BITS (the raw stream's repeats member)")
     try:
         rolls, decks = args.rolls, args.decks
         if args.detect:
@@ -129,6 +131,8 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
         tolerance = Fraction(-1)
     if tolerance < 0:
         raise UsageError(f"--tolerance {args.tolerance!r}: not a fraction >= 0 such as 0 or 1/1000000")
+    if args.raw_repeat_words is not None and args.raw_repeat_words < 0:
+        raise UsageError(f"--raw-repeat-words {args.raw_repeat_words}: must be 0 (the battery's words only) or more")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers {args.workers}: must be 1 or more")
     if args.scale_range < 2:
@@ -144,7 +148,7 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
     data = _from_vendor(args, out, lambda options: evaluate_raw(
         adapter, target, options, bits, bool(args.scaling), args.pairs, tolerance, args.scale_range,
         args.workers or default_workers(), progress=progress_bar("collecting", args.quiet, unit="words"),
-        sequences=args.raw_sequences, how=how))
+        sequences=args.raw_sequences, how=how, repeat_words=args.raw_repeat_words))
     if data is None:
         return 2
     data["collected"] = {"started": started, "finished": _now()}
@@ -167,6 +171,10 @@ def cmd_rng_raw(args: argparse.Namespace, adapter: str, target: str) -> int:
         print(f"  deep: NIST's 15 tests on {raw['depth']['nist_on']}; the bit positions on all "
               f"{raw['depth']['bit_positions_bits']:,} bits; a stuck bit caught with "
               f"{raw['stuck_bit']['power']:.0%} power from 1 word in {raw['stuck_bit']['one_word_in']:,}")
+    seen = raw["repeats"]
+    print(f"  repeats: {seen['words']:,} words seen ({seen['extra_words']:,} past the battery's), "
+          + (f"no period up to {seen['ruled_out']:,} words" if seen["ruled_out"] else
+             f"the stream repeats after {next(t['period'] for t in raw['tests'] if t['test'] == 'repeats'):,} words"))
     for item in data.get("scaling", []):
         say(f"  scaling {item['kind']}: {item['decision']}, largest deviation {item['max_deviation']}"
             + ("" if item["proved"] else f" (not proved: {item['reason']})"))
@@ -205,6 +213,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                    help="with --raw, a deep collection: NIST's 15 tests on the first N sequences of 10^6 bits "
                         "only, while the bit-position test counts every word of the BITS (a stuck bit in 1 word "
                         "in 10^4 is caught with 99%% power from about 1.7 x 10^11 bits); default: every sequence")
+    p.add_argument("--raw-repeat-words", type=int, metavar="N",
+                   help="with --raw, the words the repeats member sees in all: after the BITS, the further words it "
+                        "needs are collected and read by that member only (default 2^25 plus one 64-bit window: "
+                        "33,554,434 words of 32 bits, every period up to 2^24 words caught); 0: the BITS' words only")
     p.add_argument("--scaling", nargs="?", const="probes", choices=("probes", "exhaustive"),
                    help="with the raw stream, prove the scaling exact (op rng.scale: die, 53-card shuffle and a "
                         "range, see --scale-range) and check paired outcomes (op rng.paired); '--scaling exhaustive' "

@@ -55,7 +55,7 @@ def test_rng_example_is_proved_exact_and_its_modulo_fault_exactly_biased(kit_fol
     for argv, status in ((str(kit_folder / "build" / "example_rng"), 0),
                          (f"{kit_folder / 'build' / 'example_rng'} modulo", 1)):
         out = tmp_path / str(status)
-        run = tablecert("rng", "--vendor-cmd", argv, "--out", str(out), "--raw", "10000000", "--scaling", "--quiet",
+        run = tablecert("rng", "--vendor-cmd", argv, "--out", str(out), "--raw", "10000000", "--raw-repeat-words", "0", "--scaling", "--quiet",
                         timeout=HANG)
         assert run.returncode == status, run.stdout[-3000:] + run.stderr[-3000:]
         summary = json.loads((out / "raw-summary.json").read_text())

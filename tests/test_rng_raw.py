@@ -20,7 +20,7 @@ T = 1 << 32
 def run_raw(out: Path, mode: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     cmd = f"{sys.executable} {VENDOR} {mode}"
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", cmd, "--out", str(out),
-                           "--raw", "10000000", "--scaling", "--pairs", "2000", "--quiet", *extra],
+                           "--raw", "10000000", "--raw-repeat-words", "0", "--scaling", "--pairs", "2000", "--quiet", *extra],
                           capture_output=True, text=True, timeout=HANG)
     return done, read_summary(out)
 

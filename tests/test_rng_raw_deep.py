@@ -30,7 +30,7 @@ VENDOR = Path(__file__).parent / "raw_vendor.py"
 
 def run(out: Path, mode: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {VENDOR} {mode}",
-                           "--out", str(out), "--quiet", *extra], capture_output=True, text=True, timeout=HANG)
+                           "--out", str(out), "--quiet", "--raw-repeat-words", "0", *extra], capture_output=True, text=True, timeout=HANG)
     summary = out / "raw-summary.json"
     return done, json.loads(summary.read_text()) if summary.exists() else {}
 
@@ -103,6 +103,8 @@ def test_a_deep_run_of_every_sequence_is_the_plain_run(tmp_path: Path) -> None:
     (["--raw-sequences", "100", "--scaling", "--tolerance", "x"], "--tolerance"),   # 10^8 bits by default: 100 fit
     (["--raw-sequences", "101", "--scaling"], "--raw-sequences 101: must be from 10 to 100"),
     (["--raw-sequences", "10"], "--raw-sequences needs --raw BITS"),
+    (["--raw", "10000000", "--raw-repeat-words", "-1"], "--raw-repeat-words -1: must be 0 (the battery's words only) or more"),
+    (["--rolls", "100"], "--raw-repeat-words needs --raw BITS"),     # run() passes --raw-repeat-words 0
 ])
 def test_bad_raw_sequences_is_one_line(tmp_path: Path, extra: list[str], words: str) -> None:
     done, _ = run(tmp_path / "bad", "good", *extra)

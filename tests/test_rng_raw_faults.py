@@ -61,6 +61,7 @@ def test_stream_repeating(tmp_path: Path) -> None:
     row = next(t for t in s["raw"]["tests"] if t["test"] == "repeats")
     assert row["period"] == 1 << 17 and row["repeated_windows"] == 312_499 - (1 << 17)
     assert "The stream repeats after 131,072 words" in page1(tmp_path / "period")
+    assert "repeats: 312,500 words seen (0 past the battery's), the stream repeats after 131,072 words" in done.stdout
 
 
 def test_dealt_words_from_another_generator(tmp_path: Path) -> None:

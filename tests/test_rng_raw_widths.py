@@ -89,7 +89,7 @@ def served_words(width: int, total: int) -> bytes:
 def test_vendor_of_each_width_end_to_end(tmp_path: Path, width: int) -> None:
     cmd = f"{sys.executable} {VENDOR} width-{width}"
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", cmd, "--out", str(tmp_path),
-                           "--raw", "10000000", "--scaling", "--pairs", "500", "--quiet"],
+                           "--raw", "10000000", "--raw-repeat-words", "0", "--scaling", "--pairs", "500", "--quiet"],
                           capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     s = json.loads((tmp_path / "raw-summary.json").read_text())

@@ -93,7 +93,7 @@ def test_the_command_sends_every_word(tmp_path: Path, mode: str) -> None:
 
     vendor = Path(__file__).parent / "raw_vendor.py"
     done = subprocess.run([sys.executable, "-m", "tablecert", "rng", "--vendor-cmd", f"{sys.executable} {vendor} {mode}",
-                           "--out", str(tmp_path), "--raw", "10000000", "--scaling", "exhaustive", "--pairs", "500",
+                           "--out", str(tmp_path), "--raw", "10000000", "--raw-repeat-words", "0", "--scaling", "exhaustive", "--pairs", "500",
                            "--quiet"], capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     s = json.loads((tmp_path / "raw-summary.json").read_text())
