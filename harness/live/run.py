@@ -172,7 +172,7 @@ def record_cleanup(live: LiveRun | None, book: MetaBook) -> None:
 
 def note_live(book: MetaBook, **values: Any) -> None:
     """``values`` added to the run's ``live`` meta (summary.json's ``live``)."""
-    book.set_meta(live={**(book.meta().get("live") or {}), **values})
+    book.set_meta(live={**(book.run_meta().live or {}), **values})
 
 
 def supports_live(hello: Any) -> bool:

@@ -136,7 +136,8 @@ class RunStore(RunReader):
             "INSERT INTO hand_causes VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (op, expected, actual, cause) DO UPDATE SET n = n + excluded.n",
             [(*cell, n) for cell, n in outcome.hand_causes.items()])
-        db.executemany(insert("live_failures", "INSERT OR REPLACE"), map(live_failure_row, outcome.live_failures))
+        if outcome.live_failures:                   # a live batch's findings (no other batch has any)
+            db.executemany(insert("live_failures", "INSERT OR REPLACE"), map(live_failure_row, outcome.live_failures))
         if outcome.live_features is not None:       # the run's: the union of its batches' (no read before)
             db.executemany(insert("live_features", "INSERT OR IGNORE"), live_feature_rows(outcome.live_features))
 
