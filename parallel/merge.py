@@ -209,8 +209,9 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
     run = RunStore(db_path)
     try:
         run.set_meta(**meta)
-        if isinstance(meta.get("build"), dict) and meta["build"].get("authenticated"):
-            run.put_build(shards[0].db.build_files(), meta["build"])     # the same files in every shard
+        build = shards[0].run.build
+        if isinstance(build, dict) and build.get("authenticated"):
+            run.put_build(shards[0].db.build_files(), build)     # the same files in every shard
         with run.merging():
             for s in shards:                              # a vendor never greeted: faults of op hello
                 run.add_rows(BatchOutcome("", "hello", 0, 0, "", faults=s.db.start_faults()), batch_row=False)
