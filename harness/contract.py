@@ -8,7 +8,8 @@ Like pytest's ``hookspec.py``, this module holds declarations only, no machinery
 * the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
   :class:`RawBatches`, :class:`RawExchange`, :class:`AsksOptionalOps`, :class:`AnswersByTest`, *since 1.1*
   :class:`Cuttable`), each claimed by a session class by inheriting it (an adapter that opens
-  cuttable sessions says so likewise: :class:`LiveAdapter`), and read through the typed
+  cuttable sessions says so likewise: :class:`LiveAdapter`; *since 1.2* one that says what of its
+  vendor's build a run binds: :class:`BuildSource`), and read through the typed
   accessors below; the runs use nothing of a session that is not declared here;
 * the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
   contract (crash, hang, a non-JSON line, the wrong id, the wrong number of results, a
