@@ -8,7 +8,8 @@ Like pytest's ``hookspec.py``, this module holds declarations only, no machinery
 * the optional capabilities a session may offer (:class:`Metered`, :class:`Confined`,
   :class:`RawBatches`, :class:`RawExchange`, :class:`AsksOptionalOps`, :class:`AnswersByTest`, *since 1.1*
   :class:`Cuttable`), each claimed by a session class by inheriting it (an adapter that opens
-  cuttable sessions says so likewise: :class:`LiveAdapter`), and read through the typed
+  cuttable sessions says so likewise: :class:`LiveAdapter`; *since 1.2* one that says what of its
+  vendor's build a run binds: :class:`BuildSource`), and read through the typed
   accessors below; the runs use nothing of a session that is not declared here;
 * the faults (:class:`FaultKind`, :class:`VendorFault`): anything a vendor does outside the
   contract (crash, hang, a non-JSON line, the wrong id, the wrong number of results, a
@@ -293,6 +294,31 @@ class LiveAdapter(ABC):
     def state_owner(self, target: str, options: SessionOptions) -> tuple[int, int] | None:
         """The uid and gid the run's ``state_dir`` must belong to for the vendor to write it
         (None: the lab's own user)."""
+
+
+class Binding(str, Enum):
+    """*Since 1.2.* What of its vendor's build an adapter lets the lab bind and check
+    (:class:`BuildSource`): a run's build record and its checks follow it, never the adapter's name."""
+
+    COMMAND = "command"     # the files of the vendor's command line, bound into its sandbox
+    PLUGIN = "plugin"       # the files of the installed Python distribution its plugin comes from
+    ARCHIVE = "archive"     # none of the vendor's own (it runs elsewhere): only the lab's copy (--build-archive)
+
+
+class BuildSource(ABC):
+    """*Since 1.2.* An adapter that says how its vendor's build reaches the lab: what the run binds
+    (:attr:`binding`), why no file was bound when none was (:attr:`not_bound`) and the vendor's
+    command line as it was started (:meth:`command_line`, for a replay). An adapter that is not
+    one binds no files and has no command line."""
+
+    binding: ClassVar[Binding]
+    not_bound: ClassVar[str]
+    """Why no files of the vendor were bound (the run's record says it), in the lab's words."""
+
+    @abstractmethod
+    def command_line(self, target: Any) -> str | None:
+        """The command that starts the vendor ``target`` names (as the run's meta keeps it) on
+        stdin and stdout (None: it is not started by a command line)."""
 
 
 class AnswersByTest(ABC):

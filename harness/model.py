@@ -19,11 +19,12 @@ harness (it is the bottom, beside :mod:`tablecert.harness.contract`).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 class Outcome(StrEnum):
     """The outcome of one vector."""
@@ -145,7 +146,7 @@ class RunMeta:
     hand_config: Any = None
     hand_slice: Any = None
     live: dict[str, Any] | None = None
-    live_failures: dict[str, Any] | None = None
+    live_failures: dict[str, Any] | None = None   # 1.1.0's findings (schema 2); since schema 3 run.db's live_failures
     build: dict[str, Any] | None = None      # the vendor's build as bound (harness/run/vendor_build.py, since 1.0)
     # what it came to
     judged: Any = None
@@ -378,6 +379,120 @@ class HandAnswer:
 
 
 
+def divergent_step(asked: str) -> int | None:
+    """The step a live finding's request names (its largest number: ``table.step 7``, ``table.resume
+    after between steps 6 and 7``), None when it names none (``table.open``, a recall): the step a
+    replay's script is cut after."""
+    numbers = [int(w) for w in asked.replace("(", " ").replace(")", " ").split() if w.isdigit()]
+    return max(numbers, default=None)
+
+
+def _station_of(*texts: str) -> int | None:
+    found = next((m for m in (re.search(r"\bstation (\d+)", t) for t in texts) if m), None)
+    return None if found is None else int(found.group(1))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveFailure:
+    """A failing live vector's finding as the run keeps it (run.db's ``live_failures``, since schema
+    3; before, a JSON object by "file tcId" in the meta ``live_failures``): its vector (``file``,
+    ``op``, ``tc_id``: its row of ``failures`` holds the compared pair), the step it diverged at
+    (:func:`divergent_step`; None: none named), the station named (None: none), the interruption
+    it followed (``after_step``, ``after_mode``; None: none made), the request (``asked``), its
+    first differing field (``''``: a fault), the oracle's and the vendor's answers to it (JSON
+    text; ``''`` for a fault), the fault's kind (``''``: a divergence) and the whole record
+    (``record``, JSON text: every interruption, the state restored, the last exchanges) that its
+    replay is made from (:func:`tablecert.harness.live.findings.live_replays`)."""
+
+    file: str
+    op: str
+    tc_id: int
+    step: int | None
+    station: int | None
+    after_step: int | None
+    after_mode: str | None
+    asked: str
+    field: str
+    expected: str
+    answered: str
+    fault: str
+    record: str
+
+    @classmethod
+    def of(cls, file: str, op: str, tc_id: int, detail: Mapping[str, Any]) -> LiveFailure:
+        """The finding of ``detail`` (:func:`tablecert.harness.live.findings.live_detail`'s record,
+        as 1.1.0 kept it in the meta) as typed fields."""
+        found = detail.get("divergence") or {}
+        last = detail.get("last_interruption") or {}
+        fault = found.get("fault") or {}
+        fields = [str(f) for f in found.get("fields") or ()]
+        asked = str(found.get("asked", ""))
+        return cls(file, op, tc_id, divergent_step(asked), _station_of(asked, *fields[:1]), last.get("step"),
+                   last.get("mode"), asked, fields[0] if fields else "",
+                   "" if fault else dumps(found.get("expected")), "" if fault else dumps(found.get("answered")),
+                   str(fault.get("kind", "")), dumps(dict(detail)))
+
+    @property
+    def detail(self) -> dict[str, Any]:
+        """The whole record (as :meth:`of` was given it)."""
+        value: dict[str, Any] = json.loads(self.record)
+        return value
+
+
+LIVE_TABLE_FEATURES = ("stations", "disconnects", "disables", "meters", "records", "paigow_records")
+"""The live table features a run reports, in page 1's order: the station features
+(:data:`tablecert.oracle.live_stations.FEATURES`), ``records`` (a station's record fields) and
+:data:`tablecert.oracle.paigow_records.FEATURE` (their names, kept here: this module imports no
+oracle; ``tests/test_live_rows.py`` checks they are the oracle's)."""
+
+
+@dataclass(frozen=True)
+class LiveFeatures:
+    """The live table features of a run (run.db's ``live_features``, since schema 3; before, the
+    meta ``live``'s ``features``): those the vendor declared (in its hello's order), those its
+    tables tested and those it did not declare (each in page 1's order). A batch adds what it
+    tested; the run's are the union (:meth:`RunReader.live_features`)."""
+
+    declared: tuple[str, ...] = ()
+    tested: tuple[str, ...] = ()
+    not_declared: tuple[str, ...] = ()
+
+    ROLES: ClassVar[tuple[str, ...]] = ("declared", "tested", "not_declared")
+
+    def as_json(self) -> dict[str, list[str]]:
+        """As summary.json's ``live.features`` has it."""
+        return {role: list(getattr(self, role)) for role in self.ROLES}
+
+    def seq(self, role: str, name: str) -> int:
+        """Where ``name`` goes in ``role``'s list: the hello's order for ``declared``, page 1's
+        (:data:`LIVE_TABLE_FEATURES`) for the others; so the batches' features, added up, keep it."""
+        order = self.declared if role == "declared" else LIVE_TABLE_FEATURES
+        return order.index(name) if name in order else len(order)
+
+    def __or__(self, other: LiveFeatures) -> LiveFeatures:
+        """The features of two parts of a run together (what either tested; the later's
+        declaration, a run's vendor declaring the same throughout)."""
+        def union(role: str) -> tuple[str, ...]:
+            names = {*getattr(self, role), *getattr(other, role)}
+            return tuple(sorted(names, key=lambda name: (self.seq(role, name), name)))
+        return LiveFeatures(other.declared or self.declared, union("tested"), union("not_declared"))
+
+    @classmethod
+    def of(cls, value: Mapping[str, Any]) -> LiveFeatures:
+        """From :meth:`as_json`'s shape (1.1.0's meta)."""
+        return cls(*(tuple(value.get(role) or ()) for role in cls.ROLES))
+
+
+def with_live_features(live: Mapping[str, Any], features: LiveFeatures | None) -> dict[str, Any]:
+    """The run's ``live`` meta with its ``features`` in the place 1.1.0 kept them (after the plan,
+    before a later note: ``not_played``, ``state_dir_cleanup``), as summary.json's ``live`` has it."""
+    if features is None:
+        return dict(live)
+    later = ("not_played", "state_dir_cleanup")
+    return {**{k: v for k, v in live.items() if k not in later and k != "features"},
+            "features": features.as_json(), **{k: live[k] for k in later if k in live}}
+
+
 @dataclass
 class BatchOutcome:
     """What one batch adds to the run's record."""
@@ -396,6 +511,8 @@ class BatchOutcome:
     hand_failures: list[tuple[int, ...]] = field(default_factory=list)
     hand_answers: list[HandAnswer] = field(default_factory=list)
     hand_causes: Counter[tuple[int, int, int, int]] = field(default_factory=Counter)
+    live_failures: list[LiveFailure] = field(default_factory=list)
+    live_features: LiveFeatures | None = None     # a live batch's table features (its tested, the vendor's declared)
 
     @property
     def failed(self) -> int:
@@ -414,6 +531,7 @@ class BatchOutcome:
         self.hand_failures.extend(other.hand_failures)
         self.hand_answers.extend(other.hand_answers)
         self.hand_causes.update(other.hand_causes)
+        self.live_failures.extend(other.live_failures)
 
 
 _RUN_META_FIELDS = tuple(RunMeta.__dataclass_fields__)

@@ -209,8 +209,9 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
     run = RunStore(db_path)
     try:
         run.set_meta(**meta)
-        if isinstance(meta.get("build"), dict) and meta["build"].get("authenticated"):
-            run.put_build(shards[0].db.build_files(), meta["build"])     # the same files in every shard
+        build = shards[0].run.build
+        if isinstance(build, dict) and build.get("authenticated"):
+            run.put_build(shards[0].db.build_files(), build)     # the same files in every shard
         with run.merging():
             for s in shards:                              # a vendor never greeted: faults of op hello
                 run.add_rows(BatchOutcome("", "hello", 0, 0, "", faults=s.db.start_faults()), batch_row=False)
@@ -218,6 +219,9 @@ def _write(out: Path, shards: list[ShardRun], order: list[tuple[int, tuple[str, 
                 run.add_rows(owner[(file, op, first_tc)].db.batch_record(file, op, first_tc, n))
             for s in shards:                              # keyed by hand: disjoint shards
                 run.add_hand_failures(s.db.stored_rows("hand_failures"))
+                features = s.db.live_features()           # the live table features: every shard's together
+                if features is not None:
+                    run.add_rows(BatchOutcome("", "", 0, 0, "", live_features=features), batch_row=False)
                 run.add_rows(BatchOutcome("", "", 0, 0, "", hand_answers=s.db.hand_answers()), batch_row=False)
             run.add_rows(_summed(shards), batch_row=False)
         run.set_meta(judged=database_digest(run))
@@ -234,5 +238,6 @@ def _summed(shards: list[ShardRun]) -> BatchOutcome:
         for s in shards:
             for *cell, n in s.db.stored_rows(table):
                 total[tuple(cell)] += n
-    return BatchOutcome("", "", 0, 0, "", **{table: Counter(dict(sorted(total.items())))
-                                              for table, total in totals.items()})
+    summed = {table: Counter(dict(sorted(total.items()))) for table, total in totals.items()}
+    return BatchOutcome("", "", 0, 0, "", counts=summed["counts"], confusion=summed["confusion"],
+                        hand_causes=summed["hand_causes"])

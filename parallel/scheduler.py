@@ -123,7 +123,7 @@ def run_scheduled(context: SpreadContext, done: set[tuple[str, str, int]], total
     """Run the units of the suite (of ``spread.shard``) not in ``done`` on a pool of workers,
     recording their outcomes in run order (see the module docstring)."""
     suite, book = context.suite, context.meta
-    meta = RunMeta.of(book.meta())
+    meta = book.run_meta()
     if meta.shard is not None and (str(spread.shard), suite.batch_size) != (meta.shard, meta.batch_size):
         raise RunError(f"this run folder holds shard {meta.shard} with {meta.batch_size} cases per request; "
                        f"resume it with --shard {meta.shard} and that batch size")

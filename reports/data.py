@@ -546,7 +546,7 @@ def _load(run_dir: Path, submission: Submission | None) -> ReportData:
         causes = stored_analysis(db, run_dir, run)
         batches = db.batch_statuses()
         protocol_note = unchecked_note(run.protocol, _totals(db, "protocol"))
-        live = live_summary(run.live, _totals(db, LIVE_DIMENSION)) if run.live else None
+        live = live_summary(db.live_record() or {}, _totals(db, LIVE_DIMENSION)) if run.live else None
         build_files = list(db.build_files())
     finally:
         db.close()

@@ -24,7 +24,6 @@ PosixPath('out/run/report.html')
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from tablecert.harness.answers.causes import Cause, cause_key
 from tablecert.harness.answers.differences import all_differences, answered, is_cut, stored_differences, unwrapped
+from tablecert.harness.adapters.registry import command_line
 from tablecert.harness.lab_files import write_atomically
 from tablecert.harness.model import Failure, RunMeta, replay_name
 from tablecert.harness.suites.reader import json_line
@@ -117,14 +117,8 @@ def replay_command(meta: Mapping[str, Any]) -> str:
     plugin served on stdin/stdout by ``tablecert serve-vendor``; ``VENDOR`` for a vendor that is
     not a command line (a URL, offline answers)."""
     run = RunMeta.of(meta)
-    target, adapter = run.target, run.adapter
-    if adapter == "subprocess" and isinstance(target, list):
-        return for_terminal(shlex.join(str(t) for t in target), TEXT_SHOWN)
-    if adapter == "subprocess" and isinstance(target, str):
-        return for_terminal(target, TEXT_SHOWN)
-    if adapter == "python" and isinstance(target, str):
-        return for_terminal(f"tablecert serve-vendor --plugin {shlex.quote(target)}", TEXT_SHOWN)
-    return "VENDOR"
+    command = command_line(run.adapter, run.target)
+    return "VENDOR" if command is None else for_terminal(command, TEXT_SHOWN)
 
 
 TRANSITIONS_SHOWN = 6       # "expected -> answered" pairs in a cause's "how the values differ" cell

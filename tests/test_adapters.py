@@ -754,3 +754,20 @@ def test_a_key_repeated_at_any_depth_is_refused(text: str) -> None:
     assert decode_answer(text.replace('"id": 1}', '"di": 1}').replace('"total": 7', '"ltot": 7')
                          .replace('"d": 1}', '"e": 1}')) is not None
 
+
+
+def test_each_adapter_says_what_of_its_vendor_a_run_binds_and_its_command() -> None:
+    """What a run binds and how report.html names the vendor's command come from the adapter
+    (BuildSource, since 1.2), never from its name compared outside harness/adapters/."""
+    from tablecert.harness.adapters.registry import VendorTarget, command_line
+    from tablecert.harness.contract import Binding
+
+    assert [VendorTarget(name, "x").binding() for name in ("subprocess", "python", "http")] == [
+        Binding.COMMAND, Binding.PLUGIN, Binding.ARCHIVE]
+    assert VendorTarget("http", "x").not_bound() == "the vendor was reached over HTTP: the lab could read none of its files"
+    assert command_line("subprocess", ["./my vendor", "--fast"]) == "'./my vendor' --fast"
+    assert command_line("subprocess", "./vendor --fast") == "./vendor --fast"
+    assert command_line("python", "my_pkg:Vendor") == "tablecert serve-vendor --plugin my_pkg:Vendor"
+    assert command_line("python", "a b") == "tablecert serve-vendor --plugin 'a b'"
+    assert command_line("http", "http://127.0.0.1:8080") is None
+    assert command_line("responses", "answers.jsonl") is None and command_line(None, None) is None

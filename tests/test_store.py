@@ -81,7 +81,7 @@ def test_a_run_of_the_previous_release_is_migrated_when_written(tmp_path: Path) 
         check_seal(store, [sealing_key(meta)], str(folder))               # migrating kept rows and meta
     finally:
         store.close()
-    assert user_version(folder / "run.db") == SCHEMA_VERSION == 2
+    assert user_version(folder / "run.db") == SCHEMA_VERSION == 3
 
 
 def test_a_database_of_an_earlier_schema_gets_its_missing_columns_and_hand_causes(tmp_path: Path) -> None:
@@ -113,15 +113,15 @@ def test_a_database_of_an_earlier_schema_gets_its_missing_columns_and_hand_cause
         assert store.faults()[0].recovered is False and next(store.failures()).comment == ""
     finally:
         store.close()
-    assert user_version(path) == 2
+    assert user_version(path) == 3
 
 
 def test_a_database_of_a_later_release_is_refused_in_one_line(tmp_path: Path) -> None:
     folder = previous_run(tmp_path)
     db = sqlite3.connect(folder / "run.db")
-    db.execute("PRAGMA user_version = 3")
+    db.execute("PRAGMA user_version = 4")
     db.close()
-    with pytest.raises(SchemaError, match="schema version 3, written by a later release"):
+    with pytest.raises(SchemaError, match="schema version 4, written by a later release"):
         open_reader(folder / "run.db")
     with pytest.raises(SchemaError, match="later release"):
         RunStore(folder / "run.db")

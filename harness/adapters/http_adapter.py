@@ -50,7 +50,7 @@ from inotify_simple import INotify
 
 from tablecert.harness.adapters.live_session import STATE_CHANGES, LiveMessages
 from tablecert.harness.adapters.message_session import MessageSession
-from tablecert.harness.contract import FaultKind, LiveAdapter, SessionOptions, VendorFault, VendorSession
+from tablecert.harness.contract import Binding, BuildSource, FaultKind, LiveAdapter, SessionOptions, VendorFault, VendorSession
 from tablecert.harness.answers.envelope import decode_answer
 from tablecert.harness.protocol_versions import hello_request
 from tablecert.oracle.protocol import V2
@@ -306,12 +306,17 @@ def _reason(err: BaseException) -> str:
     return str(err) or type(err).__name__
 
 
-class HttpAdapter(LiveAdapter):
+class HttpAdapter(LiveAdapter, BuildSource):
     """Talks to a vendor serving the protocol at an http(s) URL; plays live tables when the lab
     names its restart hook."""
 
     name = "http"
     starts_vendor = False           # the lab runs the server: its state_dir is the host's folder
+    binding = Binding.ARCHIVE
+    not_bound = "the vendor was reached over HTTP: the lab could read none of its files"
+
+    def command_line(self, target: Any) -> str | None:
+        return None
 
     def open(self, target: str, options: SessionOptions) -> HttpSession:
         return HttpSession(target.strip(), options)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import queue
+import shlex
 import sys
 import threading
 import traceback
@@ -39,7 +40,7 @@ from typing import Any
 from tablecert.harness.adapters.message_session import MessageSession
 from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.adapters.subprocess_adapter import LiveSession
-from tablecert.harness.contract import FaultKind, LiveAdapter, PythonVendor, SessionOptions, VendorFault, VendorSession
+from tablecert.harness.contract import Binding, BuildSource, FaultKind, LiveAdapter, PythonVendor, SessionOptions, VendorFault, VendorSession
 from tablecert.harness.answers.envelope import decode_answer
 from tablecert.harness.adapters.registry import find_python_vendor
 from tablecert.harness.suites.reader import json_line
@@ -129,11 +130,16 @@ class PythonSession(MessageSession):
         return decode_answer(encoded)
 
 
-class PythonAdapter(LiveAdapter):
+class PythonAdapter(LiveAdapter, BuildSource):
     """Loads a Python vendor plugin (entry-point name or ``module:attr``) into this process; its
     live-table sessions run it in a fresh interpreter (see the module docstring)."""
 
     name = "python"
+    binding = Binding.PLUGIN
+    not_bound = "the vendor is a Python plugin in the harness's own process: no files were bound"
+
+    def command_line(self, target: Any) -> str | None:
+        return f"tablecert serve-vendor --plugin {shlex.quote(target)}" if isinstance(target, str) else None
 
     def open(self, target: str, options: SessionOptions) -> PythonSession:
         try:

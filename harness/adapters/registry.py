@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from tablecert.harness.contract import (ADAPTER_GROUP, VENDOR_GROUP, Adapter, LiveAdapter, PythonVendor, SessionOptions,
-                                       VendorSession)
+from tablecert.harness.contract import (ADAPTER_GROUP, VENDOR_GROUP, Adapter, Binding, BuildSource, LiveAdapter,
+                                       PythonVendor, SessionOptions, VendorSession)
 
 
 def find_adapter(name: str) -> Adapter:
@@ -59,6 +59,17 @@ class VendorTarget:
         assert isinstance(adapter, LiveAdapter), self.live_scope()
         return functools.partial(adapter.open_live, self.target, self.options, state_dir)
 
+    def binding(self) -> Binding | None:
+        """What of the vendor's build its adapter lets the run bind (None: nothing, an adapter
+        that is not a :class:`~tablecert.harness.contract.BuildSource`)."""
+        adapter = find_adapter(self.adapter)
+        return adapter.binding if isinstance(adapter, BuildSource) else None
+
+    def not_bound(self) -> str:
+        """Why no files of the vendor were bound, in the run's record."""
+        adapter = find_adapter(self.adapter)
+        return adapter.not_bound if isinstance(adapter, BuildSource) else f"the {self.adapter} adapter binds no files"
+
     def starts_vendor(self) -> bool:
         """Whether the harness starts the vendor's live instances itself (so they can enter the
         namespaces of the ``state_dir``'s file system), not a server the lab runs."""
@@ -69,6 +80,17 @@ class VendorTarget:
         """The uid and gid the vendor's ``state_dir`` belongs to (None: the lab's own)."""
         adapter = find_adapter(self.adapter)
         return adapter.state_owner(self.target, self.options) if isinstance(adapter, LiveAdapter) else None
+
+
+def command_line(adapter: str | None, target: Any) -> str | None:
+    """The command that starts the vendor a run reached by ``adapter`` at ``target`` (both as its
+    meta keeps them) on stdin and stdout; None when it is not a command line (a URL, offline
+    answers, an adapter not installed here)."""
+    try:
+        found = find_adapter(str(adapter))
+    except ValueError:
+        return None
+    return found.command_line(target) if isinstance(found, BuildSource) else None
 
 
 def find_python_vendor(spec: str) -> PythonVendor:

@@ -30,6 +30,7 @@ runner opens a new session. A session is used by one thread at a time.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -43,7 +44,7 @@ from tablecert.harness.adapters.request_json import request_line
 from tablecert.harness.adapters.vendor_process import VendorProcess, command_argv, confined_start_hint
 from tablecert.harness.confine.sandbox import vendor_uid
 from tablecert.harness.answers.envelope import check_batch_answer, decode_answer
-from tablecert.harness.contract import (FaultKind, Hello, LiveAdapter, RawExchange, SessionOptions, VendorFault,
+from tablecert.harness.contract import (Binding, BuildSource, FaultKind, Hello, LiveAdapter, RawExchange, SessionOptions, VendorFault,
                                        VendorSession)
 from tablecert.harness.protocol_versions import hello_request
 from tablecert.oracle.protocol import V2
@@ -264,11 +265,18 @@ class LiveSession(LiveMessages, SubprocessSession):
         self._die()
 
 
-class SubprocessAdapter(LiveAdapter):
+class SubprocessAdapter(LiveAdapter, BuildSource):
     """Starts a vendor executable from a command line (``shlex.split``, no shell); its live-table
     sessions are :class:`~tablecert.harness.adapters.live_session.LiveSession`, cut by SIGKILL."""
 
     name = "subprocess"
+    binding = Binding.COMMAND
+    not_bound = "the vendor ran without a sandbox: no files were bound"
+
+    def command_line(self, target: Any) -> str | None:
+        if isinstance(target, list):
+            return shlex.join(str(t) for t in target)
+        return target if isinstance(target, str) else None
 
     def open(self, target: str, options: SessionOptions) -> SubprocessSession:
         return SubprocessSession(command_argv(target), options)

@@ -32,7 +32,7 @@ from tablecert.harness.contract import VendorSession
 from tablecert.harness.instance.recovery import FaultPolicy
 
 if TYPE_CHECKING:
-    from tablecert.harness.model import BatchOutcome
+    from tablecert.harness.model import BatchOutcome, RunMeta
     from tablecert.harness.model import Batch
     from tablecert.harness.instance.vendor_instance import Played
 
@@ -77,7 +77,7 @@ class RunVendor:
 class MetaBook(Protocol):
     """The run's meta in ``run.db``."""
 
-    def meta(self) -> dict[str, Any]: ...
+    def run_meta(self) -> RunMeta: ...
     def set_meta(self, **values: Any) -> None: ...
 
 

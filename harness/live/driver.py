@@ -47,7 +47,7 @@ from tablecert.harness.live.cuts import (KINDS, VectorLife, closed_is_closed, co
                                          storm)
 from tablecert.harness.live.findings import Divergence, compared_pair, finding_note, live_detail
 from tablecert.harness.instance.vendor_instance import VendorInstance
-from tablecert.harness.model import BatchOutcome, Fault, stored_answer, stored_expected
+from tablecert.harness.model import BatchOutcome, Fault, LiveFailure, stored_answer, stored_expected
 from tablecert.harness.instance.vectors import judge_batch
 from tablecert.harness.suites.reader import Batch
 from tablecert.oracle.live_tables import GAME_OF_OP, GAMES, recall_of
@@ -258,19 +258,21 @@ def play_vector(control: VendorInstance, config: Any, tc_id: int, case: dict[str
 
 
 def judge_live(control: VendorInstance, unit: Batch, plan: LivePlan,
-               details: dict[str, Any] | None = None, player: Callable[..., None] | None = None) -> BatchOutcome:
+               player: Callable[..., None] | None = None) -> BatchOutcome:
     """Play every vector of a live batch on ``control`` with the interruptions of ``plan``; the
     outcome judged as the runner judges any batch (a passing vector answered with its expected
     result), each failing vector's row holding its first divergent answer, the oracle's and the
     vendor's (:func:`~tablecert.harness.live.findings.compared_pair`), and its finding with its
-    comment; plus the interruption counts. ``details`` gets each failing vector's whole record,
-    by "file tcId" (:func:`~tablecert.harness.live.findings.live_detail`). ``player`` plays each
+    comment, and its finding as typed fields with its whole record (``live_failures``:
+    :class:`~tablecert.harness.model.LiveFailure` of :func:`~tablecert.harness.live.findings.live_detail`,
+    written with the batch); plus the interruption counts. ``player`` plays each
     vector (:func:`play_vector` unless given: a station table's is
     :class:`~tablecert.harness.live.stations.StationPlayer`)."""
     player = player or play_vector
     results: list[Any] = []
     notes: dict[int, str] = {}
     pairs: dict[int, tuple[str, str]] = {}
+    findings: list[LiveFailure] = []
     made: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
     survived: dict[str, int] = dict.fromkeys(ALL_KINDS, 0)
     faults: list[Fault] = []
@@ -293,8 +295,7 @@ def judge_live(control: VendorInstance, unit: Batch, plan: LivePlan,
             notes[tc_id] = finding_note(play, err, points)
             expected_answer, answered = compared_pair(err)
             pairs[tc_id] = stored_expected(expected_answer), stored_answer(answered)
-            if details is not None:
-                details[f"{unit.file} {tc_id}"] = live_detail(play, err)
+            findings.append(LiveFailure.of(unit.file, unit.op, tc_id, live_detail(play, err)))
         for kind, n_made, n_survived in kind_counts(play.made, play.survived):
             made[kind] += n_made
             survived[kind] += n_survived
@@ -302,6 +303,7 @@ def judge_live(control: VendorInstance, unit: Batch, plan: LivePlan,
     out.faults += faults
     out.failures = [replace(f, expected=pairs[f.tc_id][0], actual=pairs[f.tc_id][1], comment=f"{f.comment} | {notes[f.tc_id]}")
                     if f.tc_id in pairs else f for f in out.failures]
+    out.live_failures = findings
     for mode in ALL_KINDS:
         for what, n in (("made", made[mode]), ("survived", survived[mode])):
             if n:

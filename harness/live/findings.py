@@ -9,8 +9,8 @@
   and game;
 * :func:`fault_words`: a vendor fault during live play in the lab's words, with the request it
   was met during and the vendor's last line on stderr;
-* :func:`live_detail`: the whole record of a failing live vector, kept in the run's meta
-  (``live_failures``): every interruption made (step and kind), the state the vendor restored
+* :func:`live_detail`: the whole record of a failing live vector, kept with its typed fields in
+  run.db's ``live_failures`` (:class:`~tablecert.harness.model.LiveFailure`): every interruption made (step and kind), the state the vendor restored
   after the last one against the state the oracle had, the first divergent answer (what was
   asked, expected, answered and the fields that differ) and the last exchanges before it;
 * :func:`finding_note`: the same in one line, kept with the vector's comment (the findings PDF
@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from tablecert.harness.contract import FaultKind, VendorFault
 from tablecert.harness.answers.compare import strict_equal
 from tablecert.harness.answers.round_findings import differing_fields
 from tablecert.harness.live.cuts import RESENT
+from tablecert.harness.model import LiveFailure, divergent_step
 from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.live_tables import GAME_OF_OP
 
@@ -126,8 +128,8 @@ def _shown(value: Any) -> str:
 
 
 def live_detail(play: Any, err: VendorFault | Divergence) -> dict[str, Any]:
-    """The failing vector's whole record (see the module docstring), kept in the run's meta
-    (``live_failures``) for its replay."""
+    """The failing vector's whole record (see the module docstring), kept in run.db's
+    ``live_failures`` for its replay."""
     _, last = last_point(play, err)
     found: dict[str, Any]
     if isinstance(err, VendorFault):
@@ -237,20 +239,20 @@ def finding_note(play: Any, err: VendorFault | Divergence, points: dict[int, str
 
 def _divergent_step(record: dict[str, Any], n_steps: int) -> int:
     """The step after which a failing vector's script can be cut (the divergent one, or the last)."""
-    asked = str(record.get("divergence", {}).get("asked", ""))
-    numbers = [int(w) for w in asked.replace("(", " ").replace(")", " ").split() if w.isdigit()]
-    return min(max(numbers, default=n_steps - 1) + 1, n_steps)
+    step = divergent_step(str(record.get("divergence", {}).get("asked", "")))
+    return min((n_steps - 1 if step is None else step) + 1, n_steps)
 
 
-def live_replays(failures: Any, ops: Any, details: dict[str, Any], name: Any) -> dict[str, str]:
+def live_replays(failures: Any, ops: Any, findings: Iterable[LiveFailure], name: Any) -> dict[str, str]:
     """Replay files (name -> text) for the failing live vectors (of the ``ops``) among ``failures``
     (:class:`~tablecert.harness.model.Failure` records): one per failing group, named ``name(file, op, tg_id)`` as every replay of a
-    group is (the reports point there), one JSON line per failing vector, from its ``details``
-    (the run's meta ``live_failures``, by "file tcId"), with the oracle's records of the steps
+    group is (the reports point there), one JSON line per failing vector, from its finding's whole
+    record (``findings``: run.db's ``live_failures``), with the oracle's records of the steps
     kept (for :func:`~tablecert.harness.live.driver.replay_live`)."""
+    details = {(f.file, f.op, f.tc_id): f.detail for f in findings}
     out: dict[str, str] = {}
     for rec in failures:
-        detail = details.get(f"{rec.file} {rec.tc_id}")
+        detail = details.get((rec.file, rec.op, rec.tc_id))
         op = rec.op
         if op not in ops or not isinstance(detail, dict):
             continue

@@ -33,7 +33,7 @@ from tablecert.harness.live.instance import remove_stale_state, state_holder, st
 from tablecert.harness.live.state_holder import state_holds
 from tablecert.harness.live.paigow_records import PaigowPlayer
 from tablecert.harness.live.stations import StationPlayer, declared_features, undeclared
-from tablecert.harness.model import BatchOutcome, BatchStatus, Outcome
+from tablecert.harness.model import LIVE_TABLE_FEATURES, BatchOutcome, BatchStatus, LiveFeatures, Outcome
 from tablecert.harness.instance.context import LiveContext, MetaBook, SuiteRun
 from tablecert.harness.instance.vendor_instance import Identity, VendorInstance
 from tablecert.harness.instance.vectors import whole_batch
@@ -43,7 +43,7 @@ from tablecert.oracle.live_tables import GAME_OF_OP, LIVE_OPS
 from tablecert.oracle.paigow_records import FEATURE as PAIGOW_RECORDS
 from tablecert.oracle.protocol import V2
 
-TABLE_FEATURES = (*FEATURES, "records", PAIGOW_RECORDS)
+TABLE_FEATURES = LIVE_TABLE_FEATURES
 """The live table features a run reports tested, in page 1's order (``records``: a station's record fields)."""
 
 
@@ -172,7 +172,7 @@ def record_cleanup(live: LiveRun | None, book: MetaBook) -> None:
 
 def note_live(book: MetaBook, **values: Any) -> None:
     """``values`` added to the run's ``live`` meta (summary.json's ``live``)."""
-    book.set_meta(live={**(book.meta().get("live") or {}), **values})
+    book.set_meta(live={**(book.run_meta().live or {}), **values})
 
 
 def supports_live(hello: Any) -> bool:
@@ -207,38 +207,36 @@ class LiveBatch:
         plan = self.live.plan_of(self.suite, self.meta)
         player: Callable[..., None] | None = None
         declared = declared_features(instance.hello)
+        features = None
         if self.batch.op == STATIONS_OP:
-            self.note_features(declared, [] if undeclared(self.batch.cases, declared) else self.batch.cases)
+            features = self.features(declared, [] if undeclared(self.batch.cases, declared) else self.batch.cases)
             if undeclared(self.batch.cases, declared):
-                return whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED)
+                return replace(whole_batch(self.batch, BatchStatus.UNSUPPORTED, Outcome.UNSUPPORTED),
+                               live_features=features)
             player = StationPlayer(instance.hello.build, "meters" in declared)
         elif GAME_OF_OP[self.batch.op] == "paigow":
-            self.note_features(declared, [])
+            features = self.features(declared, [])
             if PAIGOW_RECORDS in declared:
                 player = PaigowPlayer(instance.hello.build)
         instance.drop()
-        details: dict[str, Any] = {}
-        outcome = judge_live(self.live.instance(instance.began), self.batch, plan, details, player)
-        if details:
-            self.meta.set_meta(live_failures={**(self.meta.meta().get("live_failures") or {}), **details})
+        outcome = judge_live(self.live.instance(instance.began), self.batch, plan, player)
+        outcome.live_features = features        # written with the batch: the run's are every batch's together
         return outcome
 
-
-    def note_features(self, declared: tuple[str, ...], played: list[Any]) -> None:
-        """Keep in the run's ``live`` meta (``features``; summary.json's ``live.features``) the table
-        features the vendor declared, those the station vectors played tested (``records``, the
-        record fields, with any station table; ``meters`` when declared), ``paigow_records`` when
-        declared and a pai gow batch is played, and those it did not declare."""
-        live = self.meta.meta().get("live") or {}
-        tested = set((live.get("features") or {}).get("tested") or ())
+    def features(self, declared: tuple[str, ...], played: list[Any]) -> LiveFeatures:
+        """The table features of this batch (run.db's ``live_features``; summary.json's
+        ``live.features``, every batch's together): those the vendor declared, those the station
+        vectors played tested (``records``, the record fields, with any station table; ``meters``
+        when declared), ``paigow_records`` when declared and a pai gow batch is played, and those
+        it did not declare."""
+        tested: set[str] = set()
         for case in played:
             tested.update(features_of(case))
             tested.update(["records"] + (["meters"] if "meters" in declared else []))
         if self.batch.op != STATIONS_OP and PAIGOW_RECORDS in declared:
             tested.add(PAIGOW_RECORDS)
-        self.meta.set_meta(live={**live, "features": {
-            "declared": list(declared), "tested": [f for f in TABLE_FEATURES if f in tested],
-            "not_declared": [f for f in (*FEATURES, PAIGOW_RECORDS) if f not in declared]}})
+        return LiveFeatures(tuple(declared), tuple(f for f in TABLE_FEATURES if f in tested),
+                            tuple(f for f in (*FEATURES, PAIGOW_RECORDS) if f not in declared))
 
 
 def live_summary(meta: dict[str, Any], totals: dict[str, dict[str, int]]) -> dict[str, Any]:

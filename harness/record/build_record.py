@@ -43,7 +43,7 @@ class FileCheck:
 def recorded_build(db: RunReader, where: str) -> tuple[dict[str, object], list[BuildFile]]:
     """The run's meta ``build`` and its files; BuildRecordError when the run recorded no build,
     or its rows do not give the signature the meta holds."""
-    build = db.meta().get("build")
+    build = db.run_meta().build
     if not isinstance(build, dict) or not build.get("authenticated"):
         why = build.get("why") if isinstance(build, dict) else "the run predates build records"
         raise BuildRecordError(f"{where}: the run recorded no build of the vendor's files ({why})")
@@ -127,7 +127,7 @@ def read_recorded(run_dir: Path) -> RecordedBuild | None:
     """A run folder's recorded build (None: it recorded none, or its listing does not give its
     signature)."""
     with open_reader(run_dir / "run.db") as db:
-        vendor = db.meta().get("vendor") or {}
+        vendor = db.run_meta().vendor or {}
         try:
             build, files = recorded_build(db, str(run_dir))
         except BuildRecordError:

@@ -65,7 +65,7 @@ from tablecert.harness.record.judged_record import JudgedRecord, database_digest
 from tablecert.harness.record.keys import fingerprint
 from tablecert.harness.model import dumps
 from tablecert.harness.store import RunReader, RunStore, open_reader
-from tablecert.harness.record.seal import (CHAIN, NOT_SEALED, SEAL, UNSEALED_TABLES, SealError, check_seal, dsse,
+from tablecert.harness.record.seal import (CHAIN, NOT_SEALED, SEAL, SealError, check_seal, dsse, sealed_tables,
                                            signed_bytes)
 
 CHECKPOINT_TYPE = "application/vnd.tablecert.run-checkpoint.v1+json"
@@ -92,15 +92,15 @@ def meta_digest(db: RunReader) -> str:
 def record_state(db: RunReader, judged: dict[str, Any]) -> dict[str, Any]:
     """What a checkpoint signs of the record besides its place in the chain (``judged``: the
     harness's record of the rows, or one recomputed from them)."""
-    return {"judged": judged, "tables": row_digests(db, UNSEALED_TABLES), "meta_sha256": meta_digest(db)}
+    return {"judged": judged, "tables": row_digests(db, sealed_tables(db)), "meta_sha256": meta_digest(db)}
 
 
 def _differs(found: dict[str, Any], signed: dict[str, Any]) -> list[str]:
     """The parts of the record that are not as signed, by name."""
     out = [f"rows of {table}" for table in sorted(set(found["judged"]) | set(signed.get("judged") or {}))
            if found["judged"].get(table) != (signed.get("judged") or {}).get(table)]
-    out += [f"rows of {table}" for table in sorted(found["tables"])
-            if found["tables"][table] != (signed.get("tables") or {}).get(table)]
+    out += [f"rows of {table}" for table in sorted(set(found["tables"]) | set(signed.get("tables") or {}))
+            if found["tables"].get(table) != (signed.get("tables") or {}).get(table)]
     if found["meta_sha256"] != signed.get("meta_sha256"):
         out.append("meta")
     return out

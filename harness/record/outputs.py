@@ -105,7 +105,7 @@ def summary(db: RunReader) -> dict[str, Any]:
         "poisoned": [{"file": p.file, "op": p.op, "tc_id": p.tc_id, "kind": p.kind, "detail": p.detail}
                      for p in db.poisoned()],
         **({"hand_causes": causes} if (causes := hand_cause_totals(db)) else {}),
-        **({"live": live_summary(run.live, db.totals(LIVE_DIMENSION))} if run.live else {}),
+        **({"live": live_summary(db.live_record() or {}, db.totals(LIVE_DIMENSION))} if run.live else {}),
         "causes": stored_analysis(db, Path(db.path).parent, run).as_json(),
     }
 
@@ -240,7 +240,7 @@ def write_failure_replays(db: RunStore, run_dir: Path) -> int:
     folder of an unpredictable name) and swapped in whole; a link at ``failures`` is refused."""
     folder = run_dir / "failures"
     replays: dict[str, tuple[str, Any, list[Any], list[int]]] = {}
-    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.run_meta().live_failures or {}, replay_name)
+    live = live_replays(db.failures(), LIVE_SUITE_OPS, db.live_failures(), replay_name)
     for rec in db.failures():
         if rec.op in LIVE_SUITE_OPS:
             continue                      # a live vector's replay is its script with its kills (below)

@@ -103,14 +103,15 @@ def run_command(out: Path) -> str | None:
     if db_path.is_symlink() or not db_path.is_file():
         return None
     meta = concluded_meta(db_path, ("adapter", "target", "suite", "required_ops", "suite_ops"))
-    option = VENDOR_OPTIONS.get(str((meta or {}).get("adapter")))
-    if meta is None or option is None or not meta.get("target") or not meta.get("suite"):
+    run = RunMeta.of(meta or {})
+    option = VENDOR_OPTIONS.get(str(run.adapter))
+    if meta is None or option is None or not run.target or not run.suite:
         return None
-    target = meta["target"]
+    target = run.target
     words = ["tablecert", "certify", option, shlex.join(map(str, target)) if isinstance(target, list) else str(target),
-             "--suite", str(meta["suite"])]
-    required = meta.get("required_ops")
-    if isinstance(required, list) and required and required != meta.get("suite_ops"):
+             "--suite", str(run.suite)]
+    required = run.required_ops
+    if isinstance(required, list) and required and required != run.suite_ops:
         words += ["--require", ",".join(map(str, required))]
     return shlex.join(words + ["--out", str(out)])
 

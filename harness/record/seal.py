@@ -73,6 +73,15 @@ may add later (never read back: the reports take the figures from the oracle).""
 PAYLOAD_TYPE = "application/vnd.tablecert.run-record.v1+json"
 UNSEALED_TABLES = ("confusion", "poisoned", "fault_requests")
 """Tables the ``judged`` record does not digest; the seal digests them itself."""
+LIVE_TABLES = ("live_failures", "live_features")
+"""Since schema 3, the live tables' findings and features (1.1.0 kept them in the meta, which the
+seal covers): digested beside :data:`UNSEALED_TABLES` when they hold rows, so a run without any
+(or begun by an earlier release) is sealed, checkpointed and checked exactly as before."""
+
+
+def sealed_tables(db: RunReader) -> tuple[str, ...]:
+    """The tables the seal and each checkpoint digest themselves (see :data:`LIVE_TABLES`)."""
+    return UNSEALED_TABLES + tuple(t for t in LIVE_TABLES if next(db.stored_rows(t), None) is not None)
 
 
 class SealError(ValueError):
@@ -128,7 +137,7 @@ def run_record(db: RunReader, adding: dict[str, Any] | None = None) -> dict[str,
     """What the seal covers, computed from the database as it is (see the module docstring), with
     the meta values ``adding`` as they will be stored beside the seal."""
     meta = {**db.meta(), **{k: json.loads(dumps(v)) for k, v in (adding or {}).items()}}
-    return {"meta": {k: v for k, v in meta.items() if k not in NOT_SEALED}, "tables": row_digests(db, UNSEALED_TABLES)}
+    return {"meta": {k: v for k, v in meta.items() if k not in NOT_SEALED}, "tables": row_digests(db, sealed_tables(db))}
 
 
 def signed_bytes(record: dict[str, Any], payload_type: str = PAYLOAD_TYPE) -> tuple[bytes, bytes]:

@@ -31,7 +31,7 @@ from tablecert.harness.suites import cache as suite_cache
 from tablecert.harness.adapters.registry import VendorTarget
 from tablecert.harness.adapters.vendor_process import command_argv
 from tablecert.harness.confine.sandbox import fix_binds
-from tablecert.harness.contract import VendorFault
+from tablecert.harness.contract import Binding, VendorFault
 from tablecert.harness.live.run import LiveRun, LiveSettings, record_cleanup
 from tablecert.harness.record.outputs import write_outputs
 from tablecert.harness.run.options import RunOptions
@@ -216,7 +216,7 @@ def certify(vendor: VendorTarget, suite: str, out: Path, options: CertifyOptions
                   *([outputs.previous] if outputs.previous is not None else [])]
         vendor = replace(vendor, options=replace(vendor.options, hidden_paths=(*vendor.options.hidden_paths,
                                                                                *map(str, secret))))
-        if vendor.adapter == "subprocess":     # every instance, restarted, threaded or on a Ray node, binds the same
+        if vendor.binding() == Binding.COMMAND:  # every instance, restarted, threaded or on a Ray node, binds the same
             vendor = _binds_fixed(vendor)
         build, build_meta = bound_build(vendor, outputs.manifest, outputs.build_archive,   # before the first vector:
                                         Path(scratch) if scratch is not None else None)  # a refusal records nothing

@@ -183,7 +183,7 @@ class Runner:
 
     def _record_build(self, build: VendorBuild) -> None:
         """Record the vendor's build as bound; a resumed run goes on only with the build it began with."""
-        recorded = self.db.meta().get("build") or {}
+        recorded = self.db.run_meta().build or {}
         if recorded.get("signature") not in (None, build.listing.signature):
             self.db.close()
             raise RunError(f"this run began with the vendor's build {recorded['signature'][:16]}...; its files now "
@@ -265,7 +265,7 @@ class Runner:
         if AUTHENTICATE in (hello.raw.get("ops") or []) and isinstance(session, AsksOptionalOps):
             answered, wrong = True, vendor_answer(session, build)
             added["vendor_answer"] = "matched" if wrong is None else wrong
-        recorded = self.db.meta().get("build") or build.meta()
+        recorded = self.db.run_meta().build or build.meta()
         if build.archive is not None:        # an HTTP vendor's files as the lab copied them: its answers vouch
             recorded, added = archive_vouched(build, wrong, answered), {"source": "archive"}
         note = build.against_previous(identity)

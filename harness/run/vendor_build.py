@@ -35,12 +35,9 @@ from tablecert.harness.confine.build_watch import BuildWatch
 from tablecert.harness.confine.build_manifest import Manifest, check_manifest, load_manifest
 from tablecert.harness.confine.sandbox import plan, resolve
 from tablecert.harness.confine.vendor_trees import inside
-from tablecert.harness.contract import VENDOR_GROUP, AsksOptionalOps, FaultKind, VendorFault
+from tablecert.harness.contract import VENDOR_GROUP, AsksOptionalOps, Binding, FaultKind, VendorFault
 from tablecert.harness.record.build_record import RecordedBuild, same_declared_build
 
-NOT_BOUND = {"subprocess": "the vendor ran without a sandbox: no files were bound",
-             "http": "the vendor was reached over HTTP: the lab could read none of its files",
-             "python": "the vendor is a Python plugin in the harness's own process: no files were bound"}
 OFFLINE = "offline answers: the lab ran none of the vendor's files"
 NOT_INSTALLED = "the Python plugin is not an installed distribution: it has no RECORD of its files"
 
@@ -142,8 +139,9 @@ def bound_build(vendor: VendorTarget, manifest: Path | None, archive: Path | Non
     declared = load_manifest(manifest) if manifest is not None else None
     vendor_roots: list[str] = []
     runtime_roots: list[str] = []
-    why = NOT_BOUND.get(vendor.adapter, f"the {vendor.adapter} adapter binds no files")
-    if vendor.adapter == "subprocess" and vendor.options.isolation != "none":
+    why = vendor.not_bound()
+    binding = vendor.binding()
+    if binding == Binding.COMMAND and vendor.options.isolation != "none":
         try:
             argv = resolve(command_argv(vendor.target), vendor.options.binds)
             sandbox = plan(argv, vendor.options)
@@ -153,7 +151,7 @@ def bound_build(vendor: VendorTarget, manifest: Path | None, archive: Path | Non
             vendor_roots, runtime_roots = list(sandbox.vendor), list(sandbox.runtime)
             if not any(inside(argv[0], [v]) for v in vendor_roots):    # a system or runtime program: runtime
                 runtime_roots.insert(0, os.path.realpath(argv[0]))
-    if vendor.adapter == "python":
+    if binding == Binding.PLUGIN:
         plugin = plugin_build(vendor.target)
         if isinstance(plugin, str):
             why = plugin
@@ -176,7 +174,7 @@ def bound_build(vendor: VendorTarget, manifest: Path | None, archive: Path | Non
 
 def _archived(vendor: VendorTarget, manifest: Path | None, archive: Path,
               scratch: Path | None) -> tuple[VendorBuild, dict[str, Any]]:
-    if vendor.adapter != "http" or manifest is None or scratch is None:
+    if vendor.binding() != Binding.ARCHIVE or manifest is None or scratch is None:
         raise ValueError(f"--build-archive {archive}: only for a vendor reached over HTTP (--vendor-url), with its "
                          "submission manifest (--manifest)")
     declared = load_manifest(manifest)

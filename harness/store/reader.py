@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecert.harness.model import (OUTCOMES, BatchOutcome, BatchStatus, Failure, Fault, FaultRequest, HandAnswer,
-                                     PoisonedCase, RunMeta)
+                                     LiveFailure, LiveFeatures, PoisonedCase, RunMeta, with_live_features)
 from tablecert.harness.store.schema import COLUMNS, check_version, columns_of, has_table
 
 
@@ -318,7 +318,8 @@ class RunReader:
             faults=[self._fault(r) for r in rows("faults", self._fault_columns(), "first_tc")],
             poisoned=[PoisonedCase(*r) for r in rows("poisoned", ", ".join(COLUMNS["poisoned"]), "tc_id")],
             fault_requests=[FaultRequest(*r) for r in rows("fault_requests", ", ".join(COLUMNS["fault_requests"]),
-                                                           "first_tc")])
+                                                           "first_tc")],
+            live_failures=[LiveFailure(*r) for r in rows("live_failures", ", ".join(COLUMNS["live_failures"]), "tc_id")])
 
     def fault_kinds_met(self) -> set[str]:
         """Every fault kind the run met."""
@@ -392,6 +393,45 @@ class RunReader:
         if not self._has("build_files"):
             return iter(())
         return iter(self.db.execute("SELECT path, kind, mode, size, sha256 FROM build_files ORDER BY seq"))
+
+    # -- the live tables' findings and features
+    def live_failures(self) -> list[LiveFailure]:
+        """Every failing live vector's finding, in suite order (file, op, tcId): the rows of
+        ``live_failures`` and, of a run begun by a release before schema 3, those 1.1.0 kept in the
+        meta ``live_failures`` (by "file tcId"; the op read from the vector's ``failures`` row)."""
+        found: dict[tuple[str, str, int], LiveFailure] = {}
+        kept = self.run_meta().live_failures
+        for key, detail in (kept or {}).items():
+            file, _, tc = str(key).rpartition(" ")
+            row = self.db.execute("SELECT op FROM failures WHERE file = ? AND tc_id = ? ORDER BY op LIMIT 1",
+                                  (file, int(tc))).fetchone() if tc.isdigit() else None
+            if row is not None and isinstance(detail, dict):
+                found[(file, row[0], int(tc))] = LiveFailure.of(file, row[0], int(tc), detail)
+        if self._has("live_failures"):
+            for row in self.db.execute(f"SELECT {', '.join(COLUMNS['live_failures'])} FROM live_failures"):
+                found[row[:3]] = LiveFailure(*row)
+        return [found[key] for key in sorted(found)]
+
+    def live_features(self) -> LiveFeatures | None:
+        """The live table features of the run (None: no station or pai gow table was played): the
+        rows of ``live_features``, with, of a run begun before schema 3, the meta ``live``'s
+        ``features`` (1.1.0's, of the batches it played)."""
+        live = self.run_meta().live or {}
+        found = LiveFeatures.of(live["features"]) if isinstance(live.get("features"), dict) else None
+        if self._has("live_features"):
+            roles: dict[str, list[str]] = {}
+            for role, name in self.db.execute("SELECT role, feature FROM live_features ORDER BY role, seq, feature"):
+                roles.setdefault(role, []).append(name)
+            if roles:
+                rows = LiveFeatures(*(tuple(roles.get(role, ())) for role in LiveFeatures.ROLES))
+                found = rows if found is None else found | rows
+        return found
+
+    def live_record(self) -> dict[str, Any] | None:
+        """The run's ``live`` meta with its features (:meth:`live_features`) in it, as summary.json's
+        ``live`` has it (None: no live table was met)."""
+        live = self.run_meta().live
+        return None if not live else with_live_features(live, self.live_features())
 
     def hand_answers(self) -> list[HandAnswer]:
         if not self._has("hand_answers"):

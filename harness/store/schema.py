@@ -2,8 +2,9 @@
 its columns.
 
 The version is SQLite's ``PRAGMA user_version``: :data:`SCHEMA_VERSION` for a database this
-release writes. A run database of an earlier release has version 1 (it lacks the ``build_files``
-table, created empty by :func:`create_or_migrate`) or 0 (it never set one) and may lack what was added
+release writes. A run database of an earlier release has version 2 (it lacks the
+``live_failures`` and ``live_features`` tables, created empty by :func:`create_or_migrate`), 1
+(it lacks ``build_files`` too) or 0 (it never set one) and may lack what was added
 since: the ``faults.recovered`` and ``failures.comment`` columns (added to
 the table by :func:`migrate`, holding 0 and ``''``), and the ``hand_causes`` counts (counted once
 from its wrong hands). The writer migrates a version-0 database when it opens it (a run resumed
@@ -35,7 +36,16 @@ Tables (every value of a JSON column is compact JSON text, :func:`tablecert.harn
 * ``confusion`` (op, expected, actual, n): expected x answered labels;
 * ``build_files`` (path, kind, mode, size, sha256): the vendor's build as bound, one row a file
   (:mod:`tablecert.harness.confine.build_files`), in the listing's order (``seq``); its signature
-  is the meta's ``build``. Added in schema version 2 (a database of version 1 gains it, empty).
+  is the meta's ``build``. Added in schema version 2 (a database of version 1 gains it, empty);
+* ``live_failures``: each failing live vector's finding (:class:`~tablecert.harness.model.LiveFailure`:
+  the step, station and interruption it followed, the request, field, expected and answered, the
+  fault's kind and its whole record as JSON text), keyed as its ``failures`` row; and
+  ``live_features`` (role, feature, seq): the live table features declared, tested and not
+  declared (:class:`~tablecert.harness.model.LiveFeatures`), each batch's added (``INSERT OR
+  IGNORE``: the run's are their union). Added in schema version 3; a database of version 2 gains
+  them empty, and what 1.1.0 kept of them in the meta (``live_failures``, ``live``'s
+  ``features``) is read as the same records (:meth:`~tablecert.harness.store.reader.RunReader.live_failures`,
+  :meth:`~tablecert.harness.store.reader.RunReader.live_features`).
 """
 
 from __future__ import annotations
@@ -43,10 +53,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from tablecert.harness.model import Failure, Fault, FaultRequest, HandAnswer, PoisonedCase
+from tablecert.harness.model import Failure, Fault, FaultRequest, HandAnswer, LiveFailure, LiveFeatures, PoisonedCase
 
-SCHEMA_VERSION = 2
-"""The ``PRAGMA user_version`` of a run database this release writes (0 and 1: earlier releases')."""
+SCHEMA_VERSION = 3
+"""The ``PRAGMA user_version`` of a run database this release writes (0 to 2: earlier releases')."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
@@ -62,6 +72,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "hand_answers": ("op", "tc_id", "actual"),
     "hand_causes": ("op", "expected", "actual", "cause", "n"),
     "build_files": ("seq", "path", "kind", "mode", "size", "sha256"),
+    "live_failures": ("file", "op", "tc_id", "step", "station", "after_step", "after_mode", "asked", "field",
+                      "expected", "answered", "fault", "record"),
+    "live_features": ("role", "feature", "seq"),
 }
 """Every table's columns in order (the rows :func:`row` makes and the reader reads)."""
 
@@ -102,6 +115,12 @@ CREATE TABLE IF NOT EXISTS hand_causes (
 CREATE TABLE IF NOT EXISTS build_files (
     seq INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, mode INTEGER NOT NULL,
     size INTEGER NOT NULL, sha256 TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live_failures (
+    file TEXT NOT NULL, op TEXT NOT NULL, tc_id INTEGER NOT NULL, step INTEGER, station INTEGER,
+    after_step INTEGER, after_mode TEXT, asked TEXT NOT NULL, field TEXT NOT NULL, expected TEXT NOT NULL,
+    answered TEXT NOT NULL, fault TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (file, op, tc_id));
+CREATE TABLE IF NOT EXISTS live_features (
+    role TEXT NOT NULL, feature TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (role, feature));
 """
 
 
@@ -168,6 +187,16 @@ def poisoned_row(p: PoisonedCase) -> tuple[Any, ...]:
 
 def hand_answer_row(a: HandAnswer) -> tuple[Any, ...]:
     return (a.op, a.tc_id, a.actual)
+
+
+def live_failure_row(f: LiveFailure) -> tuple[Any, ...]:
+    return (f.file, f.op, f.tc_id, f.step, f.station, f.after_step, f.after_mode, f.asked, f.field, f.expected,
+            f.answered, f.fault, f.record)
+
+
+def live_feature_rows(features: LiveFeatures) -> list[tuple[Any, ...]]:
+    """(role, feature, seq) of each feature of ``features`` (:meth:`LiveFeatures.seq`)."""
+    return [(role, name, features.seq(role, name)) for role in features.ROLES for name in getattr(features, role)]
 
 
 def insert(table: str, verb: str = "INSERT") -> str:

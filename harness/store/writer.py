@@ -24,7 +24,8 @@ from tablecert.harness.model import BatchOutcome, Fault, dumps
 from tablecert.harness.lab_files import FILE_MODE, check_database_files
 from tablecert.harness.store.reader import RunReader
 from tablecert.harness.store.schema import (create_or_migrate, failure_row, fault_request_row, fault_row,
-                                            hand_answer_row, insert, poisoned_row)
+                                            hand_answer_row, insert, live_failure_row, live_feature_rows,
+                                            poisoned_row)
 
 
 class StorageError(Exception):
@@ -135,6 +136,10 @@ class RunStore(RunReader):
             "INSERT INTO hand_causes VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (op, expected, actual, cause) DO UPDATE SET n = n + excluded.n",
             [(*cell, n) for cell, n in outcome.hand_causes.items()])
+        if outcome.live_failures:                   # a live batch's findings (no other batch has any)
+            db.executemany(insert("live_failures", "INSERT OR REPLACE"), map(live_failure_row, outcome.live_failures))
+        if outcome.live_features is not None:       # the run's: the union of its batches' (no read before)
+            db.executemany(insert("live_features", "INSERT OR IGNORE"), live_feature_rows(outcome.live_features))
 
     def record_start_fault(self, kind: str, detail: str, stderr_tail: str,
                            then: Callable[[Fault], None] | None = None) -> None:
