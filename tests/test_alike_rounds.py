@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import sqlite3
 from itertools import islice
 from pathlib import Path
 
+from round_faulty_vendors import StakeTwice, round_vendor
+from tablecert.harness.adapters.python_adapter import PythonAdapter
 from tablecert.harness.answers.alike_rounds import sent_table
 from tablecert.harness.answers.capabilities import Capabilities, house_rule_feature, mark_batch
+from tablecert.harness.contract import SessionOptions
 from tablecert.harness.model import Batch
+from tablecert.harness.record.outputs import write_outputs
+from tablecert.harness.run.runner import Runner
 from tablecert.oracle.craps_round import HOUSE_RULES, parse_round_config, play, rules_read
 from tablecert.oracle.errors import CaseError
-from tablecert.oracle.profiles import load_profile
+from tablecert.oracle.profiles import DEFAULT_PROFILE, load_profile
 from tablecert.vectors import round_cases
 from tablecert.vectors.house_depth import HouseDepth, setting_name, settings
+from tablecert.vectors.suites import build_manifest, manifest_bytes
+from tablecert.vectors.writer import write_vector_set
 
 REPO = Path(__file__).resolve().parents[1]
 PLAIN = load_profile("odds-3-4-5x").craps          # no commission, bar 12, payouts exact
@@ -156,3 +165,39 @@ def test_the_docs_table_is_the_golden_manifests_house_rule_depth() -> None:
     assert len(rows) == len(documented)
     assert documented == manifest["houseRuleDepth"]
     assert list(documented) == [setting_name(s) for s in settings()]
+
+
+class ReturnedStakeTwiceVendor(round_vendor(StakeTwice, __name__)):      # type: ignore[misc]
+    """A table like crapssim's (no commission, bar 12, payouts exact, a bar push handed back) that
+    pays a won stake twice: failing on rounds it is sent with ``bar_push`` returned that the suite
+    holds under ``stays``."""
+
+    def hello(self) -> dict:
+        hello = super().hello()
+        return dict(hello, capabilities={"craps": {"commission": False, "bar": [12], "payout_rounding": ["exact"],
+                                                   "house_rules": {"bar_push": ["returned"]}}})
+
+
+def test_a_vendor_failing_rounds_sent_on_its_table_is_judged_and_reported(tmp_path: Path) -> None:
+    """Through the runner and the outputs (the cause analysis counts the suite's tables, the failures
+    the tables sent: a failure judged on the table sent must not break it)."""
+    suite = tmp_path / "suite"
+    profile = load_profile(DEFAULT_PROFILE)
+    groups = [g for g in islice(round_cases.crossed_groups(profile.craps, 1), 9)     # the first table's settings
+              if g.config["house_rules"].get("bar_push") != "returned"]          # none that it offers
+    assert {g.config["bar"] for g in groups} == {12} and all(g.config["commission_rate"] == "0" for g in groups)
+    for g in groups:
+        g.vectors = list(g.vectors)
+    written = write_vector_set(suite, "rounds", "craps.round", DEFAULT_PROFILE, profile.sha256, groups)
+    (suite / "manifest.json").write_bytes(manifest_bytes(build_manifest(
+        "rounds", DEFAULT_PROFILE, profile.sha256, ("prompt", "expected"), suite, written)))
+    out = tmp_path / "run"
+    adapter = PythonAdapter()
+    result = Runner(lambda: adapter.open(f"{__name__}:ReturnedStakeTwiceVendor", SessionOptions(timeout=120)),
+                    suite, out, batch_size=50).run()
+    shutil.copytree(suite, out / "suite")           # where certify keeps the suite it judged (the causes read it)
+    summary = write_outputs(out)
+    assert result.verdict == "fail" and summary["scope"]["round_play"]["rounds"] > 0
+    db = sqlite3.connect(out / "run.db")
+    sent = [json.loads(c)["house_rules"].get("bar_push") for (c,) in db.execute("SELECT config FROM failures")]
+    assert sent and set(sent) == {"returned"}
