@@ -60,7 +60,7 @@ SUITES: dict[str, SuiteInfo] = {
                           CRAPS_OPS + ("craps.round",) + PAIGOW_OPS, "480,695 vectors"),
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
                         "house rule, one named script per bug class, every house-rule value crossed with commission, "
-                        "bar and payout rounding", ("craps.round",), "72,246 rounds"),
+                        "bar and payout rounding", ("craps.round",), "72,362 rounds"),
     "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
                       "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
                       "pai gow rounds with the bank passing; New: station tables (eight stations on one shooter, a "
