@@ -244,7 +244,7 @@ class Table:
     def pressable(self, bet: Bet) -> bool:
         """Whether a ``bet`` step on ``bet``'s spot adds to it (INT-PRESS-UNSET): a line bet before
         its point, on a table whose house rule ``press_unset`` is true."""
-        return bool(self.house["press_unset"]) and self.own_point(bet) is None
+        return self.own_point(bet) is None and bool(self.house["press_unset"])
 
     def odds_basis(self, bet: Bet) -> tuple[str, int, int | None]:
         """(bet, flat, point) that the odds behind ``bet`` are priced and limited on: its own."""
@@ -317,8 +317,9 @@ class Table:
 
     def lapse_calls(self) -> None:
         """After a roll: calls for one roll lapse (INT-WORKING-CALL)."""
-        if self.house["working_call"] == "roll":
-            for bet in self.bets.values():
+        called = [bet for bet in self.bets.values() if bet.call is not None]
+        if called and self.house["working_call"] == "roll":      # read only when a call is on the layout
+            for bet in called:
                 bet.call = None
 
     def _settle(self, bet: Bet, dice: list[int], come_out: bool) -> dict[str, Any]:
@@ -419,3 +420,29 @@ def play(config: RoundConfig, case: object, table_class: type[Table] = Table) ->
     rack, steps = _read_case(case)
     table = table_class(config, rack)
     return {"steps": [apply_step(table, step) for step in steps]}
+
+
+class _ReadRules(dict[str, Any]):
+    """A table's house rules that note each rule the play reads (:func:`rules_read`)."""
+
+    def __init__(self, house: dict[str, Any], read: set[str]) -> None:
+        super().__init__(house)
+        self.read = read
+
+    def __getitem__(self, name: str) -> Any:
+        self.read.add(name)
+        return super().__getitem__(name)
+
+
+def rules_read(config: RoundConfig, case: object) -> tuple[dict[str, Any], frozenset[str]]:
+    """:func:`play`, and the house rules the play read (*since 1.2*, issue 50). The play is a
+    function of the table, the case and the values of the rules it reads (a :class:`Table` reads
+    them only through ``self.house[name]``, and only where a rule decides: a come-out roll with a
+    come or don't come bet, a call on the layout, a bet step on a bet that waits, a take-down, a
+    bar push): a rule it never read can be set to any value and the play, every record of it, is
+    the same. CaseError as :func:`play` (no rule read)."""
+    read: set[str] = set()
+    rack, steps = _read_case(case)
+    table = Table(config, rack)
+    table.house = _ReadRules(config.house, read)
+    return {"steps": [apply_step(table, step) for step in steps]}, frozenset(read)

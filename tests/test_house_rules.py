@@ -217,4 +217,8 @@ def test_every_house_rule_value_plays_the_edge_scripts_on_both_commission_tables
              if g.config["house_rules"][name] != HOUSE_RULES[name][1]}
     assert cells == {(name, json.dumps(v), charged) for name, (values, default, _) in HOUSE_RULES.items()
                      for v in values if v != default for charged in (False, True)}
+    # since 1.2 every rule at its other value at once too (every pair of other values meets the edges)
+    together = [g for g in groups if all(g.config["house_rules"].get(name, default) != default
+                                         for name, (_, default, _) in HOUSE_RULES.items())]
+    assert len(together) == 2 and len(groups) == 2 * (len(HOUSE_RULES) + 1)
     assert all(len(list(g.vectors)) == 16 + 42 for g in groups)

@@ -158,7 +158,7 @@ def test_each_edge_vendor_is_not_certified_and_the_reference_is(tmp_path: Path) 
 
 
 def test_the_stored_coverage_of_rounds_is_of_the_golden_rounds() -> None:
-    """What ``rounds`` reaches is stored beside its golden manifest (replaying all 72,246 rounds
+    """What ``rounds`` reaches is stored beside its golden manifest (replaying all 72,362 rounds
     took 685 s on a loaded machine); it belongs to the rounds the golden manifest pins, so a change
     of ``rounds`` fails here until ``benchmarks/bench_round_coverage.py --write-golden`` is run."""
     digest, items = stored_rounds_coverage()
@@ -171,12 +171,13 @@ def test_standards_round_part_reaches_all_that_rounds_reaches() -> None:
     """Item 3: every transition, boundary and refusal pair ``rounds`` reaches (as stored, see the
     test above), ``standard``'s bounded part reaches too, and nothing else; but for what only
     ``rounds``' groups of 1.1 reach (issue 50: the depth groups, and the opt-in ``press_unset`` at
-    ``true`` on the crossed tables), which ``standard`` does not hold yet."""
+    ``true`` on the crossed tables; *since 1.2* the depth group of every rule at its other value at
+    once, one transition more), which ``standard`` does not hold yet."""
     _, rounds = stored_rounds_coverage()
     standard = reached_by(round_cases.round_groups(PROFILE.craps, round_cases.STANDARD_BOUNDS))
     since_1_1 = [*round_cases.depth_groups(PROFILE.craps),
                  *(g for g in round_cases.crossed_groups(PROFILE.craps, round_cases.CROSSED_ROLLS)
                    if g.config["house_rules"].get("press_unset"))]
     missing = rounds - standard
-    assert missing <= reached_by(since_1_1) and len(missing) <= 41, sorted(missing - reached_by(since_1_1), key=repr)
+    assert missing <= reached_by(since_1_1) and len(missing) <= 42, sorted(missing, key=repr)   # 42 since 1.2's depth group
     assert standard <= rounds

@@ -364,16 +364,21 @@ def depth_groups(table: dict[str, Any]) -> Iterator[VectorGroup]:
     the edges (every change of a bet, every refusal pair, what only longer sequences reach:
     :mod:`round_edges`), so that a
     vendor that declares only that value meets the edges the default rules' rounds reach
-    (``benchmarks/bench_house_depth.py`` counts them)."""
+    (``benchmarks/bench_house_depth.py`` counts them); *since 1.2* also every rule at its other
+    value at once, so that every pair of two rules' other values meets those edges (a vendor that
+    offers only those two: the rounds that never read either rule meet the rest)."""
     for base in (variant(table, commission_rate="0"), commission_variant(table)):
         default = parse_round_config(dict(base, house_rules=default_house_rules()))
         scripts = edge_scripts(default) + refusal_pair_scripts(default) + reach_scripts(default)
         where = "a" if Fraction(base["commission_rate"]) != 0 else "no"
-        for name, house in other_house_rules(opt_in=True):      # the same steps, the oracle's answers under the rule
+        settings = [(f"house rule {name} {json.dumps(house[name])}", house)
+                    for name, house in other_house_rules(opt_in=True)]
+        settings.append(("every house rule at its other value, the opt-in ones too", other_house_values(opt_in=True)))
+        for what, house in settings:      # the same steps, the oracle's answers under the rules
             cfg = dict(base, house_rules=house)
             config = parse_round_config(cfg)
             played = [_vector(config, case, comment, (flag,)) for flag, comment, case in scripts]
-            yield VectorGroup(OP, cfg, f"depth: house rule {name} {json.dumps(house[name])} on a table with {where} "
+            yield VectorGroup(OP, cfg, f"depth: {what} on a table with {where} "
                               "commission: the edges of every change of a bet, every refusal pair, what longer "
                               "sequences reach, and every sequence of 1 or 2 rolls of totals "
                               f"{', '.join(map(str, VARIANT_TOTALS))}, plan presses",

@@ -28,6 +28,7 @@ from tablecert import __version__
 from tablecert.oracle.names import HAND_SUITES
 from tablecert.oracle.profiles import DEFAULT_PROFILE, list_profiles, load_profile
 from tablecert.vectors import config_cases, craps_cases, live_cases, round_cases, station_cases
+from tablecert.vectors.house_depth import HouseDepth
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.lab_mark import close_expected, mark
 from tablecert.vectors.writer import VIEWS, WrittenFile, file_digest, write_vector_set
@@ -59,7 +60,7 @@ SUITES: dict[str, SuiteInfo] = {
                           CRAPS_OPS + ("craps.round",) + PAIGOW_OPS, "480,695 vectors"),
     "rounds": SuiteInfo("rounds", "whole craps rounds: every sequence of 1 to 4 rolls by totals x bet plans, every "
                         "house rule, one named script per bug class, every house-rule value crossed with commission, "
-                        "bar and payout rounding", ("craps.round",), "72,246 rounds"),
+                        "bar and payout rounding", ("craps.round",), "72,362 rounds"),
     "live": SuiteInfo("live", "rounds on a live table, one step per request, the vendor killed and restarted: the "
                       "rounds suite's named scripts at every step, seeded sessions of many games at seeded points; "
                       "pai gow rounds with the bank passing; New: station tables (eight stations on one shooter, a "
@@ -152,6 +153,7 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
         if (out_dir / v).exists():
             shutil.rmtree(out_dir / v)
     written: list[WrittenFile] = []
+    depth = HouseDepth() if suite == "rounds" else None        # the manifest's houseRuleDepth (since 1.2)
     if suite in HAND_SUITES:
         from tablecert.vectors.hand_suite import write_hand_suite  # lazy: 4.3 ms of certify start (bench_startup.py, at rest)
 
@@ -164,8 +166,10 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
                 continue
             if progress:
                 progress(f"{op} ({pid}{' ' + part if part else ''})")
-            written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part)
-    manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written)
+            written += write_vector_set(out_dir, suite, op, pid, load_profile(pid).sha256, groups, views, part,
+                                        depth if op == round_cases.OP else None)
+    manifest = build_manifest(suite, profile_id, profile.sha256, views, out_dir, written,
+                              depth.manifest_field() if depth is not None and depth.rounds else None)
     (out_dir / MANIFEST).write_bytes(manifest_bytes(manifest))
     close_expected(out_dir)
     mark(out_dir, "suite")
@@ -173,12 +177,12 @@ def generate(suite: str, out_dir: Path, profile_id: str | None = None, view: str
 
 
 def build_manifest(suite: str, profile_id: str, profile_sha256: str, views: tuple[str, ...], out_dir: Path,
-                   written: list[WrittenFile]) -> dict[str, Any]:
+                   written: list[WrittenFile], house_depth: dict[str, Any] | None = None) -> dict[str, Any]:
     files = []
     for w in written:
         sha, size = file_digest(out_dir / w.path)
         files.append(manifest_entry(w, sha, size))
-    return manifest_of(suite, profile_id, profile_sha256, views, files)
+    return manifest_of(suite, profile_id, profile_sha256, views, files, house_depth)
 
 
 def manifest_entry(w: WrittenFile, sha256: str, size: int) -> dict[str, Any]:
@@ -188,10 +192,12 @@ def manifest_entry(w: WrittenFile, sha256: str, size: int) -> dict[str, Any]:
 
 
 def manifest_of(suite: str, profile_id: str, profile_sha256: str, views: tuple[str, ...],
-                files: list[dict[str, Any]]) -> dict[str, Any]:
-    """The manifest of a suite folder holding ``files`` (manifest entries, in any order)."""
+                files: list[dict[str, Any]], house_depth: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of a suite folder holding ``files`` (manifest entries, in any order);
+    ``house_depth``: the rounds that judge each house-rule value and pair of values
+    (``houseRuleDepth``, *since 1.2*, :mod:`tablecert.vectors.house_depth`)."""
     files = sorted(files, key=lambda f: f["path"])
-    return {
+    manifest = {
         "schema": MANIFEST_SCHEMA, "schemaVersion": 1, "suite": suite,
         "profile": {"id": profile_id, "sha256": profile_sha256},
         "generator": {"name": "tablecert", "version": __version__},
@@ -199,6 +205,9 @@ def manifest_of(suite: str, profile_id: str, profile_sha256: str, views: tuple[s
         "numberOfTests": sum(f["numberOfTests"] for f in files if f["view"] == views[0]),
         "files": files,
     }
+    if house_depth is not None:
+        manifest["houseRuleDepth"] = house_depth
+    return manifest
 
 
 def manifest_bytes(manifest: dict[str, Any]) -> bytes:

@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from tablecert import __version__
+from tablecert.oracle.craps_round import RoundConfig, rules_read
 from tablecert.oracle.errors import CaseError, ConfigError
 from tablecert.oracle.live_stations import SUITE_ORACLE
 from tablecert.oracle.names import HAND_FILE
 from tablecert.oracle.vendor import OPS
+from tablecert.vectors.house_depth import HouseDepth
 from tablecert.vectors.model import VectorGroup
 from tablecert.vectors.lines import SUITE_LINE_BYTES, bounded_lines
 
@@ -135,6 +137,17 @@ def expected_answer(handle: Any, parsed_config: Any, case: Any) -> dict[str, Any
         return {"error": err.code}
 
 
+def _tallied_answer(depth: HouseDepth, config: RoundConfig, case: Any) -> dict[str, Any]:
+    """A round's expected answer, its play tallied in ``depth`` by the house rules it read."""
+    try:
+        result, read = rules_read(config, case)
+    except CaseError as err:
+        depth.add(config, frozenset())
+        return {"error": err.code}
+    depth.add(config, read)
+    return {"result": result}
+
+
 @dataclass(frozen=True)
 class WrittenFile:
     path: str            # relative to the suite folder, '/'-separated
@@ -146,9 +159,11 @@ class WrittenFile:
 
 
 def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profile_sha256: str,
-                     groups: Iterable[VectorGroup], views: tuple[str, ...] = VIEWS, part: str = "") -> list[WrittenFile]:
+                     groups: Iterable[VectorGroup], views: tuple[str, ...] = VIEWS, part: str = "",
+                     depth: HouseDepth | None = None) -> list[WrittenFile]:
     """Stream one vector set (one op, one profile, optionally one named part) into one file per view:
-    ``<view>/<op>.<profile>[.<part>].jsonl.gz``."""
+    ``<view>/<op>.<profile>[.<part>].jsonl.gz``. ``depth``: a ``craps.round`` set's rounds tallied
+    by the house rules their play reads (the oracle plays each round once for both)."""
     name = f"{op}.{profile_id}{'.' + part if part else ''}.jsonl.gz"
     header = {
         "type": "header", "schema": SCHEMA, "schemaVersion": SCHEMA_VERSION, "view": None,
@@ -187,8 +202,11 @@ def write_vector_set(out_dir: Path, suite: str, op: str, profile_id: str, profil
                         raise ValueError(f"vector {tc_id} of {op}: flag {flag!r} is not defined in notes.toml")
                 if "prompt" in streams:
                     streams["prompt"].write(dumps({"type": "test", "tcId": tc_id, "case": vector.case}) + "\n")
-                if "expected" in streams:
+                if depth is not None and not config_error:
+                    answer = _tallied_answer(depth, parsed, vector.case)
+                elif "expected" in streams:
                     answer = {"error": "invalid_config"} if config_error else expected_answer(handle, parsed, vector.case)
+                if "expected" in streams:
                     streams["expected"].write(dumps({
                         "type": "test", "tcId": tc_id, "comment": vector.comment, "flags": list(vector.flags),
                         "clauses": list(vector.clauses), "expected": answer}) + "\n")

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
+from tablecert.harness.answers.alike_rounds import alike_rounds, sent_table
 from tablecert.harness.model import Outcome, RunMeta, sent
 from tablecert.oracle.craps_round import HOUSE_RULES, OPT_IN_RULES, parse_round_config
 from tablecert.oracle.errors import ConfigError
@@ -276,11 +277,38 @@ def mark_batch(batch: Any, capabilities: Capabilities) -> None:
     offered = {f: capabilities.offers(f) for carried in set(features) for f in carried}
     if all(offered.values()):
         return
+    sent_alike = (_send_alike(batch, capabilities) if batch.op == "craps.round"
+                  and all(ok or f.startswith(HOUSE_RULE) for f, ok in offered.items()) else frozenset())
     for tc_id, carried in zip(batch.tc_ids, features):
+        if tc_id in sent_alike:          # judged on the table sent
+            continue
         for f in carried:
             if not offered[f]:
                 batch.outside[tc_id] = f
                 break
+
+
+def _send_alike(batch: Any, capabilities: Capabilities) -> frozenset[int]:
+    """A round batch on a table using house-rule values the vendor does not offer, of rules it
+    names: sent on the table with those rules at values it offers, its rounds that play alike on
+    both judged there with that table's features (:mod:`tablecert.harness.answers.alike_rounds`);
+    their tcIds (none: the batch is left as it was)."""
+    def offers(name: str, value: Any) -> bool | None:
+        return capabilities.offers(house_rule_feature(name, value)) if name in capabilities.restricted_rules else None
+
+    found = sent_table(batch.config, offers)
+    if found is None:
+        return frozenset()
+    sent, changed = found
+    alike = alike_rounds(batch.config, changed, batch.cases, batch.expected)
+    if not any(alike):
+        return frozenset()
+    carried = vector_features(batch.op, sent, batch.cases, batch.expected)
+    batch.config = sent
+    for tc_id, same, now in zip(batch.tc_ids, alike, carried):
+        if same:
+            batch.features[tc_id] = now
+    return frozenset(t for t, same in zip(batch.tc_ids, alike) if same)
 
 
 def features_of(batch: Batch) -> tuple[dict[int, tuple[str, ...]], dict[int, str]]:

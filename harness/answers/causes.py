@@ -473,6 +473,8 @@ def _cause(key: str, group: _Group, spectrum: tuple[dict[str, Counter[str]], dic
     scored = []
     for name, ef in had.items():
         ep = passed_of.get(name) if spectrum is not None else None
+        if ep is not None and ep < 0:       # a round judged on the table sent (alike_rounds.py): its house
+            ep = None                       # rules are not the suite's, so the suite's count says nothing
         ochiai, tarantula = _scores(ef, n, ep, passed_total)
         scored.append(Factor(name, ef, ep, ochiai, tarantula))
     scored.sort(key=lambda f: (-(f.ochiai if f.ochiai is not None else f.failed / n), -f.failed, f.name))

@@ -96,13 +96,14 @@ def _read_file_batches(prompt_path: Path, expected_path: Path, name: str, op: st
             if p["type"] == "group":
                 if batch and batch.cases:
                     yield batch
-                batch = Batch(name, op, p["tgId"], p["config"], [], [], [], [], [], [])
+                config = p["config"]        # each batch its own copy: marking may change what it sends
+                batch = Batch(name, op, p["tgId"], config, [], [], [], [], [], [])
             elif p["type"] == "test":
                 if batch is None:
                     raise SuiteReadError(f"{name}:{n}: test before any group")
                 if len(batch.cases) >= batch_size:
                     yield batch
-                    batch = Batch(name, op, batch.tg_id, batch.config, [], [], [], [], [], [])
+                    batch = Batch(name, op, batch.tg_id, config, [], [], [], [], [], [])
                 batch.tc_ids.append(p["tcId"])
                 batch.cases.append(p["case"])
                 batch.expected.append(e["expected"])
