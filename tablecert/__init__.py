@@ -5,7 +5,7 @@ from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
 
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 """The one place the version is written (pyproject.toml reads it: ``[tool.setuptools.dynamic]``);
 a literal, not ``importlib.metadata``, whose import is a third of the reference vendor's own
 imports at every restart of a live run (benchmarks/bench_cut_cost.py)."""

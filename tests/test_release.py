@@ -37,7 +37,7 @@ def test_the_contract_says_since_which_release_not_new() -> None:
 def test_the_changelog_lists_every_release_newest_first_with_this_one_on_top() -> None:
     text = CHANGELOG.read_text(encoding="utf-8")
     found = releases()
-    assert found[0][0] == __version__ == "1.1.0"
+    assert found[0][0] == __version__ == "1.2.0"
     assert [tuple(map(int, v.split("."))) for v, _ in found] == sorted(
         (tuple(map(int, v.split("."))) for v, _ in found), reverse=True)
     assert [d for _, d in found] == sorted((d for _, d in found), reverse=True)
