@@ -101,8 +101,8 @@ def verify_summary(summary: Path, trusted: list[Ed25519PublicKey] | None = None)
         return False, f"no signature ({sig_path.name} not found)"
     try:
         signature = base64.b64decode(sig_path.read_text(encoding="ascii").strip(), validate=True)
-        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
-        recorded = Ed25519PublicKey.from_public_bytes(base64.b64decode(meta["public_key"])) if meta else None
+        signer = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+        recorded = Ed25519PublicKey.from_public_bytes(base64.b64decode(signer["public_key"])) if signer else None
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return False, f"{sig_path.name} or {meta_path.name} is malformed"
     data = summary.read_bytes()

@@ -108,14 +108,14 @@ def reference_standard_run(standard_suite: Path, tmp_path_factory: pytest.TempPa
 # The test files that take longest go first: pytest-xdist hands whole files (--dist loadfile) to
 # whichever worker is free in collection order (--no-loadscope-reorder in pyproject: by default it
 # orders files by their number of tests), so a long file met last would run alone at the end.
-LONGEST_FIRST = ("test_install.py", "test_live_vendors.py", "test_crapssim_peer.py", "test_suite_folders.py",
-                 "test_docs_commands.py", "test_suite_strength.py", "test_seal.py", "test_rng_raw.py",
-                 "test_verdicts.py", "test_rng_raw_faults.py", "test_round_vendors.py", "test_kit_cpp.py",
-                 "test_imperial_math.py", "test_resume_kill.py", "test_live_stations.py", "test_recovery.py",
-                 "test_fuzz_command.py", "test_html_report.py", "test_rng_raw_deep.py", "test_live_state_dir.py",
-                 "test_vendor_tree.py", "test_ray_cluster.py", "test_reports.py", "test_trust_boundary.py",
-                 "test_live_adapters.py", "test_rng_cli.py", "test_run_record.py", "test_stake_dispositions.py",
-                 "test_round_fuzz.py", "test_decision.py")
+LONGEST_FIRST = ("test_install.py", "test_crapssim_peer.py", "test_live_vendors.py", "test_suite_folders.py",
+                 "test_docs_commands.py", "test_seal.py", "test_rng_raw.py", "test_verdicts.py",
+                 "test_suite_strength.py", "test_resume_kill.py", "test_round_vendors.py", "test_rng_raw_faults.py",
+                 "test_live_stations.py", "test_recovery.py", "test_kit_cpp.py", "test_imperial_math.py",
+                 "test_rng_raw_deep.py", "test_rng_repeats.py", "test_vendor_tree.py", "test_live_state_dir.py",
+                 "test_rng_cli.py", "test_reports.py", "test_ray_cluster.py", "test_html_report.py",
+                 "test_parallel.py", "test_live_adapters.py", "test_stake_dispositions.py", "test_round_fuzz.py",
+                 "test_trust_boundary.py", "test_decision.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
