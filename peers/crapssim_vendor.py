@@ -28,6 +28,7 @@ declares crapssim's own rules (:data:`REAL_RULES`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -135,10 +136,19 @@ def check_odds(table: dict[str, Any], kind: str, flat: int, point: int, odds: in
 
 
 def roll_with_crapssim(point: int | None, bets: list[tuple[str, int, int | None, int, bool]],
-                       dice: list[int]) -> tuple[list[dict[str, Any]], int | None]:
+                       dice: list[int]) -> tuple[tuple[dict[str, Any], ...], int | None]:
     """One roll on a crapssim table holding ``bets`` ((kind, flat, own point, odds, odds working)):
     crapssim's result for each flat and each working odds bet, and the table's point after it.
-    Each result: (won, lost, pushed, profit) and the bet's number after the roll."""
+    Each result: (won, lost, pushed, profit) and the bet's number after the roll. The same roll
+    of the same bets on the same point is settled by crapssim once (a fresh crapssim table each
+    time, so the result is a function of these alone; the rounds suite meets each one many times:
+    about two thirds of the wrapper's time was building crapssim's table, player and dice)."""
+    return _roll_once(point, tuple(bets), (dice[0], dice[1]))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _roll_once(point: int | None, bets: tuple[tuple[str, int, int | None, int, bool], ...],
+               dice: tuple[int, int]) -> tuple[tuple[dict[str, Any], ...], int | None]:
     table = Table()
     table.point.number = point
     player = table.add_player(bankroll=0, strategy=NullStrategy())
@@ -156,7 +166,7 @@ def roll_with_crapssim(point: int | None, bets: list[tuple[str, int, int | None,
     for base, odds_bet in placed:       # (a line bet's own point is the table's)
         out.append({"flat": results[id(base)], "odds": results[id(odds_bet)] if odds_bet else None,
                     "number": getattr(base, "number", None)})
-    return out, table.point.number
+    return tuple(out), table.point.number
 
 
 def press_with_crapssim(point: int | None, kind: str, flat: int, amount: int) -> int:
