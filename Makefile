@@ -26,7 +26,7 @@ demo: $(BIN)/.tablecert-installed
 ## test: the whole test suite (what CI runs)
 test: $(BIN)/.tablecert-installed
 	bash .ci/system-packages
-	@echo "make test: about 17 to 19 minutes on 2 idle cores (1,009 and 1,119 s with the install, 958 and 1,071 s of pytest, on 2026-12-07 at 1.2.0), several times that on a busy machine (docs/internals/benchmarks.md)"
+	@echo "make test: about 17 to 20 minutes on 2 idle cores (1,009 to 1,177 s with the install, 958 to 1,121 s of pytest, four runs on 2026-12-07 at 1.2.0), several times that on a busy machine (docs/internals/benchmarks.md)"
 	$(BIN)/python -m pytest
 
 ## bench: the benchmarks under benchmarks/
