@@ -171,7 +171,7 @@ def _evaluate(pool: SequenceWorkers, adapter: str, target: str, options: Session
         wanted_words = default_words(decl.raw_bits) if repeat_words is None else repeat_words
         record = collect_raw(session, decl, bits, nist.SEQUENCE_BITS, pool.sink(battery, positions=not deep), progress,
                              tested=sequences, every_word=every_word,
-                             extra=max(0, wanted_words - -(-bits // decl.raw_bits)))
+                             words_in_all=wanted_words)
         battery = pool.finish()
         results = battery.results()
         data: dict[str, Any] = {

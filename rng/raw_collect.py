@@ -97,16 +97,17 @@ class RawRecord:
 def collect_raw(session: VendorSession, decl: RngDeclaration, bits: int, sequence_bits: int,
                 sink: Callable[[np.ndarray], None], progress: Callable[[int, int], None] | None = None,
                 tested: int | None = None, every_word: Callable[[bytes], None] | None = None,
-                extra: int = 0) -> RawRecord:
+                words_in_all: int = 0) -> RawRecord:
     """Ask for ``bits`` raw bits (whole words), cut into sequences of ``sequence_bits`` handed to
     ``sink`` in order (a last partial sequence is hashed, not tested). ``tested``: only the first
     ``tested`` sequences are cut and handed on (None: every whole one; ``record.sequences`` counts
     those handed on); the rest is hashed and given, as every word is, to ``every_word`` (the
-    decoded bytes of each answer, in order), never unpacked. Then ``extra`` more words, in the same
-    requests of the same stream, go to ``every_word`` only: ``record.sha256`` covers the ``bits``,
-    ``record.sha256_all`` every word."""
+    decoded bytes of each answer, in order), never unpacked. Then, up to ``words_in_all`` words in
+    all, the further words, in the same requests of the same stream, go to ``every_word`` only:
+    ``record.sha256`` covers the ``bits``, ``record.sha256_all`` every word."""
     width = decl.raw_bits
     total_words = -(-bits // width)
+    extra = max(0, words_in_all - total_words)
     record = RawRecord()
     pending = np.zeros(0, dtype=np.uint8)
     request = 0
